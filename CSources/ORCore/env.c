@@ -1,0 +1,368 @@
+/*
+ * env.c — environments: the process-wide registry, open and close, map size.
+ *
+ * INVARIANTS
+ *  1. A file is opened by LMDB at most once per process (LMDB forbids a second
+ *     open: closing it would drop the first one's POSIX locks). orc_env handles
+ *     share one orc_envcore per (device, inode), found in `registry`.
+ *  2. Before LMDB maps an existing file, verify_pages() checks its structure
+ *     with pread, so a truncated or foreign file is an error, never a SIGBUS
+ *     or a wild read inside LMDB.
+ *  3. A file ORCore created always has the "meta" database with "orc.format";
+ *     an LMDB file without it is ORC_ERR_NOT_A_REALM.
+ *  4. The map is resized only while holding map_lock exclusively, which every
+ *     live transaction holds shared: LMDB remaps, and a reader in the middle of
+ *     a page would otherwise read unmapped memory.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Address space is reserved, not memory: 64-bit processes have plenty. */
+#define DEFAULT_MAP_SIZE ((size_t)16 << 30)
+#define MIN_MAP_SIZE ((size_t)1 << 20)
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static orc_envcore *registry;
+
+static size_t round_up_map(size_t n)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (n + page - 1) / page * page;
+}
+
+/* Opens or creates the shared databases and checks the format marker. */
+static int init_databases(orc_envcore *core, bool read_only)
+{
+    MDB_txn *t;
+    int rc = mdb_txn_begin(core->mdb, NULL, read_only ? MDB_RDONLY : 0, &t);
+    if (rc) return orc_fail_mdb(rc, "beginning the opening transaction");
+    unsigned cflag = read_only ? 0 : MDB_CREATE;
+
+    /* A foreign LMDB file has keys in its main database but no "meta". */
+    MDB_dbi main_dbi;
+    MDB_stat st;
+    rc = mdb_dbi_open(t, NULL, 0, &main_dbi);
+    if (!rc) rc = mdb_stat(t, main_dbi, &st);
+    if (rc) goto fail_mdb;
+    rc = mdb_dbi_open(t, "meta", 0, &core->dbi_meta);
+    if (rc == MDB_NOTFOUND && st.ms_entries == 0 && !read_only) {
+        rc = mdb_dbi_open(t, "meta", MDB_CREATE, &core->dbi_meta);
+    } else if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
+        mdb_txn_abort(t);
+        return orc_fail(ORC_ERR_NOT_A_REALM, "'%s' is an LMDB file without OpenRealm's metadata", core->path);
+    }
+    if (rc) goto fail_mdb;
+
+    struct {
+        const char *name;
+        MDB_dbi *dbi;
+    } shared[] = {
+        {"idx", &core->dbi_idx}, {"coll", &core->dbi_coll}, {"blink", &core->dbi_blink}, {"log", &core->dbi_log},
+    };
+    for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
+        rc = mdb_dbi_open(t, shared[i].name, cflag, shared[i].dbi);
+        if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
+            mdb_txn_abort(t);
+            return orc_fail(ORC_ERR_NOT_A_REALM, "'%s' lacks the '%s' database", core->path, shared[i].name);
+        }
+        if (rc) goto fail_mdb;
+    }
+
+    MDB_val k = {10, (void *)"orc.format"}, v;
+    rc = mdb_get(t, core->dbi_meta, &k, &v);
+    if (rc == MDB_NOTFOUND && !read_only) {
+        uint32_t fmt = ORC_FORMAT_VERSION;
+        v.mv_size = 4;
+        v.mv_data = &fmt;
+        rc = mdb_put(t, core->dbi_meta, &k, &v, 0);
+        if (rc) goto fail_mdb;
+    } else if (rc == MDB_NOTFOUND) {
+        mdb_txn_abort(t);
+        return orc_fail(ORC_ERR_NOT_A_REALM, "'%s' has no format marker", core->path);
+    } else if (rc) {
+        goto fail_mdb;
+    } else {
+        uint32_t fmt = v.mv_size == 4 ? ld32(v.mv_data) : 0;
+        if (v.mv_size != 4 || fmt == 0) {
+            mdb_txn_abort(t);
+            return orc_fail(ORC_ERR_CORRUPT, "'%s' has a malformed format marker", core->path);
+        }
+        if (fmt > ORC_FORMAT_VERSION) {
+            mdb_txn_abort(t);
+            return orc_fail(ORC_ERR_FORMAT_VERSION, "'%s' has format version %u; this build reads up to %d",
+                            core->path, fmt, ORC_FORMAT_VERSION);
+        }
+    }
+    rc = mdb_txn_commit(t); /* commit, not abort: keeps the dbi handles */
+    if (rc) return orc_fail_mdb(rc, "committing the opening transaction");
+    return ORC_OK;
+
+fail_mdb:
+    mdb_txn_abort(t);
+    return orc_fail_mdb(rc, "opening the realm's databases");
+}
+
+static void core_free(orc_envcore *core)
+{
+    if (core->mdb) mdb_env_close(core->mdb);
+    if (core->schema) schema_release(core->schema);
+    pthread_mutex_destroy(&core->lock);
+    pthread_mutex_destroy(&core->write_mutex);
+    pthread_rwlock_destroy(&core->map_lock);
+    free(core->table_dbi);
+    free(core->pk_dbi);
+    free(core->path);
+    free(core);
+}
+
+static int core_open(const char *path, unsigned flags, const orc_env_options *opt, int fd, orc_envcore **out)
+{
+    orc_envcore *core = calloc(1, sizeof *core);
+    if (!core) return orc_fail(ORC_ERR_NOMEM, "allocating an environment");
+    pthread_mutex_init(&core->lock, NULL);
+    pthread_mutex_init(&core->write_mutex, NULL);
+    pthread_rwlock_init(&core->map_lock, NULL);
+    core->flags = flags;
+    core->refs = 1;
+    core->path = strdup(path);
+    if (!core->path) {
+        core_free(core);
+        return orc_fail(ORC_ERR_NOMEM, "allocating an environment");
+    }
+
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        core_free(core);
+        return orc_fail(e, "stat '%s'", path);
+    }
+    core->dev = st.st_dev;
+    core->ino = st.st_ino;
+    if (st.st_size > 0) {
+        int rc = verify_pages(path, fd, (flags & ORC_ENV_VERIFY) != 0);
+        if (rc) {
+            core_free(core);
+            return rc;
+        }
+    }
+
+    size_t map = opt && opt->initial_map_size ? opt->initial_map_size : DEFAULT_MAP_SIZE;
+    if (map < MIN_MAP_SIZE) map = MIN_MAP_SIZE;
+    if ((size_t)st.st_size * 2 > map) map = (size_t)st.st_size * 2;
+    map = round_up_map(map);
+
+    int rc = mdb_env_create(&core->mdb);
+    if (!rc) rc = mdb_env_set_maxdbs(core->mdb, ORC_MAX_DBS);
+    if (!rc) rc = mdb_env_set_maxreaders(core->mdb, opt && opt->max_readers ? opt->max_readers : 510);
+    if (!rc) rc = mdb_env_set_mapsize(core->mdb, map);
+    if (rc) {
+        core_free(core);
+        return orc_fail_mdb(rc, "creating the LMDB environment");
+    }
+    unsigned mflags = MDB_NOSUBDIR | MDB_NOTLS;
+    if (flags & ORC_ENV_NO_SYNC) mflags |= MDB_NOSYNC;
+    if (flags & ORC_ENV_NO_META_SYNC) mflags |= MDB_NOMETASYNC;
+    if (flags & ORC_ENV_READ_ONLY) mflags |= MDB_RDONLY;
+    rc = mdb_env_open(core->mdb, path, mflags, opt && opt->file_mode ? opt->file_mode : 0644);
+    if (rc) {
+        core_free(core);
+        switch (rc) {
+        case MDB_INVALID: return orc_fail(ORC_ERR_NOT_A_REALM, "'%s' is not an LMDB file", path);
+        case MDB_VERSION_MISMATCH:
+            return orc_fail(ORC_ERR_INCOMPATIBLE_LOCK, "'%s-lock' was written by an incompatible LMDB", path);
+        case MDB_CORRUPTED: return orc_fail(ORC_ERR_CORRUPT, "'%s' is damaged", path);
+        default: return orc_fail_mdb(rc, path);
+        }
+    }
+    MDB_envinfo info;
+    mdb_env_info(core->mdb, &info);
+    core->map_size = info.me_mapsize;
+
+    rc = init_databases(core, (flags & ORC_ENV_READ_ONLY) != 0);
+    if (rc) {
+        core_free(core);
+        return rc;
+    }
+    /* Fail at open, not at first use, when the schema cannot be read. */
+    orc_txn *t;
+    orc_env tmp = {core, flags & ORC_ENV_READ_ONLY, core->path};
+    rc = orc_txn_begin(&tmp, ORC_TXN_READ, &t);
+    if (rc) {
+        core_free(core);
+        return rc;
+    }
+    orc_txn_abort(t);
+    *out = core;
+    return ORC_OK;
+}
+
+int orc_env_open(const char *path, unsigned flags, const orc_env_options *options, orc_env **out)
+{
+    if (!path || !*path || !out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_env_open needs a path and an out pointer");
+    *out = NULL;
+    bool read_only = (flags & ORC_ENV_READ_ONLY) != 0;
+    int oflags = O_CLOEXEC | (read_only ? O_RDONLY : O_RDWR);
+    if (!read_only && !(flags & ORC_ENV_NO_CREATE)) oflags |= O_CREAT;
+    int fd = open(path, oflags, options && options->file_mode ? options->file_mode : 0644);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENOENT) return orc_fail(ORC_ERR_NOT_FOUND, "no realm file at '%s'", path);
+        return orc_fail(e, "cannot open '%s': %s", path, strerror(e));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return orc_fail(ORC_ERR_INVALID_ARG, "'%s' is not a regular file", path);
+    }
+
+    orc_env *env = calloc(1, sizeof *env);
+    char *p = strdup(path);
+    if (!env || !p) {
+        free(env);
+        free(p);
+        close(fd);
+        return orc_fail(ORC_ERR_NOMEM, "allocating an environment handle");
+    }
+    env->flags = flags;
+    env->path = p;
+
+    pthread_mutex_lock(&registry_lock);
+    orc_envcore *core = registry;
+    while (core && !(core->dev == st.st_dev && core->ino == st.st_ino)) core = core->next;
+    int rc = ORC_OK;
+    if (core) {
+        if ((core->flags & ORC_ENV_READ_ONLY) && !read_only) {
+            rc = orc_fail(ORC_ERR_BUSY, "'%s' is already open read-only in this process", path);
+        } else {
+            core->refs++;
+        }
+    } else {
+        rc = core_open(path, flags, options, fd, &core);
+        if (!rc) {
+            core->next = registry;
+            registry = core;
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+    close(fd);
+    if (rc) {
+        free(env->path);
+        free(env);
+        return rc;
+    }
+    env->core = core;
+    *out = env;
+    return ORC_OK;
+}
+
+void orc_env_close(orc_env *env)
+{
+    if (!env) return;
+    orc_envcore *core = env->core;
+    pthread_mutex_lock(&registry_lock);
+    if (--core->refs == 0) {
+        orc_envcore **pp = &registry;
+        while (*pp && *pp != core) pp = &(*pp)->next;
+        if (*pp) *pp = core->next;
+        core_free(core);
+    }
+    pthread_mutex_unlock(&registry_lock);
+    free(env->path);
+    free(env);
+}
+
+const char *orc_env_path(const orc_env *env) { return env ? env->path : ""; }
+
+int orc_env_version(orc_env *env, uint64_t *version_out)
+{
+    orc_txn *t;
+    int rc = orc_txn_begin(env, ORC_TXN_READ, &t);
+    if (rc) return rc;
+    *version_out = orc_txn_version(t);
+    orc_txn_abort(t);
+    return ORC_OK;
+}
+
+int orc_env_info_get(orc_env *env, orc_env_info *info)
+{
+    if (!env || !info) return orc_fail(ORC_ERR_INVALID_ARG, "orc_env_info_get needs an environment and an out pointer");
+    MDB_envinfo ei;
+    MDB_stat st;
+    int rc = mdb_env_info(env->core->mdb, &ei);
+    if (!rc) rc = mdb_env_stat(env->core->mdb, &st);
+    if (rc) return orc_fail_mdb(rc, "reading environment information");
+    info->map_size = ei.me_mapsize;
+    info->page_size = st.ms_psize;
+    info->used_bytes = (ei.me_last_pgno + 1) * (size_t)st.ms_psize;
+    info->readers = ei.me_numreaders;
+    return orc_env_version(env, &info->version);
+}
+
+/*
+ * Grows the map to at least twice its size (or `min_size`), waiting a bounded
+ * time for this process's other transactions to end. The caller holds no
+ * transaction of its own.
+ */
+int env_grow_map(orc_envcore *core, size_t min_size)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 30;
+    int rc = pthread_rwlock_timedwrlock(&core->map_lock, &deadline);
+    if (rc)
+        return orc_fail(ORC_ERR_MAP_FULL,
+                        "the map of '%s' is full and could not grow: other transactions of this process stayed open",
+                        core->path);
+    size_t want = core->map_size * 2;
+    if (want < min_size) want = min_size;
+    want = round_up_map(want);
+    rc = mdb_env_set_mapsize(core->mdb, want);
+    if (!rc) {
+        MDB_envinfo info;
+        mdb_env_info(core->mdb, &info);
+        core->map_size = info.me_mapsize;
+    }
+    pthread_rwlock_unlock(&core->map_lock);
+    if (rc) return orc_fail(ORC_ERR_MAP_FULL, "growing the map of '%s' to %zu bytes: %s", core->path, want, mdb_strerror(rc));
+    return ORC_OK;
+}
+
+/* Another process grew the file beyond our map: adopt its size (see MDB_MAP_RESIZED). */
+int env_adopt_map(orc_envcore *core)
+{
+    pthread_rwlock_wrlock(&core->map_lock);
+    int rc = mdb_env_set_mapsize(core->mdb, 0);
+    if (!rc) {
+        MDB_envinfo info;
+        mdb_env_info(core->mdb, &info);
+        core->map_size = info.me_mapsize;
+    }
+    pthread_rwlock_unlock(&core->map_lock);
+    return rc ? orc_fail_mdb(rc, "adopting the map size set by another process") : ORC_OK;
+}
+
+int orc_env_delete_files(const char *path)
+{
+    if (!path || !*path) return orc_fail(ORC_ERR_INVALID_ARG, "orc_env_delete_files needs a path");
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        pthread_mutex_lock(&registry_lock);
+        orc_envcore *core = registry;
+        while (core && !(core->dev == st.st_dev && core->ino == st.st_ino)) core = core->next;
+        pthread_mutex_unlock(&registry_lock);
+        if (core) return orc_fail(ORC_ERR_BUSY, "'%s' is open in this process", path);
+    }
+    char lock[4096];
+    if (snprintf(lock, sizeof lock, "%s-lock", path) >= (int)sizeof lock)
+        return orc_fail(ORC_ERR_INVALID_ARG, "path too long");
+    if (unlink(path) != 0 && errno != ENOENT) return orc_fail(errno, "removing '%s'", path);
+    if (unlink(lock) != 0 && errno != ENOENT) return orc_fail(errno, "removing '%s'", lock);
+    return ORC_OK;
+}

@@ -1,0 +1,485 @@
+/*
+ * internal.h — what ORCore's files share with each other (never installed).
+ *
+ * LAYERS (each file uses only the ones above it)
+ * ---------------------------------------------
+ *   error.c      thread-local last error, orc_strerror
+ *   buf.c        growable byte buffers, key arrays
+ *   value.c      the value codec (tagged encoding), the order-preserving key
+ *                encoding for indexes, orc_value_compare, decimal128 helpers
+ *   env.c        environments: the process-wide registry, open, map growth
+ *   txn.c        transactions, versions, metadata, named-database handles
+ *   schema.c     the stored schema: encode, decode, cache, changes
+ *   row.c        the row codec: one object's record
+ *   object.c     objects: create, read, write, erase; primary keys; links
+ *   index.c      secondary indexes and backlinks
+ *   collection.c lists, sets, dictionaries
+ *   query.c      predicate programs: compile, plan, run, sort, aggregate
+ *   text.c       case folding, diacritic removal, LIKE matching
+ *   log.c        the changeset log: record, encode, compress, read, trim, replay
+ *   copy.c       compact copy
+ *   check.c      orc_env_check
+ *   verify.c     structural verification of LMDB pages on open
+ *
+ * FILE LAYOUT (named LMDB databases inside one MDB_NOSUBDIR environment)
+ * ---------------------------------------------------------------------
+ *   "meta"    name (bytes)                      -> value
+ *               "orc.format"   u32 LE           ORC_FORMAT_VERSION
+ *               "orc.version"  u64 LE           last committed version
+ *               "orc.schema"   schema blob      (schema.c)
+ *               "orc.tables"   u32 n, then per table id 1..n:
+ *                              u64 next_key, u64 count   (LE)
+ *               "orc.hold.<consumer>" u64 LE    log consumer positions
+ *               anything not starting "orc."    user metadata (orc_meta_*)
+ *   "t<id>"   u64 BE object key                 -> row record (row.c)
+ *             (one database per table, so keys ascend and inserts append)
+ *   "p<id>"   encoded primary key (keyenc)      -> u64 LE object key
+ *   "idx"     u32 BE table | u16 BE col | keyenc(value) | u64 BE key -> (empty)
+ *             Duplicate values are distinct LMDB keys: ORCore uses no
+ *             MDB_DUPSORT database anywhere (LMDB 0.9.24 has cursor bugs there).
+ *   "coll"    u32 BE table | u64 BE key | u16 BE col  -> collection blob (collection.c)
+ *   "blink"   u32 BE target table | u64 BE target key | u32 BE origin table |
+ *             u16 BE origin col | u64 BE origin key  -> u32 LE reference count
+ *   "log"     u64 BE version                    -> u8 codec (0 raw, 1 zstd) | u32 LE raw size | bytes
+ */
+#ifndef ORCORE_INTERNAL_H
+#define ORCORE_INTERNAL_H
+
+#include "orcore.h"
+
+#include <lmdb.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/types.h>
+
+/* ------------------------------------------------------------------------ */
+/* error.c                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/** Records `code` and a formatted message for this thread; returns `code`. */
+int orc_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** Maps an LMDB return code to an ORCore status and records a message naming `what`. ORC_OK stays ORC_OK. */
+int orc_fail_mdb(int rc, const char *what);
+
+/* ------------------------------------------------------------------------ */
+/* buf.c                                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef struct orc_buf {
+    uint8_t *data;
+    size_t size;
+    size_t cap;
+} orc_buf;
+
+int buf_reserve(orc_buf *b, size_t extra);
+int buf_put(orc_buf *b, const void *p, size_t n);
+int buf_put_u8(orc_buf *b, uint8_t v);
+int buf_put_u16(orc_buf *b, uint16_t v); /* LE */
+int buf_put_u32(orc_buf *b, uint32_t v); /* LE */
+int buf_put_u64(orc_buf *b, uint64_t v); /* LE */
+void buf_free(orc_buf *b);
+int keys_push(orc_keys *k, uint64_t key);
+
+/* Unaligned little- and big-endian loads and stores. */
+static inline uint16_t ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static inline uint32_t ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline uint64_t ld64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static inline void st16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static inline void st32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static inline void st64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+static inline uint16_t ld16be(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+static inline uint32_t ld32be(const uint8_t *p) { return __builtin_bswap32(ld32(p)); }
+static inline uint64_t ld64be(const uint8_t *p) { return __builtin_bswap64(ld64(p)); }
+static inline void st16be(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static inline void st32be(uint8_t *p, uint32_t v) { st32(p, __builtin_bswap32(v)); }
+static inline void st64be(uint8_t *p, uint64_t v) { st64(p, __builtin_bswap64(v)); }
+
+/* ------------------------------------------------------------------------ */
+/* value.c                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/** Appends the tagged encoding of `v` (the `value` production of the query grammar). */
+int val_encode(orc_buf *b, const orc_value *v);
+/**
+ * Decodes a tagged value at data[*pos], bounds-checked against `size`;
+ * advances *pos. Strings point into `data`. Returns ORC_OK or ORC_ERR_CORRUPT
+ * (the caller decides whether that is a corrupt file or a bad query).
+ */
+int val_decode(const uint8_t *data, size_t size, size_t *pos, orc_value *out);
+/** The size of v's tagged encoding. */
+size_t val_encoded_size(const orc_value *v);
+
+/** The longest key encoding; longer strings and binaries are truncated (then `*exact_out` is false). */
+#define KEYENC_MAX 400
+/**
+ * Appends the order-preserving encoding of `v` to `b`: byte strings that sort
+ * (memcmp) as orc_value_compare orders the values, for the types that can be
+ * indexed or be primary keys. Strings are escaped (00 -> 00 FF) and end in
+ * 00 00; truncated strings end in 00 01 instead. `exact_out` may be NULL.
+ */
+int keyenc(orc_buf *b, const orc_value *v, bool *exact_out);
+
+/** True when `t` is numeric (int, float, double, decimal). */
+static inline bool type_is_numeric(orc_type t)
+{
+    return t == ORC_TYPE_INT || t == ORC_TYPE_FLOAT || t == ORC_TYPE_DOUBLE || t == ORC_TYPE_DECIMAL;
+}
+/** Decimal128 helpers: compare, from double / int, to double, add, divide by an integer. */
+int dec_compare(orc_decimal128 a, orc_decimal128 b);
+orc_decimal128 dec_from_int(int64_t v);
+orc_decimal128 dec_from_double(double v);
+double dec_to_double(orc_decimal128 d);
+bool dec_is_nan(orc_decimal128 d);
+orc_decimal128 dec_add(orc_decimal128 a, orc_decimal128 b);
+orc_decimal128 dec_div_int(orc_decimal128 a, int64_t n);
+
+/* ------------------------------------------------------------------------ */
+/* schema.c                                                                 */
+/* ------------------------------------------------------------------------ */
+
+#define ORC_MAX_NAME 255
+/** Named databases: 5 shared plus 2 per table. */
+#define ORC_MAX_DBS 1024
+#define ORC_MAX_TABLES ((ORC_MAX_DBS - 8) / 2)
+
+typedef struct orc_prop {
+    char *name;            /* NULL for a removed column */
+    uint16_t col;
+    orc_type type;
+    orc_collection collection;
+    uint32_t flags;
+    uint32_t link_table;
+} orc_prop;
+
+typedef struct orc_class {
+    char *name;            /* NULL for a removed class */
+    uint32_t table;
+    orc_class_kind kind;
+    int32_t pk_col;
+    uint16_t ncols;        /* column slots, removed ones included */
+    orc_prop *props;       /* indexed by column id */
+    uint32_t live_props;
+    bool has_index;        /* some column is ORC_PROP_INDEXED */
+    bool has_links;        /* some column holds links (link, mixed, or collections of them) */
+} orc_class;
+
+typedef struct orc_schema {
+    int refs;
+    uint64_t gen;          /* changes with every schema change */
+    uint32_t ntables;      /* table ids are 1 ... ntables; classes[0] unused */
+    orc_class *classes;    /* indexed by table id */
+} orc_schema;
+
+/** Parses a schema blob. Returns ORC_OK, ORC_ERR_SCHEMA (unreadable), ORC_ERR_NOMEM. */
+int schema_decode(const uint8_t *data, size_t size, orc_schema **out);
+int schema_encode(const orc_schema *s, orc_buf *out);
+orc_schema *schema_retain(orc_schema *s);
+void schema_release(orc_schema *s);
+/** A deep copy for a write transaction's copy-on-write. */
+int schema_clone(const orc_schema *s, orc_schema **out);
+
+/** The live class with table id `table`, or NULL (no error recorded). */
+const orc_class *schema_class(const orc_txn *txn, uint32_t table);
+/** Like schema_class but records ORC_ERR_NOT_FOUND; returns the code via *rc. */
+const orc_class *schema_class_req(const orc_txn *txn, uint32_t table, int *rc);
+/** The live property at `col`, or NULL. */
+static inline const orc_prop *class_prop(const orc_class *c, uint16_t col)
+{
+    return (col < c->ncols && c->props[col].name) ? &c->props[col] : NULL;
+}
+/** Whether a property's values (or elements) are links (ORC_TYPE_LINK or ORC_TYPE_MIXED). */
+static inline bool prop_may_link(const orc_prop *p) { return p->type == ORC_TYPE_LINK || p->type == ORC_TYPE_MIXED; }
+
+/* ------------------------------------------------------------------------ */
+/* env.c / txn.c                                                            */
+/* ------------------------------------------------------------------------ */
+
+/** Per-table state carried by a transaction (stored in "orc.tables"). */
+typedef struct orc_table_state {
+    uint64_t next_key;
+    uint64_t count;
+} orc_table_state;
+
+/** The shared, per-file environment. */
+typedef struct orc_envcore {
+    MDB_env *mdb;
+    char *path;
+    dev_t dev;
+    ino_t ino;
+    int refs;
+    unsigned flags;
+    MDB_dbi dbi_meta, dbi_idx, dbi_coll, dbi_blink, dbi_log;
+    MDB_dbi *table_dbi;    /* [table id] object database, 0 when not yet opened */
+    MDB_dbi *pk_dbi;       /* [table id] primary key database, 0 when not yet opened */
+    uint32_t table_dbi_cap;
+    pthread_mutex_t lock;  /* guards dbi opening, the schema cache, the registry fields */
+    pthread_rwlock_t map_lock; /* held shared by every live transaction; exclusively to resize */
+    orc_schema *schema;    /* the latest schema read or committed */
+    pthread_mutex_t write_mutex; /* held by the thread with the write transaction, begin to end */
+    pthread_t writer;      /* that thread, valid while has_writer */
+    bool has_writer;
+    size_t map_size;
+    struct orc_envcore *next;
+} orc_envcore;
+
+struct orc_env {
+    orc_envcore *core;
+    unsigned flags;
+    char *path;
+};
+
+typedef struct orc_coll_cache orc_coll_cache;
+
+struct orc_txn {
+    orc_env *env;
+    orc_envcore *core;
+    MDB_txn *mdb;
+    bool write;
+    bool failed;           /* a write failed half-way: only abort is allowed */
+    bool opened_dbis;      /* dbis were opened inside this transaction */
+    uint64_t version;
+    uint64_t generation;
+    orc_schema *schema;
+    bool schema_dirty;
+    orc_table_state *tables; /* [table id], write transactions: dirty copy */
+    uint32_t ntables_state;
+    bool tables_dirty;
+    orc_buf changeset;     /* instructions recorded by this write transaction (log.c) */
+    uint32_t instr_count;
+    orc_buf scratch;       /* reused buffers: rows (object.c) */
+    orc_buf scratch2;      /* index keys (index.c) */
+    orc_buf scratch3;      /* primary keys (object.c) */
+    void **arena;          /* allocations freed at the end (decompressed log entries) */
+    size_t arena_count, arena_cap;
+    MDB_cursor *obj_cursor; /* reused cursor for object reads */
+    uint32_t obj_cursor_table;
+    orc_coll_cache *coll_cache;
+    bool replaying;        /* log_replay is redoing the transaction after map growth */
+    struct { uint32_t table; bool pk; MDB_dbi dbi; } *new_dbis; /* created here, published at commit */
+    size_t new_dbi_count;
+    bool holds_map_lock;
+    orc_buf meta_redo;     /* metadata writes (not in the changeset), redone after map growth */
+    int op_depth;          /* nesting of ORC_WRITE_OP: only the outermost grows and retries */
+};
+
+/**
+ * Map growth. A public write function runs its body through ORC_WRITE_OP: if
+ * the body fails with ORC_ERR_MAP_FULL, the instructions it recorded are cut
+ * from the changeset, txn_grow() aborts the LMDB transaction, grows the map,
+ * begins a new one and replays the changeset recorded so far, and the body
+ * runs again; nested public calls leave that to the outermost. (LMDB can only resize with no transaction open in the process,
+ * and its write transaction dies on MDB_MAP_FULL, so the changeset doubles as
+ * the transaction's redo log.)
+ */
+int txn_grow(orc_txn *txn, size_t changeset_mark, uint32_t instr_mark);
+#define ORC_WRITE_OP(txn, call)                                                             \
+    ({                                                                                      \
+        orc_txn *wo_txn_ = (txn);                                                           \
+        int wo_rc_;                                                                         \
+        if (!wo_txn_ || wo_txn_->op_depth || wo_txn_->replaying) {                          \
+            if (wo_txn_) wo_txn_->op_depth++;                                               \
+            wo_rc_ = (call);                                                                \
+            if (wo_txn_) wo_txn_->op_depth--;                                               \
+        } else {                                                                            \
+            size_t wo_mark_ = wo_txn_->changeset.size;                                      \
+            uint32_t wo_count_ = wo_txn_->instr_count;                                      \
+            for (;;) {                                                                      \
+                wo_txn_->op_depth = 1;                                                      \
+                wo_rc_ = (call);                                                            \
+                wo_txn_->op_depth = 0;                                                      \
+                if (wo_rc_ != ORC_ERR_MAP_FULL || txn_grow(wo_txn_, wo_mark_, wo_count_)) break; \
+            }                                                                               \
+        }                                                                                   \
+        wo_rc_;                                                                             \
+    })
+
+/** Fails with ORC_ERR_READ_ONLY / ORC_ERR_BAD_TXN unless `txn` is a usable write transaction. */
+int txn_require_write(orc_txn *txn);
+/** Marks a write transaction failed after a half-done change (only abort remains). Returns rc. */
+int txn_poison(orc_txn *txn, int rc);
+/** The object / primary-key database of a table, opening (or, in a write txn, creating) it. */
+int txn_table_dbi(orc_txn *txn, uint32_t table, MDB_dbi *out);
+int txn_pk_dbi(orc_txn *txn, uint32_t table, MDB_dbi *out);
+/** The table's state (next key, count); write transactions get a mutable copy. */
+orc_table_state *txn_table_state(orc_txn *txn, uint32_t table);
+/** Keeps `p` (malloc'ed) until the transaction ends. */
+int txn_keep(orc_txn *txn, void *p);
+/** Called after every write: invalidates read pointers and caches. */
+void txn_touched(orc_txn *txn);
+
+/** Grows the map (env.c); the caller holds no transaction. */
+int env_grow_map(orc_envcore *core, size_t min_size);
+/** Adopts a map size another process set (after MDB_MAP_RESIZED). */
+int env_adopt_map(orc_envcore *core);
+/** Metadata writes without the "orc." reservation check, for the engine's own names. */
+int meta_put(orc_txn *txn, const char *name, const void *data, size_t size);
+int meta_del(orc_txn *txn, const char *name);
+
+/** Environment-level: verify LMDB page structure (verify.c). */
+int verify_pages(const char *path, int fd, bool deep);
+
+/* ------------------------------------------------------------------------ */
+/* row.c — the row record                                                   */
+/* ------------------------------------------------------------------------ */
+/*
+ *   offset  size        field
+ *   0       2           u16 ncols: column slots present (later columns read as default)
+ *   2       2           u16 reserved (0)
+ *   4       ceil(n/8)   null bitmap, bit c set = column c is null
+ *   S       8 * ncols   slots, S = 4 + ceil(n/8) rounded up to 8
+ *   ...                 variable area
+ *
+ *   slot by type:  BOOL u64 0/1 | INT i64 | FLOAT f32 in the low 4 bytes |
+ *                  DOUBLE f64 | LINK u64 target key |
+ *                  STRING, BINARY, TIMESTAMP (i64 s, i32 ns), DECIMAL (16),
+ *                  OBJECT_ID (12), UUID (16), MIXED (tagged value):
+ *                      u32 offset from the row start | u32 length, bytes in the variable area
+ *                  collections: unused (their elements live in "coll")
+ */
+
+/** Reads column `col` of a row into `out`. Strings point into `row`. Returns ORC_OK or ORC_ERR_CORRUPT. */
+int row_get(const orc_class *c, const uint8_t *row, size_t size, uint16_t col, orc_value *out);
+/** Builds a row: `vals` has c->ncols entries (NULL entries and collections read as null/default). */
+int row_build(const orc_class *c, const orc_value *vals, orc_buf *out);
+/** Rewrites `row` with the given columns replaced. */
+int row_update(const orc_class *c, const uint8_t *row, size_t size, const uint16_t *cols,
+               const orc_value *vals, size_t n, orc_buf *out);
+/** The default value of a property for rows that predate it. */
+void prop_default(const orc_prop *p, orc_value *out);
+
+/* ------------------------------------------------------------------------ */
+/* object.c                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/** The row record of an object. Returns ORC_OK or ORC_ERR_NOT_FOUND. The pointer follows LIFETIMES. */
+int obj_row(orc_txn *txn, uint32_t table, uint64_t key, const uint8_t **row, size_t *size);
+
+/** A sequential scan over a table's rows, in key order. */
+typedef struct tscan {
+    MDB_cursor *cur;
+    const uint8_t *row;
+    size_t size;
+    uint64_t key;
+} tscan;
+int tscan_open(orc_txn *txn, uint32_t table, tscan *s);
+/** Advances to the first (first call) or next row. Returns ORC_OK or ORC_ERR_NOT_FOUND at the end. */
+int tscan_next(tscan *s);
+void tscan_close(tscan *s);
+
+/** Creates an object with a given key (0: the next key). Used by orc_obj_create and replay. */
+int obj_create_internal(orc_txn *txn, uint32_t table, uint64_t key, const uint16_t *cols,
+                        const orc_value *values, size_t n, uint64_t *key_out);
+/** The primary key value of an object (type NULL result and *has_pk false for classes without one). */
+int obj_pk(orc_txn *txn, const orc_class *c, uint64_t key, orc_value *pk, bool *has_pk);
+/** Erases an object; `derived` marks erasures caused by another instruction. */
+int obj_erase_internal(orc_txn *txn, uint32_t table, uint64_t key, bool derived);
+
+/* ------------------------------------------------------------------------ */
+/* index.c                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/** Adds or removes an object's index entries for one column value. */
+int idx_insert(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *v, uint64_t key);
+int idx_remove(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *v, uint64_t key);
+/** Builds / drops every entry of an index. */
+int idx_build(orc_txn *txn, uint32_t table, uint16_t col);
+int idx_drop(orc_txn *txn, uint32_t table, uint16_t col);
+
+/** Callback for scans: return 0 to go on, 1 to stop, or an error status. */
+typedef int (*key_cb)(void *ctx, uint64_t key);
+/**
+ * Calls `cb` for each object whose indexed value lies in the range (NULL
+ * bound = open). Candidates only: with truncated strings, a key may be
+ * reported whose value is outside the range, so callers recheck rows.
+ * Order: by value, then key.
+ */
+int idx_scan(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *lo, bool lo_incl,
+             const orc_value *hi, bool hi_incl, key_cb cb, void *ctx);
+
+/** Backlinks: origin (table, col, key) refers `count` times to target (table, key). */
+int blink_add(orc_txn *txn, uint32_t ttable, uint64_t tkey, uint32_t otable, uint16_t ocol, uint64_t okey);
+int blink_remove(orc_txn *txn, uint32_t ttable, uint64_t tkey, uint32_t otable, uint16_t ocol, uint64_t okey);
+/** Calls cb(ctx, otable, ocol, okey, count) for each backlink of a target; origin filter when otable != 0. */
+typedef int (*blink_cb)(void *ctx, uint32_t otable, uint16_t ocol, uint64_t okey, uint32_t count);
+int blink_each(orc_txn *txn, uint32_t ttable, uint64_t tkey, uint32_t otable, uint16_t ocol, blink_cb cb, void *ctx);
+
+/* ------------------------------------------------------------------------ */
+/* collection.c — the collection blob                                       */
+/* ------------------------------------------------------------------------ */
+/*
+ *   offset  size       field
+ *   0       4          u32 count
+ *   4       4*count    u32 offsets of each element from the blob start
+ *   ...                elements: list/set: tagged value; dict: tagged string key then tagged value
+ *   Sets keep elements in orc_value_compare order, dictionaries in key byte order.
+ */
+
+typedef struct collref {
+    const uint8_t *blob;   /* NULL for an empty collection */
+    size_t size;
+    uint32_t count;
+    const orc_prop *prop;
+} collref;
+
+/** Loads a collection for reading (empty when never written). */
+int coll_load(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, collref *out);
+/** Element i (dictionaries: the value; `dkey` may be NULL or receives the key). Bounds-checked. */
+int coll_elem(const collref *c, uint32_t i, orc_value *dkey, orc_value *value);
+/** Removes every element referring to (ttable, tkey) from one collection (erase of a link target). */
+int coll_remove_links(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, uint32_t ttable, uint64_t tkey);
+/** Deletes the collections of an object (erase), removing backlinks and erasing embedded elements. */
+int coll_erase_object(orc_txn *txn, const orc_class *c, uint64_t key);
+/**
+ * Puts a link to a just-created embedded object into a list (at `index`) or a
+ * dictionary (at `dict_key`, erasing an embedded value it replaces), adding
+ * the backlink. Not logged: the caller logs ORC_INSTR_CREATE_EMBEDDED.
+ */
+int coll_attach(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t index,
+                const orc_value *dict_key, uint32_t child_table, uint64_t child_key);
+/** Frees the transaction's collection cache (called when the transaction ends). */
+void coll_cache_free(orc_txn *txn);
+
+/* ------------------------------------------------------------------------ */
+/* text.c                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * String predicates with ORC_CMP_* flags: equality, begins / ends / contains,
+ * LIKE with * and ?, and ordering (for case-insensitive < >). UTF-8 in, no
+ * allocation for inputs up to a few KB.
+ */
+bool text_equal(const char *a, size_t an, const char *b, size_t bn, unsigned flags);
+bool text_begins(const char *s, size_t sn, const char *p, size_t pn, unsigned flags);
+bool text_ends(const char *s, size_t sn, const char *p, size_t pn, unsigned flags);
+bool text_contains(const char *s, size_t sn, const char *p, size_t pn, unsigned flags);
+bool text_like(const char *s, size_t sn, const char *pattern, size_t pn, unsigned flags);
+int text_compare(const char *a, size_t an, const char *b, size_t bn, unsigned flags);
+
+/* ------------------------------------------------------------------------ */
+/* log.c — recording                                                        */
+/* ------------------------------------------------------------------------ */
+/*
+ * Each mutating function in object.c / collection.c / schema.c records one
+ * instruction in txn->changeset by calling these. log_commit() stores the
+ * changeset under the new version when the transaction commits.
+ */
+int log_create(orc_txn *txn, const orc_class *c, uint64_t key, const uint16_t *cols,
+               const orc_value *vals, size_t n);
+int log_erase(orc_txn *txn, const orc_class *c, uint64_t key, const orc_value *pk, bool derived);
+int log_set(orc_txn *txn, const orc_class *c, uint64_t key, uint16_t col, const orc_value *v, bool derived);
+int log_add_int(orc_txn *txn, const orc_class *c, uint64_t key, uint16_t col, int64_t delta);
+/** List / set / dictionary instructions: op is one of ORC_INSTR_LIST_* / SET_* / DICT_* / COLL_CLEAR. */
+int log_coll(orc_txn *txn, const orc_class *c, uint64_t key, orc_instr_op op, uint16_t col, uint64_t index,
+             uint64_t index2, const orc_value *dict_key, const orc_value *v, bool derived);
+int log_create_embedded(orc_txn *txn, const orc_class *parent, uint64_t parent_key, uint16_t col,
+                        uint64_t index, const orc_value *dict_key, uint32_t child_table, uint64_t child_key);
+/** Schema instructions; `name`, `prop` as the op needs (NULL otherwise). */
+int log_schema(orc_txn *txn, orc_instr_op op, uint32_t table, uint16_t col, const char *name,
+               const orc_prop *prop, orc_class_kind kind);
+/** Stores the changeset under `version` (compressing above a threshold). */
+int log_commit(orc_txn *txn, uint64_t version);
+/** Re-executes the non-derived instructions of a changeset (map growth replays the transaction). */
+int log_replay(orc_txn *txn, const uint8_t *data, size_t size);
+
+#endif /* ORCORE_INTERNAL_H */

@@ -1,0 +1,809 @@
+/*
+ * object.c — objects: create, read, write, erase; primary keys; links.
+ *
+ * INVARIANTS (checked by orc_env_check)
+ *  1. Table t's objects live in database "t<t>" under u64 BE keys that are
+ *     never reused: keys come from the table's next_key, so every new key is
+ *     the largest and inserts append (MDB_APPEND: full pages, no splits).
+ *  2. A class with a primary key has one "p<t>" entry per object:
+ *     keyenc(pk value) -> u64 LE key. Uniqueness is checked before any write.
+ *  3. Every indexed column has one "idx" entry per object (null included).
+ *  4. Every non-null link (single, in a mixed value, in a collection) has its
+ *     "blink" reference; an embedded object has exactly one, from its owner.
+ *  5. The table state's count equals the number of rows.
+ *
+ * Every public write validates its arguments before its first write, so a
+ * rejected call leaves the transaction usable. A failure after a partial
+ * write poisons the transaction (txn_poison): only abort remains.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+static MDB_val key_val(uint8_t buf[8], uint64_t key)
+{
+    st64be(buf, key);
+    return (MDB_val){8, buf};
+}
+
+static int write_rc(orc_txn *txn, int mrc, const char *what)
+{
+    if (mrc == MDB_MAP_FULL) return ORC_ERR_MAP_FULL;
+    return txn_poison(txn, orc_fail_mdb(mrc, what));
+}
+
+int obj_row(orc_txn *txn, uint32_t table, uint64_t key, const uint8_t **row, size_t *size)
+{
+    MDB_dbi dbi;
+    int rc = txn_table_dbi(txn, table, &dbi);
+    if (rc) return rc;
+    uint8_t kb[8];
+    MDB_val k = key_val(kb, key), d;
+    int mrc = mdb_get(txn->mdb, dbi, &k, &d);
+    if (mrc == MDB_NOTFOUND) {
+        const orc_class *c = schema_class(txn, table);
+        return orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no object with key %llu", c ? c->name : "?",
+                        (unsigned long long)key);
+    }
+    if (mrc) return orc_fail_mdb(mrc, "reading an object");
+    *row = d.mv_data;
+    *size = d.mv_size;
+    return ORC_OK;
+}
+
+/* ---- sequential scans ----------------------------------------------------------- */
+
+int tscan_open(orc_txn *txn, uint32_t table, tscan *s)
+{
+    memset(s, 0, sizeof *s);
+    MDB_dbi dbi;
+    int rc = txn_table_dbi(txn, table, &dbi);
+    if (rc) return rc;
+    int mrc = mdb_cursor_open(txn->mdb, dbi, &s->cur);
+    return mrc ? orc_fail_mdb(mrc, "opening a table cursor") : ORC_OK;
+}
+
+int tscan_next(tscan *s)
+{
+    MDB_val k, d;
+    int mrc = mdb_cursor_get(s->cur, &k, &d, s->key || s->row ? MDB_NEXT : MDB_FIRST);
+    if (mrc == MDB_NOTFOUND) return ORC_ERR_NOT_FOUND;
+    if (mrc) return orc_fail_mdb(mrc, "scanning a table");
+    if (k.mv_size != 8) return orc_fail(ORC_ERR_CORRUPT, "an object key has %zu bytes", k.mv_size);
+    s->key = ld64be(k.mv_data);
+    s->row = d.mv_data;
+    s->size = d.mv_size;
+    return ORC_OK;
+}
+
+void tscan_close(tscan *s)
+{
+    if (s->cur) mdb_cursor_close(s->cur);
+    s->cur = NULL;
+}
+
+/* ---- values ------------------------------------------------------------------------ */
+
+static const char *type_name(orc_type t)
+{
+    static const char *names[] = {"null", "bool", "int", "float", "double", "string", "binary", "timestamp",
+                                  "decimal128", "ObjectId", "UUID", "link", "mixed"};
+    return (unsigned)t <= ORC_TYPE_MIXED ? names[t] : "unknown";
+}
+
+/*
+ * Checks a value for a property (or a collection element of it). Links must
+ * point at a live object of the target class; links to embedded objects are
+ * refused here (they are made by orc_obj_create_embedded).
+ */
+static int check_value(orc_txn *txn, const orc_class *c, const orc_prop *p, const orc_value *v)
+{
+    if (v->type == ORC_TYPE_NULL) {
+        if ((p->flags & ORC_PROP_OPTIONAL) || p->type == ORC_TYPE_MIXED) return ORC_OK;
+        return orc_fail(ORC_ERR_NOT_NULLABLE, "'%s.%s' is not optional", c->name, p->name);
+    }
+    if ((unsigned)v->type > ORC_TYPE_LINK)
+        return orc_fail(ORC_ERR_WRONG_TYPE, "'%s.%s' got a value of unknown type %d", c->name, p->name, (int)v->type);
+    if (p->type != ORC_TYPE_MIXED && v->type != p->type)
+        return orc_fail(ORC_ERR_WRONG_TYPE, "'%s.%s' holds %s values, not %s", c->name, p->name, type_name(p->type),
+                        type_name(v->type));
+    if ((v->type == ORC_TYPE_STRING || v->type == ORC_TYPE_BINARY) && v->string.size && !v->string.data)
+        return orc_fail(ORC_ERR_INVALID_ARG, "'%s.%s' got a string without data", c->name, p->name);
+    if (v->type == ORC_TYPE_TIMESTAMP) {
+        int32_t ns = v->timestamp.nanoseconds;
+        if (ns <= -1000000000 || ns >= 1000000000 || (v->timestamp.seconds > 0 && ns < 0) ||
+            (v->timestamp.seconds < 0 && ns > 0))
+            return orc_fail(ORC_ERR_INVALID_ARG, "'%s.%s' got a timestamp with %d nanoseconds", c->name, p->name, ns);
+    }
+    if (v->type == ORC_TYPE_LINK) {
+        if (p->type == ORC_TYPE_LINK && v->link.table != p->link_table)
+            return orc_fail(ORC_ERR_WRONG_TYPE, "'%s.%s' links to table %u, not table %u", c->name, p->name,
+                            p->link_table, v->link.table);
+        const orc_class *target = schema_class(txn, v->link.table);
+        if (!target) return orc_fail(ORC_ERR_NOT_FOUND, "'%s.%s' got a link to unknown table %u", c->name, p->name, v->link.table);
+        if (target->kind == ORC_CLASS_EMBEDDED)
+            return orc_fail(ORC_ERR_EMBEDDED, "'%s.%s': embedded '%s' objects are created in place with orc_obj_create_embedded",
+                            c->name, p->name, target->name);
+        if (!orc_obj_exists(txn, v->link.table, v->link.key))
+            return orc_fail(ORC_ERR_NOT_FOUND, "'%s.%s' got a link to missing object %llu of class '%s'", c->name, p->name,
+                            (unsigned long long)v->link.key, target->name);
+    }
+    return ORC_OK;
+}
+
+static bool value_is_link(const orc_value *v) { return v->type == ORC_TYPE_LINK; }
+
+/* Index, backlink and embedded-owner bookkeeping for one column's value leaving or entering a row. */
+static int column_leave(orc_txn *txn, const orc_class *c, const orc_prop *p, uint64_t key, const orc_value *old,
+                        bool erase_embedded)
+{
+    int rc = ORC_OK;
+    if (p->flags & ORC_PROP_INDEXED) rc = idx_remove(txn, c->table, p->col, old, key);
+    if (!rc && value_is_link(old)) {
+        rc = blink_remove(txn, old->link.table, old->link.key, c->table, p->col, key);
+        const orc_class *t = schema_class(txn, old->link.table);
+        if (!rc && erase_embedded && t && t->kind == ORC_CLASS_EMBEDDED)
+            rc = obj_erase_internal(txn, old->link.table, old->link.key, true);
+    }
+    return rc;
+}
+
+static int column_enter(orc_txn *txn, const orc_class *c, const orc_prop *p, uint64_t key, const orc_value *v)
+{
+    int rc = ORC_OK;
+    if (p->flags & ORC_PROP_INDEXED) rc = idx_insert(txn, c->table, p->col, v, key);
+    if (!rc && value_is_link(v)) rc = blink_add(txn, v->link.table, v->link.key, c->table, p->col, key);
+    return rc;
+}
+
+/* ---- primary keys ------------------------------------------------------------------ */
+
+static int pk_lookup(orc_txn *txn, const orc_class *c, const orc_value *pk, uint64_t *key_out)
+{
+    MDB_dbi dbi;
+    int rc = txn_pk_dbi(txn, c->table, &dbi);
+    if (rc == ORC_ERR_NOT_FOUND) return orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no objects yet", c->name);
+    if (rc) return rc;
+    orc_buf *b = &txn->scratch3;
+    b->size = 0;
+    if ((rc = keyenc(b, pk, NULL))) return rc;
+    MDB_val k = {b->size, b->data}, d;
+    int mrc = mdb_get(txn->mdb, dbi, &k, &d);
+    if (mrc == MDB_NOTFOUND) return ORC_ERR_NOT_FOUND;
+    if (mrc) return orc_fail_mdb(mrc, "reading a primary key");
+    if (d.mv_size != 8) return orc_fail(ORC_ERR_CORRUPT, "a primary key entry of class '%s' has %zu bytes", c->name, d.mv_size);
+    *key_out = ld64(d.mv_data);
+    return ORC_OK;
+}
+
+int orc_obj_find(orc_txn *txn, uint32_t table, const orc_value *pk, uint64_t *key_out)
+{
+    int rc;
+    const orc_class *c = schema_class_req(txn, table, &rc);
+    if (!c) return rc;
+    if (!pk || !key_out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_obj_find needs a key value and an out pointer");
+    if (c->pk_col < 0) return orc_fail(ORC_ERR_INVALID_ARG, "class '%s' has no primary key", c->name);
+    const orc_prop *p = &c->props[c->pk_col];
+    if (pk->type == ORC_TYPE_NULL ? !(p->flags & ORC_PROP_OPTIONAL) : pk->type != p->type)
+        return orc_fail(ORC_ERR_WRONG_TYPE, "the primary key of '%s' is %s%s, not %s", c->name,
+                        (p->flags & ORC_PROP_OPTIONAL) ? "optional " : "", type_name(p->type), type_name(pk->type));
+    rc = pk_lookup(txn, c, pk, key_out);
+    if (rc == ORC_ERR_NOT_FOUND) return orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no object with that primary key", c->name);
+    return rc;
+}
+
+int obj_pk(orc_txn *txn, const orc_class *c, uint64_t key, orc_value *pk, bool *has_pk)
+{
+    *has_pk = c->pk_col >= 0;
+    if (!*has_pk) {
+        pk->type = ORC_TYPE_NULL;
+        return ORC_OK;
+    }
+    const uint8_t *row;
+    size_t size;
+    int rc = obj_row(txn, c->table, key, &row, &size);
+    return rc ? rc : row_get(c, row, size, (uint16_t)c->pk_col, pk);
+}
+
+/* ---- create ------------------------------------------------------------------------ */
+
+/* Fills `all` (c->ncols entries) with defaults and the given values, validating them. */
+static int gather_values(orc_txn *txn, const orc_class *c, const uint16_t *cols, const orc_value *values, size_t n,
+                         orc_value *all, uint8_t *given)
+{
+    for (uint16_t col = 0; col < c->ncols; col++) {
+        const orc_prop *p = class_prop(c, col);
+        if (p) prop_default(p, &all[col]);
+        else all[col].type = ORC_TYPE_NULL;
+    }
+    memset(given, 0, c->ncols);
+    for (size_t i = 0; i < n; i++) {
+        const orc_prop *p = class_prop(c, cols[i]);
+        if (!p) return orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no column %u", c->name, cols[i]);
+        if (given[cols[i]]) return orc_fail(ORC_ERR_INVALID_ARG, "'%s.%s' is given twice", c->name, p->name);
+        if (p->collection != ORC_COLL_NONE)
+            return orc_fail(ORC_ERR_INVALID_ARG, "'%s.%s' is a collection; fill it after creating the object", c->name, p->name);
+        int rc = check_value(txn, c, p, &values[i]);
+        if (rc) return rc;
+        given[cols[i]] = 1;
+        all[cols[i]] = values[i];
+    }
+    if (c->pk_col >= 0 && !given[c->pk_col])
+        return orc_fail(ORC_ERR_INVALID_ARG, "creating a '%s' needs its primary key '%s'", c->name, c->props[c->pk_col].name);
+    return ORC_OK;
+}
+
+/* Creates the row and its index entries; `log_it` false for embedded children (logged by their parent). */
+static int create_row(orc_txn *txn, const orc_class *c, uint64_t key, const uint16_t *cols, const orc_value *values,
+                      size_t n, bool log_it, uint64_t *key_out)
+{
+    orc_value local[32];
+    uint8_t given_local[32];
+    orc_value *all = c->ncols <= 32 ? local : malloc((size_t)c->ncols * sizeof *all);
+    uint8_t *given = c->ncols <= 32 ? given_local : malloc(c->ncols);
+    int rc = (!all || !given) ? orc_fail(ORC_ERR_NOMEM, "allocating an object") : ORC_OK;
+    if (!rc) rc = gather_values(txn, c, cols, values, n, all, given);
+    MDB_dbi dbi, pk_dbi = 0;
+    if (!rc) rc = txn_table_dbi(txn, c->table, &dbi);
+    if (!rc && c->pk_col >= 0 && !(rc = txn_pk_dbi(txn, c->table, &pk_dbi))) {
+        uint64_t existing;
+        rc = pk_lookup(txn, c, &all[c->pk_col], &existing);
+        if (rc == ORC_OK) rc = orc_fail(ORC_ERR_EXISTS, "class '%s' already has an object with this primary key", c->name);
+        else if (rc == ORC_ERR_NOT_FOUND) rc = ORC_OK;
+    }
+    orc_table_state *st = rc ? NULL : txn_table_state(txn, c->table);
+    if (!rc && !st) rc = orc_fail(ORC_ERR_NOMEM, "allocating table state");
+    if (!rc && key && key < st->next_key && orc_obj_exists(txn, c->table, key))
+        rc = orc_fail(ORC_ERR_EXISTS, "class '%s' already has an object with key %llu", c->name, (unsigned long long)key);
+    if (!rc) rc = row_build(c, all, &txn->scratch);
+    if (rc) goto done;
+
+    if (!key) key = st->next_key;
+    uint8_t kb[8];
+    MDB_val k = key_val(kb, key), d = {txn->scratch.size, txn->scratch.data};
+    int mrc = mdb_put(txn->mdb, dbi, &k, &d, key >= st->next_key ? MDB_APPEND : MDB_NOOVERWRITE);
+    if (mrc) {
+        rc = write_rc(txn, mrc, "storing an object");
+        goto done;
+    }
+    if (key >= st->next_key) st->next_key = key + 1;
+    st->count++;
+    txn->tables_dirty = true;
+    txn_touched(txn);
+    if (c->pk_col >= 0) {
+        /* pk_lookup left keyenc(pk) in scratch3 */
+        MDB_val pk = {txn->scratch3.size, txn->scratch3.data}, pv = {8, &key};
+        mrc = mdb_put(txn->mdb, pk_dbi, &pk, &pv, MDB_NOOVERWRITE);
+        if (mrc) {
+            rc = write_rc(txn, mrc, "storing a primary key");
+            goto done;
+        }
+    }
+    if (c->has_index || c->has_links)
+        for (uint16_t col = 0; col < c->ncols && !rc; col++) {
+            const orc_prop *p = class_prop(c, col);
+            if (p && p->collection == ORC_COLL_NONE) rc = column_enter(txn, c, p, key, &all[col]);
+        }
+    if (!rc && log_it) rc = log_create(txn, c, key, cols, values, n);
+    if (!rc && key_out) *key_out = key;
+done:
+    if (all != local) free(all);
+    if (given != given_local) free(given);
+    return rc;
+}
+
+int obj_create_internal(orc_txn *txn, uint32_t table, uint64_t key, const uint16_t *cols, const orc_value *values,
+                        size_t n, uint64_t *key_out)
+{
+    int rc = txn_require_write(txn);
+    if (rc) return rc;
+    const orc_class *c = schema_class_req(txn, table, &rc);
+    if (!c) return rc;
+    if (c->kind == ORC_CLASS_EMBEDDED)
+        return orc_fail(ORC_ERR_INVALID_ARG, "'%s' is embedded: create it with orc_obj_create_embedded", c->name);
+    if (n && (!cols || !values)) return orc_fail(ORC_ERR_INVALID_ARG, "values given without columns");
+    return create_row(txn, c, key, cols, values, n, true, key_out);
+}
+
+int orc_obj_create(orc_txn *txn, uint32_t table, const uint16_t *cols, const orc_value *values, size_t n,
+                   uint64_t *key_out)
+{
+    return ORC_WRITE_OP(txn, obj_create_internal(txn, table, 0, cols, values, n, key_out));
+}
+
+bool orc_obj_exists(orc_txn *txn, uint32_t table, uint64_t key)
+{
+    MDB_dbi dbi;
+    if (!txn || !txn->mdb || !schema_class(txn, table) || txn_table_dbi(txn, table, &dbi)) return false;
+    uint8_t kb[8];
+    MDB_val k = key_val(kb, key), d;
+    return mdb_get(txn->mdb, dbi, &k, &d) == 0;
+}
+
+/* ---- read ---------------------------------------------------------------------------- */
+
+int orc_obj_get(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, orc_value *out)
+{
+    int rc;
+    const orc_class *c = schema_class_req(txn, table, &rc);
+    if (!c) return rc;
+    if (!out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_obj_get needs an out pointer");
+    const uint8_t *row;
+    size_t size;
+    if ((rc = obj_row(txn, table, key, &row, &size))) return rc;
+    return row_get(c, row, size, col, out);
+}
+
+/* ---- write ----------------------------------------------------------------------------- */
+
+/*
+ * Sets columns of one object with one row rewrite. `derived` marks sets the
+ * engine makes itself (links nulled because their target was erased).
+ */
+static int set_columns(orc_txn *txn, const orc_class *c, uint64_t key, const uint16_t *cols, const orc_value *vals,
+                       size_t n, bool derived)
+{
+    const uint8_t *row;
+    size_t size;
+    int rc = obj_row(txn, c->table, key, &row, &size);
+    if (rc) return rc;
+    orc_value olds_local[16];
+    orc_value *olds = n <= 16 ? olds_local : malloc(n * sizeof *olds);
+    if (!olds) return orc_fail(ORC_ERR_NOMEM, "allocating an update");
+    for (size_t i = 0; i < n && !rc; i++) {
+        const orc_prop *p = class_prop(c, cols[i]);
+        if (!p) {
+            rc = orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no column %u", c->name, cols[i]);
+            break;
+        }
+        for (size_t j = 0; j < i && !rc; j++)
+            if (cols[j] == cols[i]) rc = orc_fail(ORC_ERR_INVALID_ARG, "'%s.%s' is given twice", c->name, p->name);
+        if (rc) break;
+        if ((rc = row_get(c, row, size, cols[i], &olds[i]))) break;
+        if (derived) continue;
+        bool embedded_target = p->type == ORC_TYPE_LINK && schema_class(txn, p->link_table) &&
+                               schema_class(txn, p->link_table)->kind == ORC_CLASS_EMBEDDED;
+        if (embedded_target && vals[i].type != ORC_TYPE_NULL) {
+            rc = orc_fail(ORC_ERR_EMBEDDED, "'%s.%s' holds an embedded object: create it with orc_obj_create_embedded",
+                          c->name, p->name);
+            break;
+        }
+        if ((rc = check_value(txn, c, p, &vals[i]))) break;
+        if ((int32_t)cols[i] == c->pk_col && orc_value_compare(&olds[i], &vals[i]) != 0)
+            rc = orc_fail(ORC_ERR_INVALID_ARG, "the primary key '%s.%s' of an existing object cannot change", c->name, p->name);
+    }
+    if (!rc) rc = row_update(c, row, size, cols, vals, n, &txn->scratch);
+    if (rc) goto done;
+    /* Index and backlink bookkeeping reads `olds`, which may point into the old row: do it before the put. */
+    for (size_t i = 0; i < n && !rc; i++) {
+        const orc_prop *p = &c->props[cols[i]];
+        if ((p->flags & ORC_PROP_INDEXED) || value_is_link(&olds[i]))
+            rc = column_leave(txn, c, p, key, &olds[i], false);
+    }
+    /* Embedded children replaced by null are erased after the parent's row no longer names them. */
+    MDB_dbi dbi;
+    if (!rc) rc = txn_table_dbi(txn, c->table, &dbi);
+    if (!rc) {
+        uint8_t kb[8];
+        MDB_val k = key_val(kb, key), d = {txn->scratch.size, txn->scratch.data};
+        int mrc = mdb_put(txn->mdb, dbi, &k, &d, 0);
+        if (mrc) rc = write_rc(txn, mrc, "updating an object");
+        txn_touched(txn);
+    }
+    for (size_t i = 0; i < n && !rc; i++) {
+        const orc_prop *p = &c->props[cols[i]];
+        if ((p->flags & ORC_PROP_INDEXED) || value_is_link(&vals[i])) rc = column_enter(txn, c, p, key, &vals[i]);
+    }
+    for (size_t i = 0; i < n && !rc; i++) rc = log_set(txn, c, key, cols[i], &vals[i], derived);
+    /* Derived sets null links whose target is being erased already: never erase it again here. */
+    for (size_t i = 0; i < n && !rc && !derived; i++) {
+        /* The old values may have pointed into the replaced row; only link keys are used here. */
+        if (!value_is_link(&olds[i])) continue;
+        const orc_class *t = schema_class(txn, olds[i].link.table);
+        if (t && t->kind == ORC_CLASS_EMBEDDED && !(value_is_link(&vals[i]) && vals[i].link.key == olds[i].link.key))
+            rc = obj_erase_internal(txn, olds[i].link.table, olds[i].link.key, true);
+    }
+done:
+    if (olds != olds_local) free(olds);
+    return rc;
+}
+
+static int set_many_impl(orc_txn *txn, uint32_t table, uint64_t key, const uint16_t *cols, const orc_value *vals, size_t n)
+{
+    int rc = txn_require_write(txn);
+    if (rc) return rc;
+    const orc_class *c = schema_class_req(txn, table, &rc);
+    if (!c) return rc;
+    if (n && (!cols || !vals)) return orc_fail(ORC_ERR_INVALID_ARG, "values given without columns");
+    for (size_t i = 0; i < n; i++) {
+        const orc_prop *p = class_prop(c, cols[i]);
+        if (p && p->collection != ORC_COLL_NONE)
+            return orc_fail(ORC_ERR_WRONG_TYPE, "'%s.%s' is a collection; use the collection functions", c->name, p->name);
+    }
+    return set_columns(txn, c, key, cols, vals, n, false);
+}
+
+int orc_obj_set(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const orc_value *value)
+{
+    if (!value) return orc_fail(ORC_ERR_INVALID_ARG, "orc_obj_set needs a value");
+    return ORC_WRITE_OP(txn, set_many_impl(txn, table, key, &col, value, 1));
+}
+
+int orc_obj_set_many(orc_txn *txn, uint32_t table, uint64_t key, const uint16_t *cols, const orc_value *values, size_t n)
+{
+    return ORC_WRITE_OP(txn, set_many_impl(txn, table, key, cols, values, n));
+}
+
+static int add_int_impl(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, int64_t delta)
+{
+    int rc = txn_require_write(txn);
+    if (rc) return rc;
+    const orc_class *c = schema_class_req(txn, table, &rc);
+    if (!c) return rc;
+    orc_value v;
+    if ((rc = orc_obj_get(txn, table, key, col, &v))) return rc;
+    if (v.type != ORC_TYPE_INT)
+        return orc_fail(ORC_ERR_WRONG_TYPE, "'%s.%s' does not hold an int (it is %s)", c->name, c->props[col].name,
+                        type_name(v.type));
+    if ((int32_t)col == c->pk_col) return orc_fail(ORC_ERR_INVALID_ARG, "the primary key '%s.%s' cannot change", c->name, c->props[col].name);
+    v.integer = (int64_t)((uint64_t)v.integer + (uint64_t)delta); /* wraps like Realm's integer adds */
+    size_t mark = txn->changeset.size;
+    uint32_t count = txn->instr_count;
+    if ((rc = set_columns(txn, c, key, &col, &v, 1, false))) return rc;
+    /* Record the addition itself (it commutes in sync) instead of the SET. */
+    txn->changeset.size = mark;
+    txn->instr_count = count;
+    return log_add_int(txn, c, key, col, delta);
+}
+
+int orc_obj_add_int(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, int64_t delta)
+{
+    return ORC_WRITE_OP(txn, add_int_impl(txn, table, key, col, delta));
+}
+
+/* ---- embedded objects ---------------------------------------------------------------------- */
+
+static int create_embedded_impl(orc_txn *txn, uint32_t parent_table, uint64_t parent_key, uint16_t col, size_t index,
+                                const orc_value *dict_key, uint64_t *child_out)
+{
+    int rc = txn_require_write(txn);
+    if (rc) return rc;
+    const orc_class *c = schema_class_req(txn, parent_table, &rc);
+    if (!c) return rc;
+    const orc_prop *p = class_prop(c, col);
+    if (!p) return orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no column %u", c->name, col);
+    const orc_class *child = p->type == ORC_TYPE_LINK ? schema_class(txn, p->link_table) : NULL;
+    if (!child || child->kind != ORC_CLASS_EMBEDDED)
+        return orc_fail(ORC_ERR_WRONG_TYPE, "'%s.%s' does not link to an embedded class", c->name, p->name);
+    if (p->collection == ORC_COLL_SET)
+        return orc_fail(ORC_ERR_WRONG_TYPE, "'%s.%s' is a set; sets cannot hold embedded objects", c->name, p->name);
+    if (p->collection == ORC_COLL_DICT && (!dict_key || dict_key->type != ORC_TYPE_STRING))
+        return orc_fail(ORC_ERR_INVALID_ARG, "'%s.%s' is a dictionary: give a string key", c->name, p->name);
+    const uint8_t *row;
+    size_t size;
+    if ((rc = obj_row(txn, parent_table, parent_key, &row, &size))) return rc;
+    if (p->collection == ORC_COLL_LIST) {
+        size_t n;
+        if ((rc = orc_coll_size(txn, parent_table, parent_key, col, &n))) return rc;
+        if (index > n)
+            return orc_fail(ORC_ERR_OUT_OF_RANGE, "index %zu is past the end of '%s.%s' (%zu elements)", index, c->name,
+                            p->name, n);
+    }
+    uint64_t child_key;
+    if ((rc = create_row(txn, child, 0, NULL, NULL, 0, false, &child_key))) return rc;
+    if (p->collection == ORC_COLL_NONE) {
+        orc_value link = {.type = ORC_TYPE_LINK};
+        link.link.table = child->table;
+        link.link.key = child_key;
+        orc_value old;
+        if ((rc = orc_obj_get(txn, parent_table, parent_key, col, &old))) return txn_poison(txn, rc);
+        /* The log gets CREATE_EMBEDDED, not a SET: set_columns logs, so cut its instruction. */
+        size_t mark = txn->changeset.size;
+        uint32_t count = txn->instr_count;
+        rc = set_columns(txn, c, parent_key, &col, &link, 1, true);
+        if (rc) return txn_poison(txn, rc);
+        txn->changeset.size = mark;
+        txn->instr_count = count;
+        if (old.type == ORC_TYPE_LINK) rc = obj_erase_internal(txn, old.link.table, old.link.key, true);
+    } else {
+        rc = coll_attach(txn, parent_table, parent_key, col, index, dict_key, child->table, child_key);
+    }
+    if (rc) return txn_poison(txn, rc);
+    if ((rc = log_create_embedded(txn, c, parent_key, col, index, dict_key, child->table, child_key))) return rc;
+    if (child_out) *child_out = child_key;
+    return ORC_OK;
+}
+
+int orc_obj_create_embedded(orc_txn *txn, uint32_t parent_table, uint64_t parent_key, uint16_t col, size_t index,
+                            const orc_value *dict_key, uint64_t *child_key_out)
+{
+    return ORC_WRITE_OP(txn, create_embedded_impl(txn, parent_table, parent_key, col, index, dict_key, child_key_out));
+}
+
+/* ---- erase ----------------------------------------------------------------------------------- */
+
+typedef struct origin {
+    uint32_t table;
+    uint16_t col;
+    uint64_t key;
+} origin;
+
+typedef struct origins {
+    origin *items;
+    size_t count, cap;
+} origins;
+
+static int collect_origin(void *ctx, uint32_t otable, uint16_t ocol, uint64_t okey, uint32_t count)
+{
+    origins *o = ctx;
+    if (o->count == o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 8;
+        origin *a = realloc(o->items, cap * sizeof *a);
+        if (!a) return orc_fail(ORC_ERR_NOMEM, "collecting backlinks");
+        o->items = a;
+        o->cap = cap;
+    }
+    o->items[o->count++] = (origin){otable, ocol, okey};
+    return 0;
+}
+
+/* Nulls or removes every link to (table, key) (Realm: links become null, collection entries go). */
+static int unlink_incoming(orc_txn *txn, uint32_t table, uint64_t key)
+{
+    origins o = {0};
+    int rc = blink_each(txn, table, key, 0, 0, collect_origin, &o);
+    for (size_t i = 0; i < o.count && !rc; i++) {
+        const orc_class *oc = schema_class(txn, o.items[i].table);
+        const orc_prop *op = oc ? class_prop(oc, o.items[i].col) : NULL;
+        if (!op) {
+            rc = orc_fail(ORC_ERR_CORRUPT, "a backlink names table %u column %u, which does not exist", o.items[i].table,
+                          o.items[i].col);
+            break;
+        }
+        if (op->collection != ORC_COLL_NONE) {
+            rc = coll_remove_links(txn, o.items[i].table, o.items[i].key, o.items[i].col, table, key);
+        } else {
+            orc_value null = {.type = ORC_TYPE_NULL};
+            rc = set_columns(txn, oc, o.items[i].key, &o.items[i].col, &null, 1, true);
+        }
+    }
+    free(o.items);
+    return rc;
+}
+
+int obj_erase_internal(orc_txn *txn, uint32_t table, uint64_t key, bool derived)
+{
+    int rc;
+    const orc_class *c = schema_class_req(txn, table, &rc);
+    if (!c) return rc;
+    const uint8_t *row;
+    size_t size;
+    if ((rc = obj_row(txn, table, key, &row, &size))) return rc;
+    orc_value pk = {.type = ORC_TYPE_NULL};
+    if (c->pk_col >= 0 && (rc = row_get(c, row, size, (uint16_t)c->pk_col, &pk))) return rc;
+    /* Log first: pk may point into the row, which goes below. */
+    if ((rc = log_erase(txn, c, key, c->pk_col >= 0 ? &pk : NULL, derived))) return rc;
+    if (c->pk_col >= 0) {
+        MDB_dbi pdbi;
+        orc_buf *b = &txn->scratch3;
+        b->size = 0;
+        if ((rc = txn_pk_dbi(txn, table, &pdbi)) || (rc = keyenc(b, &pk, NULL))) return txn_poison(txn, rc);
+        MDB_val k = {b->size, b->data};
+        int mrc = mdb_del(txn->mdb, pdbi, &k, NULL);
+        if (mrc) return write_rc(txn, mrc, "removing a primary key");
+    }
+    /* Outgoing single links and indexes; embedded children go with their owner. */
+    if (c->has_index || c->has_links) {
+        for (uint16_t col = 0; col < c->ncols && !rc; col++) {
+            const orc_prop *p = class_prop(c, col);
+            if (!p || p->collection != ORC_COLL_NONE || (!(p->flags & ORC_PROP_INDEXED) && !prop_may_link(p))) continue;
+            orc_value v;
+            if ((rc = obj_row(txn, table, key, &row, &size)) || (rc = row_get(c, row, size, col, &v))) break;
+            rc = column_leave(txn, c, p, key, &v, true);
+        }
+        if (rc) return txn_poison(txn, rc);
+    }
+    if ((rc = coll_erase_object(txn, c, key))) return txn_poison(txn, rc);
+    if ((rc = unlink_incoming(txn, table, key))) return txn_poison(txn, rc);
+    MDB_dbi dbi;
+    if ((rc = txn_table_dbi(txn, table, &dbi))) return txn_poison(txn, rc);
+    uint8_t kb[8];
+    MDB_val k = key_val(kb, key);
+    int mrc = mdb_del(txn->mdb, dbi, &k, NULL);
+    if (mrc) return write_rc(txn, mrc, "erasing an object");
+    orc_table_state *st = txn_table_state(txn, table);
+    if (st && st->count) st->count--;
+    txn->tables_dirty = true;
+    txn_touched(txn);
+    return ORC_OK;
+}
+
+static int erase_impl(orc_txn *txn, uint32_t table, uint64_t key)
+{
+    int rc = txn_require_write(txn);
+    if (rc) return rc;
+    return obj_erase_internal(txn, table, key, false);
+}
+
+int orc_obj_erase(orc_txn *txn, uint32_t table, uint64_t key) { return ORC_WRITE_OP(txn, erase_impl(txn, table, key)); }
+
+/* ---- tables ---------------------------------------------------------------------------------- */
+
+int orc_table_count(orc_txn *txn, uint32_t table, uint64_t *count_out)
+{
+    int rc;
+    const orc_class *c = schema_class_req(txn, table, &rc);
+    if (!c) return rc;
+    orc_table_state *st = txn_table_state(txn, table);
+    if (!st) return orc_fail(ORC_ERR_NOMEM, "reading table state");
+    *count_out = st->count;
+    return ORC_OK;
+}
+
+int orc_table_keys(orc_txn *txn, uint32_t table, orc_keys *out)
+{
+    int rc;
+    if (!schema_class_req(txn, table, &rc)) return rc;
+    tscan s;
+    if ((rc = tscan_open(txn, table, &s))) return rc;
+    while ((rc = tscan_next(&s)) == ORC_OK)
+        if ((rc = keys_push(out, s.key))) break;
+    tscan_close(&s);
+    return rc == ORC_ERR_NOT_FOUND ? ORC_OK : rc;
+}
+
+static int clear_impl(orc_txn *txn, uint32_t table)
+{
+    int rc = txn_require_write(txn);
+    if (rc) return rc;
+    const orc_class *c = schema_class_req(txn, table, &rc);
+    if (!c) return rc;
+    orc_keys keys = {0};
+    if ((rc = orc_table_keys(txn, table, &keys))) return rc;
+    rc = log_schema(txn, ORC_INSTR_CLEAR_TABLE, table, 0, NULL, NULL, c->kind);
+    for (size_t i = 0; i < keys.count && !rc; i++) {
+        /* An earlier erase may have taken this one with it (an embedded child). */
+        if (!orc_obj_exists(txn, table, keys.keys[i])) continue;
+        rc = obj_erase_internal(txn, table, keys.keys[i], true);
+    }
+    orc_keys_free(&keys);
+    return rc;
+}
+
+int orc_table_clear(orc_txn *txn, uint32_t table) { return ORC_WRITE_OP(txn, clear_impl(txn, table)); }
+
+/* ---- backlinks --------------------------------------------------------------------------------- */
+
+typedef struct blink_keys {
+    orc_keys *out;
+    uint64_t count;
+} blink_keys;
+
+static int push_origin(void *ctx, uint32_t otable, uint16_t ocol, uint64_t okey, uint32_t count)
+{
+    blink_keys *b = ctx;
+    b->count++;
+    return b->out ? keys_push(b->out, okey) : 0;
+}
+
+int orc_obj_backlinks(orc_txn *txn, uint32_t table, uint64_t key, uint32_t origin_table, uint16_t origin_col,
+                      orc_keys *out)
+{
+    int rc;
+    if (!schema_class_req(txn, table, &rc)) return rc;
+    const orc_class *oc = schema_class_req(txn, origin_table, &rc);
+    if (!oc) return rc;
+    if (!class_prop(oc, origin_col))
+        return orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no column %u", oc->name, origin_col);
+    if (!orc_obj_exists(txn, table, key))
+        return orc_fail(ORC_ERR_NOT_FOUND, "no object with key %llu in table %u", (unsigned long long)key, table);
+    blink_keys b = {out, 0};
+    return blink_each(txn, table, key, origin_table, origin_col, push_origin, &b);
+}
+
+int orc_obj_backlink_count(orc_txn *txn, uint32_t table, uint64_t key, uint64_t *count_out)
+{
+    int rc;
+    if (!schema_class_req(txn, table, &rc)) return rc;
+    if (!orc_obj_exists(txn, table, key))
+        return orc_fail(ORC_ERR_NOT_FOUND, "no object with key %llu in table %u", (unsigned long long)key, table);
+    blink_keys b = {NULL, 0};
+    rc = blink_each(txn, table, key, 0, 0, push_origin, &b);
+    if (!rc) *count_out = b.count;
+    return rc;
+}
+
+/* ---- row readers ------------------------------------------------------------------------------- */
+
+struct orc_row {
+    orc_txn *txn;
+    const orc_class *cls;
+    MDB_cursor *cur;
+    uint64_t key;
+    const uint8_t *data;
+    size_t size;
+    bool positioned;
+};
+
+int orc_row_open(orc_txn *txn, uint32_t table, orc_row **out)
+{
+    int rc;
+    const orc_class *c = schema_class_req(txn, table, &rc);
+    if (!c) return rc;
+    orc_row *r = calloc(1, sizeof *r);
+    if (!r) return orc_fail(ORC_ERR_NOMEM, "allocating a row reader");
+    MDB_dbi dbi;
+    if ((rc = txn_table_dbi(txn, table, &dbi))) {
+        free(r);
+        return rc;
+    }
+    int mrc = mdb_cursor_open(txn->mdb, dbi, &r->cur);
+    if (mrc) {
+        free(r);
+        return orc_fail_mdb(mrc, "opening a row reader");
+    }
+    r->txn = txn;
+    r->cls = c;
+    *out = r;
+    return ORC_OK;
+}
+
+static int row_take(orc_row *r, MDB_val *k, MDB_val *d)
+{
+    if (k->mv_size != 8) return orc_fail(ORC_ERR_CORRUPT, "an object key has %zu bytes", k->mv_size);
+    r->key = ld64be(k->mv_data);
+    r->data = d->mv_data;
+    r->size = d->mv_size;
+    r->positioned = true;
+    return ORC_OK;
+}
+
+int orc_row_seek(orc_row *r, uint64_t key)
+{
+    MDB_val k, d;
+    /* Walking forward a few steps is much cheaper than a search from the root. */
+    if (r->positioned && key > r->key) {
+        for (int i = 0; i < 4; i++) {
+            int mrc = mdb_cursor_get(r->cur, &k, &d, MDB_NEXT);
+            if (mrc) break;
+            uint64_t at = k.mv_size == 8 ? ld64be(k.mv_data) : 0;
+            if (at == key) return row_take(r, &k, &d);
+            if (at > key) break;
+        }
+    } else if (r->positioned && key == r->key) {
+        return ORC_OK;
+    }
+    uint8_t kb[8];
+    k = key_val(kb, key);
+    int mrc = mdb_cursor_get(r->cur, &k, &d, MDB_SET_KEY);
+    if (mrc == MDB_NOTFOUND) {
+        r->positioned = false;
+        return orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no object with key %llu", r->cls->name, (unsigned long long)key);
+    }
+    if (mrc) return orc_fail_mdb(mrc, "seeking a row");
+    return row_take(r, &k, &d);
+}
+
+int orc_row_next(orc_row *r)
+{
+    MDB_val k, d;
+    int mrc = mdb_cursor_get(r->cur, &k, &d, r->positioned ? MDB_NEXT : MDB_FIRST);
+    if (mrc == MDB_NOTFOUND) return ORC_ERR_NOT_FOUND;
+    if (mrc) return orc_fail_mdb(mrc, "reading the next row");
+    return row_take(r, &k, &d);
+}
+
+uint64_t orc_row_key(const orc_row *r) { return r && r->positioned ? r->key : 0; }
+
+int orc_row_get(orc_row *r, uint16_t col, orc_value *out)
+{
+    if (!r->positioned) return orc_fail(ORC_ERR_NOT_FOUND, "the row reader is not on an object");
+    return row_get(r->cls, r->data, r->size, col, out);
+}
+
+void orc_row_close(orc_row *r)
+{
+    if (!r) return;
+    if (r->cur) mdb_cursor_close(r->cur);
+    free(r);
+}

@@ -1,0 +1,591 @@
+/*
+ * txn.c — transactions, versions, metadata and named-database handles.
+ *
+ * INVARIANTS
+ *  1. Every live orc_txn holds core->map_lock shared (see env.c, 4).
+ *  2. A write transaction holds core->write_mutex from begin to end, on one
+ *     thread; a second write on that thread is ORC_ERR_BUSY, not a deadlock.
+ *  3. A commit writes, in one LMDB transaction: the schema (if changed), the
+ *     table states (if changed), "orc.version" = version + 1, and the
+ *     changeset of that version. So a version exists iff its changeset does.
+ *  4. LMDB keeps a database handle opened inside a transaction only if that
+ *     transaction commits. Read transactions therefore always end with
+ *     mdb_txn_commit; write transactions publish the handles they created to
+ *     the core only after their commit succeeds.
+ *  5. mdb_dbi_open is never called concurrently (core->lock serialises it).
+ *
+ * TABLE STATES ("orc.tables" in "meta")
+ *   u32 LE n | n × (u64 LE next_key, u64 LE count)   for table ids 1 ... n
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define META_VERSION "orc.version"
+#define META_SCHEMA "orc.schema"
+#define META_TABLES "orc.tables"
+
+static int meta_redo_apply(orc_txn *txn, const uint8_t *p, size_t n);
+
+static int meta_read(MDB_txn *t, MDB_dbi dbi, const char *name, MDB_val *v)
+{
+    MDB_val k = {strlen(name), (void *)name};
+    return mdb_get(t, dbi, &k, v);
+}
+
+/* Loads the version and the schema (shared with the core's cache when unchanged). */
+static int txn_load(orc_txn *txn)
+{
+    orc_envcore *core = txn->core;
+    MDB_val v;
+    int rc = meta_read(txn->mdb, core->dbi_meta, META_VERSION, &v);
+    if (rc == MDB_NOTFOUND) {
+        txn->version = 0;
+    } else if (rc) {
+        return orc_fail_mdb(rc, "reading the version");
+    } else if (v.mv_size != 8) {
+        return orc_fail(ORC_ERR_CORRUPT, "the stored version has %zu bytes, not 8", v.mv_size);
+    } else {
+        txn->version = ld64(v.mv_data);
+    }
+
+    rc = meta_read(txn->mdb, core->dbi_meta, META_SCHEMA, &v);
+    const uint8_t *blob = rc == MDB_NOTFOUND ? NULL : v.mv_data;
+    size_t size = rc == MDB_NOTFOUND ? 0 : v.mv_size;
+    if (rc && rc != MDB_NOTFOUND) return orc_fail_mdb(rc, "reading the schema");
+    /* The blob starts with u32 magic, u64 generation: compare before decoding. */
+    uint64_t gen = blob && size >= 12 ? ld64(blob + 4) : 0;
+    pthread_mutex_lock(&core->lock);
+    if (core->schema && core->schema->gen == gen && (blob || gen == 0)) {
+        txn->schema = schema_retain(core->schema);
+        pthread_mutex_unlock(&core->lock);
+        return ORC_OK;
+    }
+    pthread_mutex_unlock(&core->lock);
+    orc_schema *s;
+    rc = blob ? schema_decode(blob, size, &s) : schema_decode(NULL, 0, &s);
+    if (rc) return rc;
+    txn->schema = s;
+    pthread_mutex_lock(&core->lock);
+    if (!core->schema || core->schema->gen < s->gen) {
+        if (core->schema) schema_release(core->schema);
+        core->schema = schema_retain(s);
+    }
+    pthread_mutex_unlock(&core->lock);
+    return ORC_OK;
+}
+
+static int mdb_begin(orc_txn *txn)
+{
+    orc_envcore *core = txn->core;
+    for (int attempt = 0;; attempt++) {
+        pthread_rwlock_rdlock(&core->map_lock);
+        int rc = mdb_txn_begin(core->mdb, NULL, txn->write ? 0 : MDB_RDONLY, &txn->mdb);
+        if (rc == MDB_MAP_RESIZED && attempt < 3) {
+            pthread_rwlock_unlock(&core->map_lock);
+            if ((rc = env_adopt_map(core))) return rc;
+            continue;
+        }
+        if (rc) {
+            pthread_rwlock_unlock(&core->map_lock);
+            txn->mdb = NULL;
+            return orc_fail_mdb(rc, txn->write ? "beginning a write transaction" : "beginning a read transaction");
+        }
+        txn->holds_map_lock = true;
+        return ORC_OK;
+    }
+}
+
+/* Ends the LMDB transaction (commit for readers, see invariant 4) and releases the map lock. */
+static void mdb_end(orc_txn *txn, bool commit_reader)
+{
+    if (txn->obj_cursor) {
+        mdb_cursor_close(txn->obj_cursor);
+        txn->obj_cursor = NULL;
+    }
+    if (txn->mdb) {
+        if (!txn->write && commit_reader) mdb_txn_commit(txn->mdb);
+        else mdb_txn_abort(txn->mdb);
+        txn->mdb = NULL;
+    }
+    if (txn->holds_map_lock) {
+        pthread_rwlock_unlock(&txn->core->map_lock);
+        txn->holds_map_lock = false;
+    }
+}
+
+static void txn_reset_state(orc_txn *txn)
+{
+    if (txn->schema) schema_release(txn->schema);
+    txn->schema = NULL;
+    txn->schema_dirty = false;
+    free(txn->tables);
+    txn->tables = NULL;
+    txn->ntables_state = 0;
+    txn->tables_dirty = false;
+    free(txn->new_dbis);
+    txn->new_dbis = NULL;
+    txn->new_dbi_count = 0;
+    txn->opened_dbis = false;
+    coll_cache_free(txn);
+    txn->generation++;
+}
+
+static void txn_free(orc_txn *txn)
+{
+    txn_reset_state(txn);
+    for (size_t i = 0; i < txn->arena_count; i++) free(txn->arena[i]);
+    free(txn->arena);
+    buf_free(&txn->changeset);
+    buf_free(&txn->scratch);
+    buf_free(&txn->scratch2);
+    buf_free(&txn->scratch3);
+    buf_free(&txn->meta_redo);
+    if (txn->write) {
+        orc_envcore *core = txn->core;
+        core->has_writer = false;
+        pthread_mutex_unlock(&core->write_mutex);
+    }
+    free(txn);
+}
+
+int orc_txn_begin(orc_env *env, int kind, orc_txn **out)
+{
+    if (!env || !out || (kind != ORC_TXN_READ && kind != ORC_TXN_WRITE))
+        return orc_fail(ORC_ERR_INVALID_ARG, "orc_txn_begin needs an environment, a kind and an out pointer");
+    *out = NULL;
+    orc_envcore *core = env->core;
+    bool write = kind == ORC_TXN_WRITE;
+    if (write && (env->flags & ORC_ENV_READ_ONLY))
+        return orc_fail(ORC_ERR_READ_ONLY, "'%s' is open read-only", env->path);
+    if (write) {
+        /* Reading has_writer without the mutex is safe: only this thread can have set it to itself. */
+        if (core->has_writer && pthread_equal(core->writer, pthread_self()))
+            return orc_fail(ORC_ERR_BUSY, "this thread already has a write transaction on '%s'", env->path);
+    }
+    orc_txn *txn = calloc(1, sizeof *txn);
+    if (!txn) return orc_fail(ORC_ERR_NOMEM, "allocating a transaction");
+    txn->env = env;
+    txn->core = core;
+    txn->write = write;
+    txn->generation = 1;
+    if (write) {
+        pthread_mutex_lock(&core->write_mutex);
+        core->writer = pthread_self();
+        core->has_writer = true;
+    }
+    int rc = mdb_begin(txn);
+    if (!rc) rc = txn_load(txn);
+    if (rc) {
+        mdb_end(txn, false);
+        txn_free(txn);
+        return rc;
+    }
+    *out = txn;
+    return ORC_OK;
+}
+
+static int store_tables(orc_txn *txn)
+{
+    orc_buf *b = &txn->scratch;
+    b->size = 0;
+    int rc = buf_put_u32(b, txn->ntables_state);
+    for (uint32_t t = 1; !rc && t <= txn->ntables_state; t++) {
+        rc = buf_put_u64(b, txn->tables[t].next_key);
+        if (!rc) rc = buf_put_u64(b, txn->tables[t].count);
+    }
+    return rc ? rc : meta_put(txn, META_TABLES, b->data, b->size);
+}
+
+/* Everything a commit writes before mdb_txn_commit (invariant 3). */
+static int commit_prepare(orc_txn *txn, uint64_t version)
+{
+    int rc = ORC_OK;
+    if (txn->schema_dirty) {
+        orc_buf *b = &txn->scratch3;
+        b->size = 0;
+        rc = schema_encode(txn->schema, b);
+        if (!rc) rc = meta_put(txn, META_SCHEMA, b->data, b->size);
+    }
+    if (!rc && txn->tables_dirty) rc = store_tables(txn);
+    if (!rc) rc = meta_put(txn, META_VERSION, &version, 8);
+    if (!rc) rc = log_commit(txn, version);
+    return rc;
+}
+
+int orc_txn_commit(orc_txn *txn, uint64_t *version_out)
+{
+    if (!txn) return orc_fail(ORC_ERR_INVALID_ARG, "orc_txn_commit needs a transaction");
+    if (!txn->write) {
+        if (version_out) *version_out = txn->version;
+        mdb_end(txn, true);
+        txn_free(txn);
+        return ORC_OK;
+    }
+    if (txn->failed) {
+        orc_txn_abort(txn);
+        return orc_fail(ORC_ERR_BAD_TXN, "the transaction failed earlier and was rolled back");
+    }
+    uint64_t version = txn->version + 1;
+    int rc;
+    for (;;) {
+        size_t mark = txn->changeset.size;
+        uint32_t count = txn->instr_count;
+        rc = commit_prepare(txn, version);
+        if (!rc) {
+            if (txn->obj_cursor) {
+                mdb_cursor_close(txn->obj_cursor);
+                txn->obj_cursor = NULL;
+            }
+            int mrc = mdb_txn_commit(txn->mdb);
+            txn->mdb = NULL;
+            rc = mrc == MDB_MAP_FULL ? ORC_ERR_MAP_FULL : mrc ? orc_fail_mdb(mrc, "committing") : ORC_OK;
+        }
+        if (rc != ORC_ERR_MAP_FULL) break;
+        /* log_commit may have added nothing to the changeset; txn_grow replays up to `mark`. */
+        if ((rc = txn_grow(txn, mark, count))) break;
+    }
+    if (rc) {
+        orc_txn_abort(txn);
+        return rc;
+    }
+    orc_envcore *core = txn->core;
+    pthread_mutex_lock(&core->lock);
+    for (size_t i = 0; i < txn->new_dbi_count; i++) {
+        uint32_t t = txn->new_dbis[i].table;
+        if (t < core->table_dbi_cap) (txn->new_dbis[i].pk ? core->pk_dbi : core->table_dbi)[t] = txn->new_dbis[i].dbi;
+    }
+    if (txn->schema_dirty) {
+        if (core->schema) schema_release(core->schema);
+        core->schema = schema_retain(txn->schema);
+    }
+    pthread_mutex_unlock(&core->lock);
+    txn->holds_map_lock = false;
+    pthread_rwlock_unlock(&core->map_lock);
+    if (version_out) *version_out = version;
+    txn_free(txn);
+    return ORC_OK;
+}
+
+void orc_txn_abort(orc_txn *txn)
+{
+    if (!txn) return;
+    mdb_end(txn, true);
+    txn_free(txn);
+}
+
+uint64_t orc_txn_version(const orc_txn *txn) { return txn ? txn->version : 0; }
+bool orc_txn_is_write(const orc_txn *txn) { return txn && txn->write; }
+uint64_t orc_txn_generation(const orc_txn *txn) { return txn ? txn->generation : 0; }
+
+int orc_txn_renew(orc_txn *txn)
+{
+    if (!txn || txn->write) return orc_fail(ORC_ERR_INVALID_ARG, "orc_txn_renew takes a read transaction");
+    txn_reset_state(txn);
+    for (size_t i = 0; i < txn->arena_count; i++) free(txn->arena[i]);
+    txn->arena_count = 0;
+    mdb_end(txn, true);
+    int rc = mdb_begin(txn);
+    if (!rc) rc = txn_load(txn);
+    if (rc) txn->failed = true;
+    return rc;
+}
+
+int txn_require_write(orc_txn *txn)
+{
+    if (!txn) return orc_fail(ORC_ERR_INVALID_ARG, "no transaction");
+    if (!txn->write) return orc_fail(ORC_ERR_READ_ONLY, "cannot write in a read transaction");
+    if (txn->failed || !txn->mdb)
+        return orc_fail(ORC_ERR_BAD_TXN, "the transaction failed earlier; only abort is possible");
+    return ORC_OK;
+}
+
+int txn_poison(orc_txn *txn, int rc)
+{
+    if (rc != ORC_ERR_MAP_FULL) txn->failed = true;
+    return rc;
+}
+
+void txn_touched(orc_txn *txn) { txn->generation++; }
+
+int txn_keep(orc_txn *txn, void *p)
+{
+    if (txn->arena_count == txn->arena_cap) {
+        size_t cap = txn->arena_cap ? txn->arena_cap * 2 : 8;
+        void **a = realloc(txn->arena, cap * sizeof *a);
+        if (!a) {
+            free(p);
+            return orc_fail(ORC_ERR_NOMEM, "allocating transaction memory");
+        }
+        txn->arena = a;
+        txn->arena_cap = cap;
+    }
+    txn->arena[txn->arena_count++] = p;
+    return ORC_OK;
+}
+
+/* ---- named database handles ---------------------------------------------- */
+
+static int ensure_dbi_cap(orc_envcore *core, uint32_t table)
+{
+    if (table < core->table_dbi_cap) return ORC_OK;
+    uint32_t cap = core->table_dbi_cap ? core->table_dbi_cap : 16;
+    while (cap <= table) cap *= 2;
+    MDB_dbi *a = realloc(core->table_dbi, cap * sizeof *a);
+    if (!a) return orc_fail(ORC_ERR_NOMEM, "allocating database handles");
+    core->table_dbi = a;
+    MDB_dbi *b = realloc(core->pk_dbi, cap * sizeof *b);
+    if (!b) return orc_fail(ORC_ERR_NOMEM, "allocating database handles");
+    core->pk_dbi = b;
+    memset(a + core->table_dbi_cap, 0, (cap - core->table_dbi_cap) * sizeof *a);
+    memset(b + core->table_dbi_cap, 0, (cap - core->table_dbi_cap) * sizeof *b);
+    core->table_dbi_cap = cap;
+    return ORC_OK;
+}
+
+static int table_dbi(orc_txn *txn, uint32_t table, bool pk, MDB_dbi *out)
+{
+    for (size_t i = 0; i < txn->new_dbi_count; i++)
+        if (txn->new_dbis[i].table == table && txn->new_dbis[i].pk == pk) {
+            *out = txn->new_dbis[i].dbi;
+            return ORC_OK;
+        }
+    orc_envcore *core = txn->core;
+    pthread_mutex_lock(&core->lock);
+    int rc = ensure_dbi_cap(core, table);
+    if (rc) {
+        pthread_mutex_unlock(&core->lock);
+        return rc;
+    }
+    MDB_dbi cached = (pk ? core->pk_dbi : core->table_dbi)[table];
+    if (cached) {
+        pthread_mutex_unlock(&core->lock);
+        *out = cached;
+        return ORC_OK;
+    }
+    char name[16];
+    snprintf(name, sizeof name, "%c%u", pk ? 'p' : 't', table);
+    MDB_dbi dbi;
+    int mrc = mdb_dbi_open(txn->mdb, name, txn->write ? MDB_CREATE : 0, &dbi);
+    if (mrc == MDB_SUCCESS && !txn->write) {
+        /* Kept once the reader commits (invariant 4); visible to others from then on. */
+        (pk ? core->pk_dbi : core->table_dbi)[table] = dbi;
+        txn->opened_dbis = true;
+    }
+    pthread_mutex_unlock(&core->lock);
+    if (mrc == MDB_NOTFOUND) return orc_fail(ORC_ERR_NOT_FOUND, "the database of table %u does not exist", table);
+    if (mrc) return orc_fail_mdb(mrc, "opening a table's database");
+    if (txn->write) {
+        void *p = realloc(txn->new_dbis, (txn->new_dbi_count + 1) * sizeof *txn->new_dbis);
+        if (!p) return orc_fail(ORC_ERR_NOMEM, "allocating database handles");
+        txn->new_dbis = p;
+        txn->new_dbis[txn->new_dbi_count].table = table;
+        txn->new_dbis[txn->new_dbi_count].pk = pk;
+        txn->new_dbis[txn->new_dbi_count].dbi = dbi;
+        txn->new_dbi_count++;
+    }
+    *out = dbi;
+    return ORC_OK;
+}
+
+int txn_table_dbi(orc_txn *txn, uint32_t table, MDB_dbi *out) { return table_dbi(txn, table, false, out); }
+int txn_pk_dbi(orc_txn *txn, uint32_t table, MDB_dbi *out) { return table_dbi(txn, table, true, out); }
+
+/* ---- table states ------------------------------------------------------------ */
+
+static int load_tables(orc_txn *txn)
+{
+    MDB_val v;
+    int rc = meta_read(txn->mdb, txn->core->dbi_meta, META_TABLES, &v);
+    uint32_t n = 0;
+    if (rc && rc != MDB_NOTFOUND) return orc_fail_mdb(rc, "reading table states");
+    if (!rc) {
+        if (v.mv_size < 4) return orc_fail(ORC_ERR_CORRUPT, "table states are truncated");
+        n = ld32(v.mv_data);
+        if ((size_t)n * 16 + 4 != v.mv_size || n > ORC_MAX_TABLES)
+            return orc_fail(ORC_ERR_CORRUPT, "table states have %zu bytes for %u tables", v.mv_size, n);
+    }
+    uint32_t cap = txn->schema->ntables > n ? txn->schema->ntables : n;
+    txn->tables = calloc((size_t)cap + 1, sizeof *txn->tables);
+    if (!txn->tables) return orc_fail(ORC_ERR_NOMEM, "allocating table states");
+    for (uint32_t t = 1; t <= n; t++) {
+        const uint8_t *p = (const uint8_t *)v.mv_data + 4 + (size_t)(t - 1) * 16;
+        txn->tables[t].next_key = ld64(p);
+        txn->tables[t].count = ld64(p + 8);
+    }
+    for (uint32_t t = 1; t <= cap; t++)
+        if (txn->tables[t].next_key == 0) txn->tables[t].next_key = 1;
+    txn->ntables_state = cap;
+    return ORC_OK;
+}
+
+orc_table_state *txn_table_state(orc_txn *txn, uint32_t table)
+{
+    if (!txn->tables && load_tables(txn)) return NULL;
+    if (table > txn->ntables_state) {
+        if (table > ORC_MAX_TABLES) return NULL;
+        orc_table_state *a = realloc(txn->tables, ((size_t)table + 1) * sizeof *a);
+        if (!a) return NULL;
+        for (uint32_t t = txn->ntables_state + 1; t <= table; t++) {
+            a[t].next_key = 1;
+            a[t].count = 0;
+        }
+        txn->tables = a;
+        txn->ntables_state = table;
+    }
+    return table ? &txn->tables[table] : NULL;
+}
+
+/* ---- map growth -------------------------------------------------------------- */
+
+int txn_grow(orc_txn *txn, size_t changeset_mark, uint32_t instr_mark)
+{
+    orc_envcore *core = txn->core;
+    uint64_t version = txn->version;
+    /* The redo log: what the transaction did before the operation that failed. */
+    size_t n = changeset_mark;
+    uint8_t *redo = n ? malloc(n) : NULL;
+    if (n && !redo) return txn_poison(txn, orc_fail(ORC_ERR_NOMEM, "saving the transaction for map growth"));
+    if (n) memcpy(redo, txn->changeset.data, n);
+    (void)instr_mark;
+    orc_buf meta = txn->meta_redo;
+    txn->meta_redo = (orc_buf){0};
+    int rc;
+    for (;;) {
+        mdb_end(txn, false);
+        txn_reset_state(txn);
+        txn->changeset.size = 0;
+        txn->instr_count = 0;
+        if ((rc = env_grow_map(core, 0))) break;
+        if ((rc = mdb_begin(txn)) || (rc = txn_load(txn))) break;
+        if (txn->version != version) {
+            rc = orc_fail(ORC_ERR_MAP_FULL, "the map grew while another process committed; the transaction is lost");
+            break;
+        }
+        txn->replaying = true;
+        rc = n ? log_replay(txn, redo, n) : ORC_OK;
+        if (!rc) rc = meta_redo_apply(txn, meta.data, meta.size);
+        txn->replaying = false;
+        if (rc != ORC_ERR_MAP_FULL) break;
+    }
+    free(redo);
+    buf_free(&txn->meta_redo);
+    txn->meta_redo = meta;
+    if (rc) {
+        txn->failed = true;
+        return rc;
+    }
+    return ORC_OK;
+}
+
+/* ---- metadata ---------------------------------------------------------------- */
+
+static int check_meta_name(const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (n == 0 || n > 400) return orc_fail(ORC_ERR_INVALID_ARG, "metadata names have 1 to 400 bytes");
+    return ORC_OK;
+}
+
+int orc_meta_get(orc_txn *txn, const char *name, const void **data_out, size_t *size_out)
+{
+    int rc = check_meta_name(name);
+    if (rc) return rc;
+    if (!txn || !txn->mdb) return orc_fail(ORC_ERR_BAD_TXN, "the transaction has ended");
+    MDB_val v;
+    int mrc = meta_read(txn->mdb, txn->core->dbi_meta, name, &v);
+    if (mrc == MDB_NOTFOUND) return orc_fail(ORC_ERR_NOT_FOUND, "no metadata named '%s'", name);
+    if (mrc) return orc_fail_mdb(mrc, "reading metadata");
+    *data_out = v.mv_data;
+    *size_out = v.mv_size;
+    return ORC_OK;
+}
+
+/*
+ * Metadata is not in the changeset, so writes other than the three a commit
+ * regenerates are kept in meta_redo for map growth:
+ *   u8 op (1 put, 2 delete) | u32 name length | name | u32 size | data
+ */
+static bool regenerated_at_commit(const char *name)
+{
+    return !strcmp(name, META_VERSION) || !strcmp(name, META_SCHEMA) || !strcmp(name, META_TABLES);
+}
+
+static int redo_record(orc_txn *txn, uint8_t op, const char *name, const void *data, size_t size)
+{
+    if (txn->replaying || regenerated_at_commit(name)) return ORC_OK;
+    orc_buf *b = &txn->meta_redo;
+    size_t n = strlen(name);
+    int rc = buf_put_u8(b, op);
+    if (!rc) rc = buf_put_u32(b, (uint32_t)n);
+    if (!rc) rc = buf_put(b, name, n);
+    if (!rc) rc = buf_put_u32(b, (uint32_t)size);
+    if (!rc) rc = buf_put(b, data, size);
+    return rc;
+}
+
+int meta_put(orc_txn *txn, const char *name, const void *data, size_t size)
+{
+    MDB_val k = {strlen(name), (void *)name}, v = {size, (void *)data};
+    int mrc = mdb_put(txn->mdb, txn->core->dbi_meta, &k, &v, 0);
+    if (mrc == MDB_MAP_FULL) return ORC_ERR_MAP_FULL;
+    if (mrc) return txn_poison(txn, orc_fail_mdb(mrc, "writing metadata"));
+    txn_touched(txn);
+    return redo_record(txn, 1, name, data, size);
+}
+
+int meta_del(orc_txn *txn, const char *name)
+{
+    MDB_val k = {strlen(name), (void *)name};
+    int mrc = mdb_del(txn->mdb, txn->core->dbi_meta, &k, NULL);
+    if (mrc == MDB_MAP_FULL) return ORC_ERR_MAP_FULL;
+    if (mrc && mrc != MDB_NOTFOUND) return txn_poison(txn, orc_fail_mdb(mrc, "deleting metadata"));
+    txn_touched(txn);
+    return redo_record(txn, 2, name, NULL, 0);
+}
+
+/* Re-applies recorded metadata writes after map growth. */
+static int meta_redo_apply(orc_txn *txn, const uint8_t *p, size_t n)
+{
+    size_t pos = 0;
+    char name[512];
+    while (pos < n) {
+        uint8_t op = p[pos];
+        uint32_t len = ld32(p + pos + 1);
+        memcpy(name, p + pos + 5, len);
+        name[len] = 0;
+        pos += 5 + len;
+        uint32_t size = ld32(p + pos);
+        const uint8_t *data = p + pos + 4;
+        pos += 4 + size;
+        int rc = op == 1 ? meta_put(txn, name, data, size) : meta_del(txn, name);
+        if (rc) return rc;
+    }
+    return ORC_OK;
+}
+
+static int check_user_name(orc_txn *txn, const char *name)
+{
+    int rc = txn_require_write(txn);
+    if (!rc) rc = check_meta_name(name);
+    if (!rc && strncmp(name, "orc.", 4) == 0)
+        rc = orc_fail(ORC_ERR_INVALID_ARG, "metadata names starting with 'orc.' are reserved ('%s')", name);
+    return rc;
+}
+
+int orc_meta_set(orc_txn *txn, const char *name, const void *data, size_t size)
+{
+    int rc = check_user_name(txn, name);
+    if (rc) return rc;
+    if (!data && size) return orc_fail(ORC_ERR_INVALID_ARG, "metadata of %zu bytes without data", size);
+    return ORC_WRITE_OP(txn, meta_put(txn, name, data ? data : "", size));
+}
+
+int orc_meta_delete(orc_txn *txn, const char *name)
+{
+    int rc = check_user_name(txn, name);
+    if (rc) return rc;
+    return ORC_WRITE_OP(txn, meta_del(txn, name));
+}

@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "OpenRealm",
+    products: [
+        .library(name: "ORCore", targets: ["ORCore"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLMDB",
+            path: "CSources/CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZstd",
+            path: "CSources/CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"])]
+        ),
+        .target(
+            name: "ORCore",
+            dependencies: ["CLMDB", "CZstd"],
+            path: "CSources/ORCore",
+            publicHeadersPath: "include",
+            cSettings: [.define("_GNU_SOURCE")],
+            linkerSettings: [.linkedLibrary("lmdb"), .linkedLibrary("zstd"), .linkedLibrary("pthread")]
+        ),
+        .testTarget(
+            name: "ORCoreTests",
+            dependencies: ["ORCore"],
+            path: "Tests/ORCoreTests"
+        ),
+    ]
+)

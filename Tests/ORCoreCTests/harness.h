@@ -1,0 +1,93 @@
+/*
+ * harness.h — the C tests' registry and assertions.
+ *
+ * A test is `TEST(group_name) { ... }`; it registers itself at load time.
+ * `orcore_tests [prefix...]` runs the tests whose names start with a prefix
+ * (all without one) and prints one line per test, then
+ * "N passed, N failed". Each CTest entry runs one group (the part of the name
+ * before the first '_').
+ *
+ * Assertions stop the current test on failure and print the file, line, the
+ * expression and, for ORCore calls, orc_last_error().
+ */
+#ifndef ORC_TEST_HARNESS_H
+#define ORC_TEST_HARNESS_H
+
+#include "orcore.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef void (*test_fn)(void);
+void test_register(const char *name, test_fn fn);
+/** Marks the running test failed (used by the macros). */
+void test_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/** A fresh path (not yet existing) inside the run's temporary directory. */
+const char *test_path(const char *name);
+/** The run's temporary directory (removed at exit unless ORC_TEST_KEEP is set). */
+const char *test_dir(void);
+/** A deterministic per-test random seed (ORC_TEST_SEED overrides), and a xorshift generator. */
+uint64_t test_seed(void);
+uint64_t test_rand(uint64_t *state);
+
+#define TEST(name)                                                                  \
+    static void test_##name(void);                                                  \
+    __attribute__((constructor)) static void register_##name(void)                  \
+    {                                                                               \
+        test_register(#name, test_##name);                                          \
+    }                                                                               \
+    static void test_##name(void)
+
+#define CHECK(cond)                                                                 \
+    do {                                                                            \
+        if (!(cond)) {                                                              \
+            test_fail(__FILE__, __LINE__, "CHECK(%s)", #cond);                      \
+            return;                                                                 \
+        }                                                                           \
+    } while (0)
+
+#define CHECK_OK(expr)                                                              \
+    do {                                                                            \
+        int check_rc_ = (expr);                                                     \
+        if (check_rc_ != ORC_OK) {                                                  \
+            test_fail(__FILE__, __LINE__, "%s returned %s (%s)", #expr,             \
+                      orc_strerror(check_rc_), orc_last_error());                   \
+            return;                                                                 \
+        }                                                                           \
+    } while (0)
+
+#define CHECK_RC(expr, want)                                                        \
+    do {                                                                            \
+        int check_rc_ = (expr);                                                     \
+        if (check_rc_ != (want)) {                                                  \
+            test_fail(__FILE__, __LINE__, "%s returned %s, want %s (%s)", #expr,    \
+                      orc_strerror(check_rc_), orc_strerror(want), orc_last_error()); \
+            return;                                                                 \
+        }                                                                           \
+    } while (0)
+
+#define CHECK_EQ(a, b)                                                              \
+    do {                                                                            \
+        long long check_a_ = (long long)(a), check_b_ = (long long)(b);             \
+        if (check_a_ != check_b_) {                                                 \
+            test_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld", #a, #b,         \
+                      check_a_, check_b_);                                          \
+            return;                                                                 \
+        }                                                                           \
+    } while (0)
+
+#define CHECK_STR(a, b)                                                             \
+    do {                                                                            \
+        const char *check_a_ = (a), *check_b_ = (b);                                \
+        if (strcmp(check_a_, check_b_) != 0) {                                      \
+            test_fail(__FILE__, __LINE__, "%s == %s: \"%s\" != \"%s\"", #a, #b,     \
+                      check_a_, check_b_);                                          \
+            return;                                                                 \
+        }                                                                           \
+    } while (0)
+
+/** Fails the test when orc_env_check finds a problem. */
+#define CHECK_ENV(env) CHECK_OK(orc_env_check((env), NULL))
+
+#endif
