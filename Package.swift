@@ -25,7 +25,7 @@ let package = Package(
             path: "CSources/ORCore",
             publicHeadersPath: "include",
             cSettings: [.define("_GNU_SOURCE")],
-            linkerSettings: [.linkedLibrary("lmdb"), .linkedLibrary("zstd"), .linkedLibrary("pthread")]
+            linkerSettings: [.linkedLibrary("lmdb"), .linkedLibrary("zstd"), .linkedLibrary("pthread"), .linkedLibrary("m")]
         ),
         .testTarget(
             name: "ORCoreTests",

@@ -121,6 +121,9 @@ static void fatal(const char *fmt, ...)
     exit(2);
 }
 
+/* Workload functions stay out of line so a profiler can name them (valgrind --toggle-collect=orc_scan_count). */
+#define PROFILED __attribute__((noinline))
+
 #define ORC(call)                                                                   \
     do {                                                                            \
         int orc_rc_ = (call);                                                       \
@@ -352,7 +355,7 @@ static void orc_insert_range(orc_txn *txn, uint64_t first, size_t n)
     }
 }
 
-static uint64_t orc_bulk(size_t n)
+PROFILED static uint64_t orc_bulk(size_t n)
 {
     uint64_t t0 = now_ns();
     orc_txn *txn;
@@ -362,7 +365,7 @@ static uint64_t orc_bulk(size_t n)
     return now_ns() - t0;
 }
 
-static uint64_t orc_point_reads(const uint8_t (*oids)[12], size_t n, int64_t *sum_out)
+PROFILED static uint64_t orc_point_reads(const uint8_t (*oids)[12], size_t n, int64_t *sum_out)
 {
     uint64_t t0 = now_ns();
     orc_txn *txn;
@@ -403,7 +406,7 @@ static size_t prog_cmp_head(uint8_t *p, uint8_t op, uint16_t col)
     return 11;
 }
 
-static uint64_t orc_scan_count(uint64_t *count_out)
+PROFILED static uint64_t orc_scan_count(uint64_t *count_out)
 {
     uint8_t prog[32];
     size_t len = prog_cmp_head(prog, ORC_CMP_GE, g.col[C_PROGRESS]);
@@ -425,7 +428,7 @@ static uint64_t orc_scan_count(uint64_t *count_out)
 /* The order in which lookups visit the 100 assignees (37 is prime to 100). */
 static int lookup_name(size_t k) { return (int)((k * 37 + 42) % 100); }
 
-static uint64_t orc_index_lookups(size_t n, uint64_t hits[100], bool *used_index_out)
+PROFILED static uint64_t orc_index_lookups(size_t n, uint64_t hits[100], bool *used_index_out)
 {
     uint8_t prog[64];
     orc_keys keys = {0};
@@ -457,7 +460,7 @@ static uint64_t orc_index_lookups(size_t n, uint64_t hits[100], bool *used_index
     return dt;
 }
 
-static uint64_t orc_commits(uint64_t first, size_t n)
+PROFILED static uint64_t orc_commits(uint64_t first, size_t n)
 {
     uint64_t t0 = now_ns();
     for (size_t k = 0; k < n; k++) {
@@ -562,7 +565,7 @@ static void mdb_insert_range(MDB_txn *txn, uint64_t first, size_t n)
     }
 }
 
-static uint64_t mdb_bulk(size_t n)
+PROFILED static uint64_t mdb_bulk(size_t n)
 {
     uint64_t t0 = now_ns();
     MDB_txn *txn;
@@ -572,7 +575,7 @@ static uint64_t mdb_bulk(size_t n)
     return now_ns() - t0;
 }
 
-static uint64_t mdb_point_reads(const uint8_t (*oids)[12], size_t n, int64_t *sum_out)
+PROFILED static uint64_t mdb_point_reads(const uint8_t (*oids)[12], size_t n, int64_t *sum_out)
 {
     uint64_t t0 = now_ns();
     MDB_txn *txn;
@@ -588,7 +591,7 @@ static uint64_t mdb_point_reads(const uint8_t (*oids)[12], size_t n, int64_t *su
     return now_ns() - t0;
 }
 
-static uint64_t mdb_scan_count(uint64_t *count_out)
+PROFILED static uint64_t mdb_scan_count(uint64_t *count_out)
 {
     uint64_t t0 = now_ns();
     MDB_txn *txn;
@@ -611,7 +614,7 @@ static uint64_t mdb_scan_count(uint64_t *count_out)
     return now_ns() - t0;
 }
 
-static uint64_t mdb_index_lookups(size_t n, uint64_t hits[100])
+PROFILED static uint64_t mdb_index_lookups(size_t n, uint64_t hits[100])
 {
     size_t cap = 1024, count = 0;
     uint8_t (*found)[12] = xmalloc(cap * 12);
@@ -650,7 +653,7 @@ static uint64_t mdb_index_lookups(size_t n, uint64_t hits[100])
     return dt;
 }
 
-static uint64_t mdb_commits(uint64_t first, size_t n)
+PROFILED static uint64_t mdb_commits(uint64_t first, size_t n)
 {
     uint64_t t0 = now_ns();
     for (size_t k = 0; k < n; k++) {

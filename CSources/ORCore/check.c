@@ -183,9 +183,12 @@ static void check_pk_row(ck *k, const orc_class *c, bool has_db, MDB_dbi pdb, ui
         problem(k, "table '%s' key %llu: missing primary key entry", c->name, (unsigned long long)key);
     else if (mdb_fail(k, mrc, "reading a primary key entry"))
         return;
-    else if (dv.mv_size != 8 || ld64(dv.mv_data) != key)
+    else if (dv.mv_size != 8)
+        problem(k, "table '%s' key %llu: its primary key entry holds %zu bytes, not an 8-byte key", c->name,
+                (unsigned long long)key, dv.mv_size);
+    else if (ld64(dv.mv_data) != key)
         problem(k, "table '%s' key %llu: its primary key entry names key %llu", c->name, (unsigned long long)key,
-                dv.mv_size == 8 ? (unsigned long long)ld64(dv.mv_data) : 0ULL);
+                (unsigned long long)ld64(dv.mv_data));
 }
 
 static void check_idx_row(ck *k, const orc_class *c, const orc_prop *p, uint64_t key, const orc_value *v)
@@ -624,7 +627,7 @@ int orc_env_check(orc_env *env, size_t *problems_out)
     if (!k.err) check_idx_entries(&k);
     if (!k.err) check_coll_entries(&k);
     if (!k.err) {
-        qsort(k.refs, k.nrefs, sizeof *k.refs, ref_cmp);
+        if (k.nrefs) qsort(k.refs, k.nrefs, sizeof *k.refs, ref_cmp);
         check_backlinks(&k);
     }
     if (!k.err) check_embedded(&k);

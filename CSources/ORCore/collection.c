@@ -1,12 +1,15 @@
 /*
- * collection.c — lists, sets and dictionaries.
+ * collection.c — lists, sets and dictionaries: the blob, the cache, reads.
  *
  * OWNS
  *   The "coll" database: one record per non-empty collection property of an
- *   object; the public orc_coll_* / orc_list_* / orc_set_* / orc_dict_* calls;
- *   the hooks object.c calls when an object is erased (coll_erase_object), a
- *   link target is erased (coll_remove_links) or an embedded element is
- *   created (coll_attach).
+ *   object. This file decodes, checks, builds and stores the records and
+ *   answers the reads (orc_coll_size / get / find, orc_dict_key_at / get,
+ *   coll_load / coll_elem for the query engine and the checker).
+ *   collection_write.c has the mutations (orc_list_*, orc_set_*, orc_dict_*,
+ *   orc_coll_clear) and the hooks object.c calls when an object is erased
+ *   (coll_erase_object), a link target is erased (coll_remove_links) or an
+ *   embedded element is created (coll_attach). collection_impl.h joins them.
  *
  * RECORD
  *   key    u32 BE table | u64 BE object key | u16 BE column     (14 bytes)
@@ -47,14 +50,10 @@
  *   across a write: whatever a mutation needs from the old blob (link
  *   targets, a logged value) is taken before the first write.
  *
- * LOGGING AND FAILURES
- *   Validation comes first and changes nothing. Then the instruction is
- *   recorded (log_coll), then the record written, then backlinks and embedded
- *   objects updated. A failure after the first change poisons the transaction
- *   (txn_poison), except ORC_ERR_MAP_FULL, which ORC_WRITE_OP answers by
- *   growing the map and replaying the transaction.
+ * The order in which a mutation validates, logs and writes is described at
+ * the top of collection_write.c.
  */
-#include "internal.h"
+#include "collection_impl.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -77,33 +76,6 @@ struct orc_coll_cache {
     orc_buf build;        /* reused: the blob being written */
     orc_buf enc;          /* reused: one encoded element */
 };
-
-/* What a public call works on. */
-typedef struct site {
-    const orc_class *cls;
-    const orc_prop *prop;
-    uint64_t key;
-    collref c;
-} site;
-
-/* A link element taken out of a blob before writing. */
-typedef struct linkref {
-    uint32_t table;       /* 0: not a link */
-    uint64_t key;
-    bool embedded;
-} linkref;
-
-typedef struct linkvec {
-    linkref *v;
-    size_t n, cap;
-} linkvec;
-
-/* A run of bytes of a blob being built; `cont` continues the previous element. */
-typedef struct piece {
-    const uint8_t *p;
-    size_t n;
-    bool cont;
-} piece;
 
 /* ---- names for messages ------------------------------------------------------ */
 
@@ -160,7 +132,7 @@ static void coll_key_make(uint8_t k[COLL_KEY_SIZE], uint32_t table, uint64_t key
     st16be(k + 12, col);
 }
 
-static int corrupt(const orc_class *cls, const orc_prop *p, uint64_t key, const char *why, uint32_t i)
+int coll_corrupt(const orc_class *cls, const orc_prop *p, uint64_t key, const char *why, uint32_t i)
 {
     return orc_fail(ORC_ERR_CORRUPT, "collection '%s.%s' of object %" PRIu64 " is damaged: %s (element %u)",
                     cls->name, p->name, key, why, i);
@@ -200,7 +172,7 @@ static const char *blob_parse(const uint8_t *data, size_t size, collref *out, ui
     return NULL;
 }
 
-static void elem_bounds(const collref *c, uint32_t i, size_t *start, size_t *end)
+void coll_bounds(const collref *c, uint32_t i, size_t *start, size_t *end)
 {
     *start = ld32(c->blob + 4 + 4 * (size_t)i);
     *end = i + 1 < c->count ? ld32(c->blob + 8 + 4 * (size_t)i) : c->size;
@@ -223,7 +195,7 @@ int coll_elem(const collref *c, uint32_t i, orc_value *dkey, orc_value *value)
         return orc_fail(ORC_ERR_OUT_OF_RANGE, "index %u is past the end of a collection of %u elements", i,
                         c->count);
     size_t start, end, pos;
-    elem_bounds(c, i, &start, &end);
+    coll_bounds(c, i, &start, &end);
     pos = start;
     orc_value k = {.type = ORC_TYPE_NULL}, v;
     if (c->prop && c->prop->collection == ORC_COLL_DICT) {
@@ -243,7 +215,7 @@ int coll_elem(const collref *c, uint32_t i, orc_value *dkey, orc_value *value)
 
 /* ---- loading ------------------------------------------------------------------- */
 
-static int resolve_prop(orc_txn *txn, uint32_t table, uint16_t col, orc_collection want, const orc_class **cls_out,
+int coll_resolve(orc_txn *txn, uint32_t table, uint16_t col, orc_collection want, const orc_class **cls_out,
                         const orc_prop **prop_out)
 {
     int rc = ORC_ERR_NOT_FOUND;
@@ -263,7 +235,7 @@ static int resolve_prop(orc_txn *txn, uint32_t table, uint16_t col, orc_collecti
 }
 
 /* Loads (cls, key, p) into *out, through the cache; `need_owner` checks that the object exists. */
-static int load(orc_txn *txn, const orc_class *cls, const orc_prop *p, uint64_t key, bool need_owner, collref *out)
+int coll_load_prop(orc_txn *txn, const orc_class *cls, const orc_prop *p, uint64_t key, bool need_owner, collref *out)
 {
     out->prop = p;
     if (cache_hit(txn, cls->table, key, p->col, need_owner)) {
@@ -293,7 +265,7 @@ static int load(orc_txn *txn, const orc_class *cls, const orc_prop *p, uint64_t 
     if (!mrc) {
         uint32_t bad;
         const char *why = blob_parse(mv.mv_data, mv.mv_size, out, &bad);
-        if (why) return corrupt(cls, p, key, why, bad);
+        if (why) return coll_corrupt(cls, p, key, why, bad);
     }
     orc_coll_cache *k = cache_of(txn);
     if (k) {
@@ -317,24 +289,24 @@ int coll_load(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, collref 
 {
     const orc_class *cls;
     const orc_prop *p;
-    int rc = resolve_prop(txn, table, col, ORC_COLL_NONE, &cls, &p);
-    return rc ? rc : load(txn, cls, p, key, false, out);
+    int rc = coll_resolve(txn, table, col, ORC_COLL_NONE, &cls, &p);
+    return rc ? rc : coll_load_prop(txn, cls, p, key, false, out);
 }
 
-static int open_site(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, orc_collection want, bool write,
+int coll_open(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, orc_collection want, bool write,
                      site *s)
 {
     if (!txn) return orc_fail(ORC_ERR_INVALID_ARG, "no transaction");
     int rc = write ? txn_require_write(txn)
              : txn->failed ? orc_fail(ORC_ERR_BAD_TXN, "the transaction failed earlier; only abort is possible")
                            : ORC_OK;
-    if (!rc) rc = resolve_prop(txn, table, col, want, &s->cls, &s->prop);
-    if (!rc) rc = load(txn, s->cls, s->prop, key, true, &s->c);
+    if (!rc) rc = coll_resolve(txn, table, col, want, &s->cls, &s->prop);
+    if (!rc) rc = coll_load_prop(txn, s->cls, s->prop, key, true, &s->c);
     s->key = key;
     return rc;
 }
 
-static int out_of_range(const site *s, size_t i)
+int coll_out_of_range(const site *s, size_t i)
 {
     return orc_fail(ORC_ERR_OUT_OF_RANGE, "index %zu is out of range for '%s.%s' of object %" PRIu64 " (size %u)", i,
                     s->cls->name, s->prop->name, s->key, s->c.count);
@@ -342,7 +314,7 @@ static int out_of_range(const site *s, size_t i)
 
 /* ---- values -------------------------------------------------------------------- */
 
-static bool class_is_embedded(orc_txn *txn, uint32_t table)
+bool coll_is_embedded(orc_txn *txn, uint32_t table)
 {
     const orc_class *t = schema_class(txn, table);
     return t && t->kind == ORC_CLASS_EMBEDDED;
@@ -354,7 +326,7 @@ static bool class_is_embedded(orc_txn *txn, uint32_t table)
  * needs the type to be comparable (a null that cannot be stored is simply
  * absent).
  */
-static int check_value(orc_txn *txn, const site *s, const orc_value *v, bool write)
+int coll_check_value(orc_txn *txn, const site *s, const orc_value *v, bool write)
 {
     const orc_prop *p = s->prop;
     const char *cn = s->cls->name, *pn = p->name;
@@ -448,7 +420,7 @@ static bool utf8_valid(const uint8_t *s, size_t n)
 }
 
 /* Keys that can be stored: non-empty UTF-8, no '.', not starting with '$' (Realm's rules). */
-static int check_dict_key(const site *s, const char *k, size_t n)
+int coll_check_key(const site *s, const char *k, size_t n)
 {
     const char *cn = s->cls->name, *pn = s->prop->name;
     if (!k && n) return orc_fail(ORC_ERR_INVALID_ARG, "a dictionary key of %zu bytes without data for '%s.%s'", n, cn, pn);
@@ -465,7 +437,7 @@ static int check_dict_key(const site *s, const char *k, size_t n)
 }
 
 /* Encodes one element into the cache's `enc` buffer. */
-static int encode_elem(orc_txn *txn, const orc_value *dkey, const orc_value *v, const orc_buf **out)
+int coll_encode(orc_txn *txn, const orc_value *dkey, const orc_value *v, const orc_buf **out)
 {
     orc_coll_cache *k = cache_of(txn);
     if (!k) return orc_fail(ORC_ERR_NOMEM, "allocating the collection cache");
@@ -478,7 +450,7 @@ static int encode_elem(orc_txn *txn, const orc_value *dkey, const orc_value *v, 
     return ORC_OK;
 }
 
-static void link_of(orc_txn *txn, const orc_value *v, linkref *out)
+void coll_link_of(orc_txn *txn, const orc_value *v, linkref *out)
 {
     out->table = 0;
     out->key = 0;
@@ -486,7 +458,7 @@ static void link_of(orc_txn *txn, const orc_value *v, linkref *out)
     if (v->type != ORC_TYPE_LINK) return;
     out->table = v->link.table;
     out->key = v->link.key;
-    out->embedded = class_is_embedded(txn, v->link.table);
+    out->embedded = coll_is_embedded(txn, v->link.table);
 }
 
 static int linkvec_push(linkvec *lv, const linkref *l)
@@ -503,7 +475,7 @@ static int linkvec_push(linkvec *lv, const linkref *l)
 }
 
 /* The link elements of a whole collection, taken out before it is rewritten. */
-static int collect_links(orc_txn *txn, const collref *c, linkvec *out)
+int coll_collect_links(orc_txn *txn, const collref *c, linkvec *out)
 {
     if (!prop_may_link(c->prop)) return ORC_OK;
     for (uint32_t i = 0; i < c->count; i++) {
@@ -511,14 +483,14 @@ static int collect_links(orc_txn *txn, const collref *c, linkvec *out)
         int rc = coll_elem(c, i, NULL, &v);
         if (rc) return rc;
         linkref l;
-        link_of(txn, &v, &l);
+        coll_link_of(txn, &v, &l);
         if (l.table && (rc = linkvec_push(out, &l))) return rc;
     }
     return ORC_OK;
 }
 
 /* Removes an element's backlink and erases the embedded object it owned (invariant 5). */
-static int drop_link(orc_txn *txn, const linkref *l, uint32_t otable, uint16_t ocol, uint64_t okey)
+int coll_drop_link(orc_txn *txn, const linkref *l, uint32_t otable, uint16_t ocol, uint64_t okey)
 {
     if (!l->table) return ORC_OK;
     int rc = blink_remove(txn, l->table, l->key, otable, ocol, okey);
@@ -535,7 +507,7 @@ static int too_large(void) { return orc_fail(ORC_ERR_INVALID_ARG, "the collectio
  * inserted), built into `out`; an empty result leaves out->size 0. Invariant 1
  * lets the untouched runs move with two memcpys and shifted offsets.
  */
-static int blob_splice(const collref *c, uint32_t at, uint32_t del, const orc_buf *ins, orc_buf *out)
+int coll_splice(const collref *c, uint32_t at, uint32_t del, const orc_buf *ins, orc_buf *out)
 {
     uint32_t n = c->count;
     uint64_t newn = (uint64_t)n - del + (ins ? 1 : 0);
@@ -568,7 +540,7 @@ static int blob_splice(const collref *c, uint32_t at, uint32_t del, const orc_bu
 }
 
 /* A blob made of pieces (each starting an element unless `cont`). */
-static int blob_from_pieces(const piece *ps, size_t np, orc_buf *out)
+int coll_build_pieces(const piece *ps, size_t np, orc_buf *out)
 {
     uint64_t n = 0, bytes = 0;
     for (size_t i = 0; i < np; i++) {
@@ -593,7 +565,7 @@ static int blob_from_pieces(const piece *ps, size_t np, orc_buf *out)
     return ORC_OK;
 }
 
-static int build_buf(orc_txn *txn, orc_buf **out)
+int coll_build_buf(orc_txn *txn, orc_buf **out)
 {
     orc_coll_cache *k = cache_of(txn);
     if (!k) return orc_fail(ORC_ERR_NOMEM, "allocating the collection cache");
@@ -602,7 +574,7 @@ static int build_buf(orc_txn *txn, orc_buf **out)
 }
 
 /* Writes (or, when empty, deletes) the record. */
-static int store(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const orc_buf *blob)
+int coll_store(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const orc_buf *blob)
 {
     uint8_t kb[COLL_KEY_SIZE];
     coll_key_make(kb, table, key, col);
@@ -624,7 +596,7 @@ static int store(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const
 /* ---- searching ----------------------------------------------------------------- */
 
 /* The first position whose element is >= v; *found when it equals v. */
-static int set_lower_bound(const collref *c, const orc_value *v, uint32_t *pos, bool *found)
+int coll_set_search(const collref *c, const orc_value *v, uint32_t *pos, bool *found)
 {
     uint32_t lo = 0, hi = c->count;
     *found = false;
@@ -652,7 +624,7 @@ static int key_cmp(const char *a, size_t an, const char *b, size_t bn)
     return an < bn ? -1 : an > bn;
 }
 
-static int dict_lower_bound(const collref *c, const char *k, size_t kn, uint32_t *pos, bool *found)
+int coll_dict_search(const collref *c, const char *k, size_t kn, uint32_t *pos, bool *found)
 {
     uint32_t lo = 0, hi = c->count;
     *found = false;
@@ -678,7 +650,7 @@ int orc_coll_size(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size
 {
     site s;
     if (!size_out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_coll_size needs an out pointer");
-    int rc = open_site(txn, table, key, col, ORC_COLL_NONE, false, &s);
+    int rc = coll_open(txn, table, key, col, ORC_COLL_NONE, false, &s);
     if (!rc) *size_out = s.c.count;
     return rc;
 }
@@ -687,9 +659,9 @@ int orc_coll_get(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_
 {
     site s;
     if (!out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_coll_get needs an out pointer");
-    int rc = open_site(txn, table, key, col, ORC_COLL_NONE, false, &s);
+    int rc = coll_open(txn, table, key, col, ORC_COLL_NONE, false, &s);
     if (rc) return rc;
-    if (i >= s.c.count) return out_of_range(&s, i);
+    if (i >= s.c.count) return coll_out_of_range(&s, i);
     return coll_elem(&s.c, (uint32_t)i, NULL, out);
 }
 
@@ -698,13 +670,13 @@ int orc_coll_find(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, cons
 {
     site s;
     if (!index_out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_coll_find needs an out pointer");
-    int rc = open_site(txn, table, key, col, ORC_COLL_NONE, false, &s);
-    if (!rc) rc = check_value(txn, &s, value, false);
+    int rc = coll_open(txn, table, key, col, ORC_COLL_NONE, false, &s);
+    if (!rc) rc = coll_check_value(txn, &s, value, false);
     if (rc) return rc;
     if (s.prop->collection == ORC_COLL_SET) {
         uint32_t pos;
         bool found;
-        if ((rc = set_lower_bound(&s.c, value, &pos, &found))) return rc;
+        if ((rc = coll_set_search(&s.c, value, &pos, &found))) return rc;
         if (found) {
             *index_out = pos;
             return ORC_OK;
@@ -727,9 +699,9 @@ int orc_dict_key_at(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, si
 {
     site s;
     if (!key_out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_dict_key_at needs an out pointer");
-    int rc = open_site(txn, table, key, col, ORC_COLL_DICT, false, &s);
+    int rc = coll_open(txn, table, key, col, ORC_COLL_DICT, false, &s);
     if (rc) return rc;
-    if (i >= s.c.count) return out_of_range(&s, i);
+    if (i >= s.c.count) return coll_out_of_range(&s, i);
     return coll_elem(&s.c, (uint32_t)i, key_out, NULL);
 }
 
@@ -739,425 +711,14 @@ int orc_dict_get(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const
     site s;
     if (!out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_dict_get needs an out pointer");
     if (!dkey && dkey_len) return orc_fail(ORC_ERR_INVALID_ARG, "a dictionary key of %zu bytes without data", dkey_len);
-    int rc = open_site(txn, table, key, col, ORC_COLL_DICT, false, &s);
+    int rc = coll_open(txn, table, key, col, ORC_COLL_DICT, false, &s);
     if (rc) return rc;
     uint32_t pos;
     bool found;
-    if ((rc = dict_lower_bound(&s.c, dkey, dkey_len, &pos, &found))) return rc;
+    if ((rc = coll_dict_search(&s.c, dkey, dkey_len, &pos, &found))) return rc;
     if (!found)
         return orc_fail(ORC_ERR_NOT_FOUND, "dictionary '%s.%s' of object %" PRIu64 " has no key '%.*s'", s.cls->name,
                         s.prop->name, key, quote_len(dkey_len), dkey ? dkey : "");
     return coll_elem(&s.c, pos, NULL, out);
 }
 
-/* ---- list writes ----------------------------------------------------------------- */
-
-static int list_insert(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, const orc_value *value)
-{
-    site s;
-    const orc_buf *enc;
-    orc_buf *out;
-    int rc = open_site(txn, table, key, col, ORC_COLL_LIST, true, &s);
-    if (rc) return rc;
-    if (i > s.c.count) return out_of_range(&s, i);
-    if ((rc = check_value(txn, &s, value, true))) return rc;
-    if ((rc = encode_elem(txn, NULL, value, &enc)) || (rc = build_buf(txn, &out)) ||
-        (rc = blob_splice(&s.c, (uint32_t)i, 0, enc, out)))
-        return rc;
-    rc = log_coll(txn, s.cls, key, ORC_INSTR_LIST_INSERT, col, i, 0, NULL, value, false);
-    if (!rc) rc = store(txn, table, key, col, out);
-    if (!rc && value->type == ORC_TYPE_LINK) rc = blink_add(txn, value->link.table, value->link.key, table, col, key);
-    return rc ? txn_poison(txn, rc) : ORC_OK;
-}
-
-static int list_set(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, const orc_value *value)
-{
-    site s;
-    const orc_buf *enc;
-    orc_buf *out;
-    orc_value old;
-    linkref was;
-    int rc = open_site(txn, table, key, col, ORC_COLL_LIST, true, &s);
-    if (rc) return rc;
-    if (i >= s.c.count) return out_of_range(&s, i);
-    if ((rc = check_value(txn, &s, value, true)) || (rc = coll_elem(&s.c, (uint32_t)i, NULL, &old))) return rc;
-    link_of(txn, &old, &was);
-    if ((rc = encode_elem(txn, NULL, value, &enc)) || (rc = build_buf(txn, &out)) ||
-        (rc = blob_splice(&s.c, (uint32_t)i, 1, enc, out)))
-        return rc;
-    rc = log_coll(txn, s.cls, key, ORC_INSTR_LIST_SET, col, i, 0, NULL, value, false);
-    if (!rc) rc = store(txn, table, key, col, out);
-    /* Add before removing: the same target set again never drops to a zero count. */
-    if (!rc && value->type == ORC_TYPE_LINK) rc = blink_add(txn, value->link.table, value->link.key, table, col, key);
-    if (!rc) rc = drop_link(txn, &was, table, col, key);
-    return rc ? txn_poison(txn, rc) : ORC_OK;
-}
-
-static int list_erase(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i)
-{
-    site s;
-    orc_buf *out;
-    orc_value old;
-    linkref was;
-    int rc = open_site(txn, table, key, col, ORC_COLL_LIST, true, &s);
-    if (rc) return rc;
-    if (i >= s.c.count) return out_of_range(&s, i);
-    if ((rc = coll_elem(&s.c, (uint32_t)i, NULL, &old))) return rc;
-    link_of(txn, &old, &was);
-    if ((rc = build_buf(txn, &out)) || (rc = blob_splice(&s.c, (uint32_t)i, 1, NULL, out))) return rc;
-    rc = log_coll(txn, s.cls, key, ORC_INSTR_LIST_ERASE, col, i, 0, NULL, NULL, false);
-    if (!rc) rc = store(txn, table, key, col, out);
-    if (!rc) rc = drop_link(txn, &was, table, col, key);
-    return rc ? txn_poison(txn, rc) : ORC_OK;
-}
-
-static int list_move(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t from, size_t to)
-{
-    site s;
-    orc_buf *out;
-    int rc = open_site(txn, table, key, col, ORC_COLL_LIST, true, &s);
-    if (rc) return rc;
-    if (from >= s.c.count) return out_of_range(&s, from);
-    if (to >= s.c.count) return out_of_range(&s, to);
-    if (from == to) return ORC_OK; /* nothing changes, nothing to record */
-    uint32_t n = s.c.count;
-    piece *ps = malloc(n * sizeof *ps);
-    if (!ps) return orc_fail(ORC_ERR_NOMEM, "allocating a list of %u elements", n);
-    /* Element `from` leaves; the rest keep their order; it comes back at `to`. */
-    size_t fs, fe;
-    elem_bounds(&s.c, (uint32_t)from, &fs, &fe);
-    size_t np = 0;
-    for (uint32_t j = 0; j < n; j++) {
-        if (j == from) continue;
-        if (np == to) ps[np++] = (piece){s.c.blob + fs, fe - fs, false};
-        size_t a, b;
-        elem_bounds(&s.c, j, &a, &b);
-        ps[np++] = (piece){s.c.blob + a, b - a, false};
-    }
-    if (np == to) ps[np++] = (piece){s.c.blob + fs, fe - fs, false};
-    rc = build_buf(txn, &out);
-    if (!rc) rc = blob_from_pieces(ps, np, out);
-    free(ps);
-    if (rc) return rc;
-    rc = log_coll(txn, s.cls, key, ORC_INSTR_LIST_MOVE, col, from, to, NULL, NULL, false);
-    if (!rc) rc = store(txn, table, key, col, out);
-    return rc ? txn_poison(txn, rc) : ORC_OK;
-}
-
-static int coll_clear(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col)
-{
-    site s;
-    linkvec lv = {0};
-    static const orc_buf empty = {0};
-    int rc = open_site(txn, table, key, col, ORC_COLL_NONE, true, &s);
-    if (rc || s.c.count == 0) return rc;
-    if ((rc = collect_links(txn, &s.c, &lv))) goto out;
-    rc = log_coll(txn, s.cls, key, ORC_INSTR_COLL_CLEAR, col, 0, 0, NULL, NULL, false);
-    if (!rc) rc = store(txn, table, key, col, &empty);
-    for (size_t i = 0; !rc && i < lv.n; i++) rc = drop_link(txn, &lv.v[i], table, col, key);
-    if (rc) rc = txn_poison(txn, rc);
-out:
-    free(lv.v);
-    return rc;
-}
-
-int orc_list_insert(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, const orc_value *value)
-{
-    return ORC_WRITE_OP(txn, list_insert(txn, table, key, col, i, value));
-}
-
-int orc_list_set(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, const orc_value *value)
-{
-    return ORC_WRITE_OP(txn, list_set(txn, table, key, col, i, value));
-}
-
-int orc_list_erase(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i)
-{
-    return ORC_WRITE_OP(txn, list_erase(txn, table, key, col, i));
-}
-
-int orc_list_move(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t from, size_t to)
-{
-    return ORC_WRITE_OP(txn, list_move(txn, table, key, col, from, to));
-}
-
-int orc_coll_clear(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col)
-{
-    return ORC_WRITE_OP(txn, coll_clear(txn, table, key, col));
-}
-
-/* ---- set writes ------------------------------------------------------------------ */
-
-static int set_insert(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const orc_value *value,
-                      bool *inserted_out)
-{
-    site s;
-    const orc_buf *enc;
-    orc_buf *out;
-    uint32_t pos;
-    bool found;
-    if (inserted_out) *inserted_out = false;
-    int rc = open_site(txn, table, key, col, ORC_COLL_SET, true, &s);
-    if (rc || (rc = check_value(txn, &s, value, true)) || (rc = set_lower_bound(&s.c, value, &pos, &found))) return rc;
-    if (found) return ORC_OK;
-    if ((rc = encode_elem(txn, NULL, value, &enc)) || (rc = build_buf(txn, &out)) ||
-        (rc = blob_splice(&s.c, pos, 0, enc, out)))
-        return rc;
-    rc = log_coll(txn, s.cls, key, ORC_INSTR_SET_INSERT, col, 0, 0, NULL, value, false);
-    if (!rc) rc = store(txn, table, key, col, out);
-    if (!rc && value->type == ORC_TYPE_LINK) rc = blink_add(txn, value->link.table, value->link.key, table, col, key);
-    if (rc) return txn_poison(txn, rc);
-    if (inserted_out) *inserted_out = true;
-    return ORC_OK;
-}
-
-static int set_erase(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const orc_value *value,
-                     bool *erased_out)
-{
-    site s;
-    orc_buf *out;
-    orc_value old;
-    linkref was;
-    uint32_t pos;
-    bool found;
-    if (erased_out) *erased_out = false;
-    int rc = open_site(txn, table, key, col, ORC_COLL_SET, true, &s);
-    if (rc || (rc = check_value(txn, &s, value, false)) || (rc = set_lower_bound(&s.c, value, &pos, &found)))
-        return rc;
-    if (!found) return ORC_OK;
-    if ((rc = coll_elem(&s.c, pos, NULL, &old))) return rc;
-    link_of(txn, &old, &was);
-    if ((rc = build_buf(txn, &out)) || (rc = blob_splice(&s.c, pos, 1, NULL, out))) return rc;
-    /* The stored value is logged (it may differ in type from an equal `value`, e.g. 1 and 1.0). */
-    rc = log_coll(txn, s.cls, key, ORC_INSTR_SET_ERASE, col, 0, 0, NULL, &old, false);
-    if (!rc) rc = store(txn, table, key, col, out);
-    if (!rc) rc = drop_link(txn, &was, table, col, key);
-    if (rc) return txn_poison(txn, rc);
-    if (erased_out) *erased_out = true;
-    return ORC_OK;
-}
-
-int orc_set_insert(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const orc_value *value,
-                   bool *inserted_out)
-{
-    return ORC_WRITE_OP(txn, set_insert(txn, table, key, col, value, inserted_out));
-}
-
-int orc_set_erase(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const orc_value *value, bool *erased_out)
-{
-    return ORC_WRITE_OP(txn, set_erase(txn, table, key, col, value, erased_out));
-}
-
-/* ---- dictionary writes ------------------------------------------------------------- */
-
-static int dict_set(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const char *dkey, size_t dkey_len,
-                    const orc_value *value)
-{
-    site s;
-    const orc_buf *enc;
-    orc_buf *out;
-    linkref was = {0};
-    uint32_t pos;
-    bool found;
-    int rc = open_site(txn, table, key, col, ORC_COLL_DICT, true, &s);
-    if (rc || (rc = check_dict_key(&s, dkey, dkey_len)) || (rc = check_value(txn, &s, value, true)) ||
-        (rc = dict_lower_bound(&s.c, dkey, dkey_len, &pos, &found)))
-        return rc;
-    if (found) {
-        orc_value old;
-        if ((rc = coll_elem(&s.c, pos, NULL, &old))) return rc;
-        link_of(txn, &old, &was);
-    }
-    orc_value kv = {.type = ORC_TYPE_STRING, .string = {dkey, dkey_len}};
-    if ((rc = encode_elem(txn, &kv, value, &enc)) || (rc = build_buf(txn, &out)) ||
-        (rc = blob_splice(&s.c, pos, found ? 1 : 0, enc, out)))
-        return rc;
-    rc = log_coll(txn, s.cls, key, ORC_INSTR_DICT_SET, col, 0, 0, &kv, value, false);
-    if (!rc) rc = store(txn, table, key, col, out);
-    if (!rc && value->type == ORC_TYPE_LINK) rc = blink_add(txn, value->link.table, value->link.key, table, col, key);
-    if (!rc) rc = drop_link(txn, &was, table, col, key);
-    return rc ? txn_poison(txn, rc) : ORC_OK;
-}
-
-static int dict_erase(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const char *dkey, size_t dkey_len,
-                      bool *erased_out)
-{
-    site s;
-    orc_buf *out;
-    orc_value old;
-    linkref was;
-    uint32_t pos;
-    bool found;
-    if (erased_out) *erased_out = false;
-    if (!dkey && dkey_len) return orc_fail(ORC_ERR_INVALID_ARG, "a dictionary key of %zu bytes without data", dkey_len);
-    int rc = open_site(txn, table, key, col, ORC_COLL_DICT, true, &s);
-    if (rc || (rc = dict_lower_bound(&s.c, dkey, dkey_len, &pos, &found))) return rc;
-    if (!found) return ORC_OK; /* a key that cannot be stored is simply absent */
-    if ((rc = coll_elem(&s.c, pos, NULL, &old))) return rc;
-    link_of(txn, &old, &was);
-    if ((rc = build_buf(txn, &out)) || (rc = blob_splice(&s.c, pos, 1, NULL, out))) return rc;
-    orc_value kv = {.type = ORC_TYPE_STRING, .string = {dkey, dkey_len}};
-    rc = log_coll(txn, s.cls, key, ORC_INSTR_DICT_ERASE, col, 0, 0, &kv, NULL, false);
-    if (!rc) rc = store(txn, table, key, col, out);
-    if (!rc) rc = drop_link(txn, &was, table, col, key);
-    if (rc) return txn_poison(txn, rc);
-    if (erased_out) *erased_out = true;
-    return ORC_OK;
-}
-
-int orc_dict_set(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const char *dkey, size_t dkey_len,
-                 const orc_value *value)
-{
-    return ORC_WRITE_OP(txn, dict_set(txn, table, key, col, dkey, dkey_len, value));
-}
-
-int orc_dict_erase(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const char *dkey, size_t dkey_len,
-                   bool *erased_out)
-{
-    return ORC_WRITE_OP(txn, dict_erase(txn, table, key, col, dkey, dkey_len, erased_out));
-}
-
-/* ---- hooks for object.c ------------------------------------------------------------ */
-
-int coll_attach(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t index, const orc_value *dict_key,
-                uint32_t child_table, uint64_t child_key)
-{
-    site s;
-    const orc_buf *enc;
-    orc_buf *out;
-    linkref was = {0};
-    uint32_t pos;
-    bool found = false;
-    int rc = open_site(txn, table, key, col, ORC_COLL_NONE, true, &s);
-    if (rc) return rc;
-    const orc_prop *p = s.prop;
-    if (p->collection == ORC_COLL_SET || p->type != ORC_TYPE_LINK || p->link_table != child_table ||
-        !class_is_embedded(txn, child_table))
-        return orc_fail(ORC_ERR_WRONG_TYPE, "'%s.%s' is not a list or dictionary of embedded objects of table %u",
-                        s.cls->name, p->name, child_table);
-    orc_value link = {.type = ORC_TYPE_LINK, .link = {child_table, child_key}};
-    orc_value kv = {.type = ORC_TYPE_NULL};
-    if (p->collection == ORC_COLL_LIST) {
-        if (index > s.c.count) return out_of_range(&s, index);
-        pos = (uint32_t)index;
-    } else {
-        if (!dict_key || dict_key->type != ORC_TYPE_STRING)
-            return orc_fail(ORC_ERR_INVALID_ARG, "an embedded object in dictionary '%s.%s' needs a string key",
-                            s.cls->name, p->name);
-        kv = *dict_key;
-        if ((rc = check_dict_key(&s, kv.string.data, kv.string.size)) ||
-            (rc = dict_lower_bound(&s.c, kv.string.data, kv.string.size, &pos, &found)))
-            return rc;
-        if (found) {
-            orc_value old;
-            if ((rc = coll_elem(&s.c, pos, NULL, &old))) return rc;
-            link_of(txn, &old, &was);
-        }
-    }
-    if ((rc = encode_elem(txn, kv.type == ORC_TYPE_STRING ? &kv : NULL, &link, &enc)) ||
-        (rc = build_buf(txn, &out)) || (rc = blob_splice(&s.c, pos, found ? 1 : 0, enc, out)))
-        return rc;
-    rc = store(txn, table, key, col, out);
-    if (!rc) rc = blink_add(txn, child_table, child_key, table, col, key);
-    if (!rc) rc = drop_link(txn, &was, table, col, key);
-    return rc ? txn_poison(txn, rc) : ORC_OK;
-}
-
-static bool is_link_to(const orc_value *v, uint32_t ttable, uint64_t tkey)
-{
-    return v->type == ORC_TYPE_LINK && v->link.table == ttable && v->link.key == tkey;
-}
-
-int coll_remove_links(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, uint32_t ttable, uint64_t tkey)
-{
-    const orc_class *cls;
-    const orc_prop *p;
-    collref c;
-    orc_buf *out, nullenc = {0};
-    piece *ps = NULL;
-    uint32_t *hits = NULL, nhits = 0;
-    int rc = resolve_prop(txn, table, col, ORC_COLL_NONE, &cls, &p);
-    if (rc || (rc = load(txn, cls, p, key, false, &c)) || c.count == 0 || !prop_may_link(p)) return rc;
-
-    hits = malloc(c.count * sizeof *hits);
-    if (!hits) return orc_fail(ORC_ERR_NOMEM, "allocating %u positions", c.count);
-    for (uint32_t i = 0; i < c.count; i++) {
-        orc_value v;
-        if ((rc = coll_elem(&c, i, NULL, &v))) goto done;
-        if (is_link_to(&v, ttable, tkey)) hits[nhits++] = i;
-    }
-    if (nhits == 0) goto done;
-
-    /* Build the new blob while the old one is readable; pieces point into it. */
-    orc_value null_value = {.type = ORC_TYPE_NULL};
-    ps = malloc(((size_t)c.count + nhits) * sizeof *ps);
-    if (!ps) {
-        rc = orc_fail(ORC_ERR_NOMEM, "allocating a collection of %u elements", c.count);
-        goto done;
-    }
-    if ((rc = val_encode(&nullenc, &null_value)) || (rc = build_buf(txn, &out))) goto done;
-    size_t np = 0;
-    for (uint32_t i = 0, h = 0; i < c.count; i++) {
-        size_t a, b;
-        elem_bounds(&c, i, &a, &b);
-        bool hit = h < nhits && hits[h] == i;
-        if (hit) h++;
-        if (!hit) {
-            ps[np++] = (piece){c.blob + a, b - a, false};
-        } else if (p->collection == ORC_COLL_DICT) {
-            /* Realm keeps the key and nulls the value. */
-            size_t pos = a;
-            orc_value k;
-            if (val_decode(c.blob, b, &pos, &k) != ORC_OK) {
-                rc = corrupt(cls, p, key, "a key is damaged", i);
-                goto done;
-            }
-            ps[np++] = (piece){c.blob + a, pos - a, false};
-            ps[np++] = (piece){nullenc.data, nullenc.size, true};
-        }
-    }
-    if ((rc = blob_from_pieces(ps, np, out))) goto done;
-
-    /* Record (derived) before writing, as every mutation here does; lists from the highest index down. */
-    for (uint32_t h = nhits; !rc && h-- > 0;) {
-        uint32_t i = hits[h];
-        orc_value k, v;
-        if ((rc = coll_elem(&c, i, &k, &v))) break;
-        if (p->collection == ORC_COLL_LIST)
-            rc = log_coll(txn, cls, key, ORC_INSTR_LIST_ERASE, col, i, 0, NULL, NULL, true);
-        else if (p->collection == ORC_COLL_SET)
-            rc = log_coll(txn, cls, key, ORC_INSTR_SET_ERASE, col, 0, 0, NULL, &v, true);
-        else
-            rc = log_coll(txn, cls, key, ORC_INSTR_DICT_SET, col, 0, 0, &k, &null_value, true);
-    }
-    if (!rc) rc = store(txn, table, key, col, out);
-    for (uint32_t h = 0; !rc && h < nhits; h++) rc = blink_remove(txn, ttable, tkey, table, col, key);
-    if (rc) rc = txn_poison(txn, rc);
-done:
-    buf_free(&nullenc);
-    free(ps);
-    free(hits);
-    return rc;
-}
-
-int coll_erase_object(orc_txn *txn, const orc_class *c, uint64_t key)
-{
-    static const orc_buf empty = {0};
-    for (uint16_t col = 0; col < c->ncols; col++) {
-        const orc_prop *p = class_prop(c, col);
-        if (!p || p->collection == ORC_COLL_NONE) continue;
-        collref cr;
-        linkvec lv = {0};
-        int rc = load(txn, c, p, key, false, &cr);
-        if (rc || cr.count == 0) {
-            if (rc) return rc;
-            continue;
-        }
-        rc = collect_links(txn, &cr, &lv);
-        if (!rc) rc = store(txn, c->table, key, col, &empty);
-        for (size_t i = 0; !rc && i < lv.n; i++) rc = drop_link(txn, &lv.v[i], c->table, col, key);
-        free(lv.v);
-        if (rc) return txn_poison(txn, rc);
-    }
-    return ORC_OK;
-}

@@ -169,7 +169,17 @@ static int core_open(const char *path, unsigned flags, const orc_env_options *op
     unsigned mflags = MDB_NOSUBDIR | MDB_NOTLS;
     if (flags & ORC_ENV_NO_SYNC) mflags |= MDB_NOSYNC;
     if (flags & ORC_ENV_NO_META_SYNC) mflags |= MDB_NOMETASYNC;
-    if (flags & ORC_ENV_READ_ONLY) mflags |= MDB_RDONLY;
+    /*
+     * Read-only is a property of the handle (see orc_env_open): LMDB opens
+     * read-write whenever the file allows it, so that a later read-write
+     * handle can share this environment.
+     */
+    if (access(path, W_OK) != 0) {
+        mflags |= MDB_RDONLY;
+        core->flags |= ORC_ENV_READ_ONLY;
+    } else {
+        core->flags &= ~(unsigned)ORC_ENV_READ_ONLY;
+    }
     rc = mdb_env_open(core->mdb, path, mflags, opt && opt->file_mode ? opt->file_mode : 0644);
     if (rc) {
         core_free(core);
@@ -185,7 +195,7 @@ static int core_open(const char *path, unsigned flags, const orc_env_options *op
     mdb_env_info(core->mdb, &info);
     core->map_size = info.me_mapsize;
 
-    rc = init_databases(core, (flags & ORC_ENV_READ_ONLY) != 0);
+    rc = init_databases(core, (flags & ORC_ENV_READ_ONLY) != 0 || (core->flags & ORC_ENV_READ_ONLY) != 0);
     if (rc) {
         core_free(core);
         return rc;
@@ -213,7 +223,7 @@ int orc_env_open(const char *path, unsigned flags, const orc_env_options *option
     int fd = open(path, oflags, options && options->file_mode ? options->file_mode : 0644);
     if (fd < 0) {
         int e = errno;
-        if (e == ENOENT) return orc_fail(ORC_ERR_NOT_FOUND, "no realm file at '%s'", path);
+        if (e == ENOENT && !(oflags & O_CREAT)) return orc_fail(ORC_ERR_NOT_FOUND, "no realm file at '%s'", path);
         return orc_fail(e, "cannot open '%s': %s", path, strerror(e));
     }
     struct stat st;
@@ -239,7 +249,7 @@ int orc_env_open(const char *path, unsigned flags, const orc_env_options *option
     int rc = ORC_OK;
     if (core) {
         if ((core->flags & ORC_ENV_READ_ONLY) && !read_only) {
-            rc = orc_fail(ORC_ERR_BUSY, "'%s' is already open read-only in this process", path);
+            rc = orc_fail(ORC_ERR_READ_ONLY, "'%s' is not writable; it is open read-only in this process", path);
         } else {
             core->refs++;
         }

@@ -13,7 +13,8 @@
  *   row.c        the row codec: one object's record
  *   object.c     objects: create, read, write, erase; primary keys; links
  *   index.c      secondary indexes and backlinks
- *   collection.c lists, sets, dictionaries
+ *   collection.c lists, sets, dictionaries: blob, cache, reads (collection_write.c:
+ *                mutations; collection_impl.h joins them)
  *   query.c      predicate programs: compile, plan, run, sort, aggregate
  *   text.c       case folding, diacritic removal, LIKE matching
  *   log.c        the changeset log: record, encode, compress, read, trim, replay
@@ -107,10 +108,14 @@ int val_encode(orc_buf *b, const orc_value *v);
  * (the caller decides whether that is a corrupt file or a bad query).
  */
 int val_decode(const uint8_t *data, size_t size, size_t *pos, orc_value *out);
-/** The size of v's tagged encoding. */
+/** The size of v's tagged encoding; 0 for MIXED or an unknown type. */
 size_t val_encoded_size(const orc_value *v);
 
-/** The longest key encoding; longer strings and binaries are truncated (then `*exact_out` is false). */
+/**
+ * The longest key encoding in bytes, tag and terminator included; a string or
+ * binary whose escaped bytes exceed KEYENC_MAX - 3 keeps the longest prefix
+ * that fits and ends in 00 01 (`*exact_out` false).
+ */
 #define KEYENC_MAX 400
 /**
  * Appends the order-preserving encoding of `v` to `b`: byte strings that sort
@@ -132,6 +137,7 @@ orc_decimal128 dec_from_double(double v);
 double dec_to_double(orc_decimal128 d);
 bool dec_is_nan(orc_decimal128 d);
 orc_decimal128 dec_add(orc_decimal128 a, orc_decimal128 b);
+/** n = 0 gives ±infinity (0 / 0: NaN). */
 orc_decimal128 dec_div_int(orc_decimal128 a, int64_t n);
 
 /* ------------------------------------------------------------------------ */
@@ -367,6 +373,8 @@ int tscan_open(orc_txn *txn, uint32_t table, tscan *s);
 int tscan_next(tscan *s);
 void tscan_close(tscan *s);
 
+/** Erases every object of a table as derived erasures; `log_clear` also records CLEAR_TABLE. */
+int table_clear_internal(orc_txn *txn, uint32_t table, bool log_clear);
 /** Creates an object with a given key (0: the next key). Used by orc_obj_create and replay. */
 int obj_create_internal(orc_txn *txn, uint32_t table, uint64_t key, const uint16_t *cols,
                         const orc_value *values, size_t n, uint64_t *key_out);
@@ -409,9 +417,12 @@ int blink_each(orc_txn *txn, uint32_t ttable, uint64_t tkey, uint32_t otable, ui
 /* ------------------------------------------------------------------------ */
 /*
  *   offset  size       field
- *   0       4          u32 count
- *   4       4*count    u32 offsets of each element from the blob start
+ *   0       4          u32 LE count
+ *   4       4*count    u32 LE offsets of each element from the blob start
  *   ...                elements: list/set: tagged value; dict: tagged string key then tagged value
+ *   Elements are stored back to back in index order: element i spans
+ *   [off[i], off[i+1]), the last up to the blob's end; off[0] = 4 + 4 * count.
+ *   An empty collection has no record.
  *   Sets keep elements in orc_value_compare order, dictionaries in key byte order.
  */
 

@@ -115,6 +115,9 @@ static int check_value(orc_txn *txn, const orc_class *c, const orc_prop *p, cons
             (v->timestamp.seconds < 0 && ns > 0))
             return orc_fail(ORC_ERR_INVALID_ARG, "'%s.%s' got a timestamp with %d nanoseconds", c->name, p->name, ns);
     }
+    if ((p->flags & ORC_PROP_PRIMARY_KEY) && v->type == ORC_TYPE_STRING && v->string.size > ORC_MAX_PK_STRING)
+        return orc_fail(ORC_ERR_INVALID_ARG, "'%s.%s' is the primary key; its strings have at most %d bytes, not %zu",
+                        c->name, p->name, ORC_MAX_PK_STRING, v->string.size);
     if (v->type == ORC_TYPE_LINK) {
         if (p->type == ORC_TYPE_LINK && v->link.table != p->link_table)
             return orc_fail(ORC_ERR_WRONG_TYPE, "'%s.%s' links to table %u, not table %u", c->name, p->name,
@@ -166,7 +169,9 @@ static int pk_lookup(orc_txn *txn, const orc_class *c, const orc_value *pk, uint
     if (rc) return rc;
     orc_buf *b = &txn->scratch3;
     b->size = 0;
-    if ((rc = keyenc(b, pk, NULL))) return rc;
+    bool exact = true;
+    if ((rc = keyenc(b, pk, &exact))) return rc;
+    if (!exact) return ORC_ERR_NOT_FOUND; /* longer than any stored key may be */
     MDB_val k = {b->size, b->data}, d;
     int mrc = mdb_get(txn->mdb, dbi, &k, &d);
     if (mrc == MDB_NOTFOUND) return ORC_ERR_NOT_FOUND;
@@ -652,7 +657,7 @@ int orc_table_keys(orc_txn *txn, uint32_t table, orc_keys *out)
     return rc == ORC_ERR_NOT_FOUND ? ORC_OK : rc;
 }
 
-static int clear_impl(orc_txn *txn, uint32_t table)
+int table_clear_internal(orc_txn *txn, uint32_t table, bool log_clear)
 {
     int rc = txn_require_write(txn);
     if (rc) return rc;
@@ -660,7 +665,7 @@ static int clear_impl(orc_txn *txn, uint32_t table)
     if (!c) return rc;
     orc_keys keys = {0};
     if ((rc = orc_table_keys(txn, table, &keys))) return rc;
-    rc = log_schema(txn, ORC_INSTR_CLEAR_TABLE, table, 0, NULL, NULL, c->kind);
+    if (log_clear) rc = log_schema(txn, ORC_INSTR_CLEAR_TABLE, table, 0, NULL, NULL, c->kind);
     for (size_t i = 0; i < keys.count && !rc; i++) {
         /* An earlier erase may have taken this one with it (an embedded child). */
         if (!orc_obj_exists(txn, table, keys.keys[i])) continue;
@@ -670,20 +675,26 @@ static int clear_impl(orc_txn *txn, uint32_t table)
     return rc;
 }
 
-int orc_table_clear(orc_txn *txn, uint32_t table) { return ORC_WRITE_OP(txn, clear_impl(txn, table)); }
+int orc_table_clear(orc_txn *txn, uint32_t table) { return ORC_WRITE_OP(txn, table_clear_internal(txn, table, true)); }
 
 /* ---- backlinks --------------------------------------------------------------------------------- */
 
 typedef struct blink_keys {
     orc_keys *out;
-    uint64_t count;
+    origins seen; /* (table, key) of counted origins, for orc_obj_backlink_count */
 } blink_keys;
 
 static int push_origin(void *ctx, uint32_t otable, uint16_t ocol, uint64_t okey, uint32_t count)
 {
     blink_keys *b = ctx;
-    b->count++;
-    return b->out ? keys_push(b->out, okey) : 0;
+    return b->out ? keys_push(b->out, okey) : collect_origin(&b->seen, otable, 0, okey, count);
+}
+
+static int origin_order(const void *a, const void *b)
+{
+    const origin *x = a, *y = b;
+    if (x->table != y->table) return x->table < y->table ? -1 : 1;
+    return x->key < y->key ? -1 : x->key > y->key;
 }
 
 int orc_obj_backlinks(orc_txn *txn, uint32_t table, uint64_t key, uint32_t origin_table, uint16_t origin_col,
@@ -697,7 +708,7 @@ int orc_obj_backlinks(orc_txn *txn, uint32_t table, uint64_t key, uint32_t origi
         return orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no column %u", oc->name, origin_col);
     if (!orc_obj_exists(txn, table, key))
         return orc_fail(ORC_ERR_NOT_FOUND, "no object with key %llu in table %u", (unsigned long long)key, table);
-    blink_keys b = {out, 0};
+    blink_keys b = {out, {0}};
     return blink_each(txn, table, key, origin_table, origin_col, push_origin, &b);
 }
 
@@ -707,9 +718,17 @@ int orc_obj_backlink_count(orc_txn *txn, uint32_t table, uint64_t key, uint64_t 
     if (!schema_class_req(txn, table, &rc)) return rc;
     if (!orc_obj_exists(txn, table, key))
         return orc_fail(ORC_ERR_NOT_FOUND, "no object with key %llu in table %u", (unsigned long long)key, table);
-    blink_keys b = {NULL, 0};
+    /* Backlinks are grouped by origin column; an object linking through two columns counts once. */
+    blink_keys b = {NULL, {0}};
     rc = blink_each(txn, table, key, 0, 0, push_origin, &b);
-    if (!rc) *count_out = b.count;
+    if (!rc) {
+        qsort(b.seen.items, b.seen.count, sizeof *b.seen.items, origin_order);
+        uint64_t n = 0;
+        for (size_t i = 0; i < b.seen.count; i++)
+            n += i == 0 || origin_order(&b.seen.items[i - 1], &b.seen.items[i]) != 0;
+        *count_out = n;
+    }
+    free(b.seen.items);
     return rc;
 }
 

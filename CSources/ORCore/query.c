@@ -99,7 +99,7 @@ static int take(parser *ps, size_t n, const char *what, const uint8_t **out)
 
 static int rd_u8(parser *ps, const char *what, uint8_t *v)
 {
-    const uint8_t *b;
+    const uint8_t *b = NULL;
     int rc = take(ps, 1, what, &b);
     if (rc == ORC_OK) *v = b[0];
     return rc;
@@ -107,7 +107,7 @@ static int rd_u8(parser *ps, const char *what, uint8_t *v)
 
 static int rd_u16(parser *ps, const char *what, uint16_t *v)
 {
-    const uint8_t *b;
+    const uint8_t *b = NULL;
     int rc = take(ps, 2, what, &b);
     if (rc == ORC_OK) *v = ld16(b);
     return rc;
@@ -115,7 +115,7 @@ static int rd_u16(parser *ps, const char *what, uint16_t *v)
 
 static int rd_u32(parser *ps, const char *what, uint32_t *v)
 {
-    const uint8_t *b;
+    const uint8_t *b = NULL;
     int rc = take(ps, 4, what, &b);
     if (rc == ORC_OK) *v = ld32(b);
     return rc;
@@ -123,7 +123,7 @@ static int rd_u32(parser *ps, const char *what, uint32_t *v)
 
 static int rd_u64(parser *ps, const char *what, uint64_t *v)
 {
-    const uint8_t *b;
+    const uint8_t *b = NULL;
     int rc = take(ps, 8, what, &b);
     if (rc == ORC_OK) *v = ld64(b);
     return rc;
@@ -147,7 +147,7 @@ static int check_count(parser *ps, size_t at, uint64_t n, size_t min_size, const
 static int parse_value(parser *ps, orc_value *v)
 {
     size_t at = ps->pos;
-    const uint8_t *b;
+    const uint8_t *b = NULL;
     uint8_t t;
     uint32_t len;
     memset(v, 0, sizeof *v);
@@ -253,7 +253,7 @@ static int parse_path(parser *ps, qpath *p)
             TRY(rd_u16(ps, "backlink origin column", &s->col));
             break;
         case ORC_STEP_DICT_KEY: {
-            const uint8_t *b;
+            const uint8_t *b = NULL;
             TRY(rd_u32(ps, "dictionary key length", &s->dkey_len));
             TRY(take(ps, s->dkey_len, "dictionary key", &b));
             s->dkey = b;

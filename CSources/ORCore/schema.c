@@ -419,7 +419,8 @@ static int class_remove_impl(orc_txn *txn, uint32_t table)
                 return orc_fail(ORC_ERR_SCHEMA, "class '%s' cannot be removed: '%s.%s' links to it", c->name, o->name,
                                 o->props[i].name);
     }
-    if ((rc = orc_table_clear(txn, table))) return rc;
+    /* REMOVE_CLASS implies the erasures: they are logged as derived, with no CLEAR_TABLE. */
+    if ((rc = table_clear_internal(txn, table, false))) return rc;
     /* Its own links to itself and its indexes are gone with its objects; drop the emptied databases' contents. */
     orc_schema *s;
     if ((rc = schema_mutable(txn, &s))) return rc;
@@ -493,7 +494,13 @@ static int pk_rebuild(orc_txn *txn, uint32_t table, int32_t col)
         orc_value v;
         if ((rc = row_get(c, s.row, s.size, (uint16_t)col, &v))) break;
         b->size = 0;
-        if ((rc = keyenc(b, &v, NULL))) break;
+        bool exact = true;
+        if ((rc = keyenc(b, &v, &exact))) break;
+        if (!exact || (v.type == ORC_TYPE_STRING && v.string.size > ORC_MAX_PK_STRING)) {
+            rc = orc_fail(ORC_ERR_INVALID_ARG, "'%s.%s' cannot become the primary key: a value has more than %d bytes",
+                          c->name, c->props[col].name, ORC_MAX_PK_STRING);
+            break;
+        }
         MDB_val k = {b->size, b->data}, d = {8, &s.key};
         mrc = mdb_put(txn->mdb, dbi, &k, &d, MDB_NOOVERWRITE);
         if (mrc == MDB_KEYEXIST) {

@@ -493,6 +493,8 @@ int orc_meta_get(orc_txn *txn, const char *name, const void **data_out, size_t *
 {
     int rc = check_meta_name(name);
     if (rc) return rc;
+    if (strncmp(name, "orc.", 4) == 0)
+        return orc_fail(ORC_ERR_INVALID_ARG, "metadata names starting with 'orc.' are reserved ('%s')", name);
     if (!txn || !txn->mdb) return orc_fail(ORC_ERR_BAD_TXN, "the transaction has ended");
     MDB_val v;
     int mrc = meta_read(txn->mdb, txn->core->dbi_meta, name, &v);

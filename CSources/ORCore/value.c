@@ -59,6 +59,16 @@
  *     contradicts the order: a <= b implies enc(a) <= enc(b) (two values may
  *     share an encoding, so index users recheck rows).
  *
+ * COMPARISON (orc_value_compare) is a total order: kinds rank null < numbers
+ * < bool < string < binary < timestamp < ObjectId < UUID < link (MIXED and
+ * unknown type codes last, by code). Numbers compare by value across types:
+ * int against float / double exactly (no rounding of the int above 2^53),
+ * -0.0 equals 0, every NaN (float, double or decimal) equals every other NaN
+ * and is below -infinity. A decimal against a float or double compares with
+ * the shortest decimal that reads back as that double (dec_from_double), so
+ * decimal 0.1 equals double 0.1. Timestamps compare seconds, then
+ * nanoseconds, which is time order given orcore.h's same-sign rule.
+ *
  * DECIMAL128 (BID): the high word holds the sign (bit 63), then either a
  * 14-bit biased exponent (bits 62..49, bias 6176) and the top 49 bits of a
  * 113-bit coefficient, or, when bits 62..61 are 11, the "large coefficient"
@@ -480,17 +490,19 @@ orc_decimal128 dec_from_int(int64_t v)
 }
 
 /*
- * The shortest decimal (at most 17 significant digits) that reads back as
- * the same double. Distinct doubles give distinct decimals in the same order,
- * so comparisons through this conversion stay consistent.
+ * Integers below 10^34 convert exactly; other doubles become the shortest
+ * decimal (at most 17 significant digits) that reads back as the same double.
+ * Distinct doubles give distinct decimals in the same order, and no integer
+ * lies between a non-integral double and its shortest decimal, so comparing
+ * through this conversion agrees with the exact int / double comparison.
  */
 orc_decimal128 dec_from_double(double v)
 {
     if (isnan(v)) return dec_special(DEC_NAN, false);
     if (isinf(v)) return dec_special(DEC_INF, v < 0);
     if (v == 0) return dec_pack(signbit(v) != 0, 0, 0);
-    if (v == trunc(v) && fabs(v) < 9007199254740992.0) /* exact integers: no formatting */
-        return dec_from_int((int64_t)v);
+    if (v == trunc(v) && fabs(v) < 1e34) /* the largest such double is below 10^34: 34 digits */
+        return dec_pack(v < 0, (u128)fabs(v), 0);
 
     char text[48];
     for (int prec = 0; prec <= 16; prec++) {

@@ -1,5 +1,4 @@
 /* main.c — runs the registered C tests (see harness.h). */
-#define _GNU_SOURCE
 #include "harness.h"
 
 #include <dirent.h>

@@ -799,6 +799,15 @@ TEST(value_decimal_convert)
     CHECK(dsame(dec_from_double(1.5), dmake(false, 15, -1)));
     CHECK(dsame(dec_from_double(-2.0), dec_from_int(-2)));
     CHECK_EQ(dec_compare(dec_from_double(1e20), dmake(false, p10(20), 0)), 0);
+    /* Integral doubles convert exactly (2^60, not its shortest form 1.152921504606847e18) ... */
+    CHECK(dsame(dec_from_double(1152921504606846976.0), dmake(false, 1152921504606846976ULL, 0)));
+    CHECK(dsame(dec_from_double(-0x1p100), dmake(true, (u128)1 << 100, 0)));
+    /* ... so int, double and decimal comparisons stay transitive around them. */
+    orc_value i = v_int(1152921504606846990LL), x = v_double(1152921504606846976.0);
+    orc_value d = v_dec(dec_from_int(1152921504606846990LL));
+    CHECK_EQ(sgn(orc_value_compare(&i, &x)), 1);
+    CHECK_EQ(sgn(orc_value_compare(&d, &x)), 1);
+    CHECK_EQ(orc_value_compare(&i, &d), 0);
     CHECK_EQ(dec_compare(dec_from_double(-0.0), dmake(false, 0, 0)), 0);
     CHECK_EQ(dec_compare(dec_from_double(1.0 / 3.0), dmake(false, 3333333333333333ULL, -16)), 0);
     CHECK(dec_is_nan(dec_from_double(NAN)));

@@ -213,15 +213,23 @@ typedef struct orc_keys {
     size_t capacity;
 } orc_keys;
 
+/** The longest string primary key, in bytes (longer ones are ORC_ERR_INVALID_ARG). */
+#define ORC_MAX_PK_STRING 256
+
 /** Frees the array's storage and zeroes it. Cannot fail; NULL is ignored. */
 void orc_keys_free(orc_keys *keys);
 
 /**
- * Three-way comparison in ORCore's value order (the order of sets, sorting
- * and indexes): null first; numbers (int, float, double, decimal) compared by
- * value across types; then bools, strings (by UTF-8 bytes), binaries,
- * timestamps, ObjectIds, UUIDs, links. Values of different kinds order by
- * kind. Returns <0, 0 or >0. Cannot fail.
+ * Three-way comparison in ORCore's value order (the order of sets, sorting and
+ * indexes): null first; numbers (int, float, double, decimal) compared by value
+ * across types (int against double exactly; -0.0 equals 0; NaN of any numeric
+ * type equals NaN and sorts below every other number, -infinity included; a
+ * decimal against a float or double compares with the shortest decimal that
+ * reads back as that double, integral doubles exactly); then bools
+ * (false < true), strings (UTF-8 bytes, unsigned, a prefix first), binaries
+ * (likewise), timestamps (seconds, then nanoseconds), ObjectIds and UUIDs
+ * (bytes), links (table, then key). Values of different kinds order by kind.
+ * Returns <0, 0 or >0. Cannot fail.
  */
 int orc_value_compare(const orc_value *a, const orc_value *b);
 
@@ -494,7 +502,8 @@ int orc_prop_set_indexed(orc_txn *txn, uint32_t table, uint16_t col, bool indexe
  * Creates an object of a top-level or asymmetric class. `cols`/`values` give
  * initial values (n may be 0); properties not given read as null or zero.
  * If the class has a primary key its value must be among them (null is a
- * valid key for an optional primary key). Collections and embedded objects
+ * valid key for an optional primary key; a string key has at most
+ * ORC_MAX_PK_STRING bytes). Collections and embedded objects
  * cannot be given here. Returns ORC_OK, ORC_ERR_EXISTS (duplicate primary
  * key), ORC_ERR_INVALID_ARG (primary key missing, embedded class, a column
  * twice), ORC_ERR_NOT_FOUND (class or column), ORC_ERR_WRONG_TYPE,

@@ -1,0 +1,1076 @@
+/*
+ * verify.c — checks an LMDB data file's structure before LMDB maps it.
+ *
+ * WHY
+ * LMDB 0.9.24 trusts every byte of its file: a page past the end of a
+ * truncated file is a SIGBUS inside the map, a damaged node offset is a wild
+ * read, a branch page pointing at its parent is an endless descent, a
+ * P_DIRTY bit on a clean page makes a write transaction scribble on the
+ * read-only map. So before mdb_env_open ever sees a file, ORCore reads it with
+ * pread (never mmap: a short file must not fault) and checks it here.
+ *
+ * WHAT IS CHECKED
+ *  shallow (every open; a few small preads):
+ *   1. Both meta pages carry P_META, the magic, data version 1, their own
+ *      page number and one sane page size (a power of two, 512 ... 32768).
+ *      LMDB 0.9 refuses a file when either meta page fails this.
+ *   2. The meta LMDB will use is sane: LMDB picks the higher txnid, but its
+ *      transactions then read meta slot (txnid & 1), so that slot must hold
+ *      that txnid; last_pg is possible; both database records (free, main)
+ *      are consistent (empty, or a root in 2 ... last_pg with plausible
+ *      depth and page counts).
+ *   3. The file holds every page that meta can reach: size >= (last_pg + 1)
+ *      pages, or else every page past the end is listed in the free database
+ *      (LMDB never writes pages that were allocated and freed in the same
+ *      transaction, so a valid file may end early; mdb_env_copy allows for it).
+ *   4. The root pages of the main and free databases have sane headers.
+ *  deep (ORC_ENV_VERIFY): every page reachable from that meta — the main
+ *   database, every named database (F_SUBDATA records in the main database's
+ *   leaves) and the free database:
+ *   5. each page is visited once (a bitmap over last_pg + 1 pages catches
+ *      cycles and pages shared between trees), lies in 2 ... last_pg and in
+ *      the file, is labelled with its own number and has exactly the expected
+ *      flags (branch above the record's depth, leaf at it, overflow);
+ *   6. node offsets lie in the node area and the nodes tile it exactly (LMDB
+ *      keeps them packed from `upper` to the page end); keys are at most 511
+ *      bytes and ascend within a page and within the bounds set by the branch
+ *      keys above; leaf flags are F_BIGDATA or F_SUBDATA (main database only),
+ *      never F_DUPDATA (ORCore uses no MDB_DUPSORT database);
+ *   7. overflow runs are long enough for their value and end by last_pg;
+ *   8. branch, leaf and overflow page counts and entry counts equal the
+ *      database record's;
+ *   9. free-list records list pages in 2 ... last_pg, in descending order,
+ *      none twice and none in use.
+ *  Leaked pages (neither in use nor free) are harmless and not reported.
+ *
+ * WHICH ERROR
+ *   ORC_ERR_NOT_A_REALM: not an LMDB file at all (text, SQLite, zeros, random
+ *   bytes, another LMDB data version, a 32-bit or big-endian LMDB build).
+ *   ORC_ERR_CORRUPT: an LMDB file that is damaged or truncated; the message
+ *   names the page and what is wrong. A zero-length file is a new realm (OK).
+ *
+ * CONCURRENCY
+ * Another process may be committing while we read (we hold no LMDB lock).
+ * A committed snapshot's pages are only overwritten after a newer commit, and
+ * a commit always rewrites a meta page, so when a check fails we re-read the
+ * meta pages: if they changed, the failure may be an artefact and we start
+ * over (a few times).
+ *
+ * REPAIR
+ * verify_repair_meta() rewrites one damaged meta page from the other, intact
+ * one, so that the realm opens at the intact meta's commit. It only acts on
+ * damage inside a meta page (not on truncation or damaged data pages) and
+ * only while no other process has the environment open (it takes LMDB's
+ * lock-file byte 0 exclusively, which every process with the environment
+ * open holds shared).
+ *
+ * BYTE LAYOUTS (a 64-bit build of LMDB 0.9: pgno_t, txnid_t and size_t are
+ * 8 bytes; fields are in host byte order)
+ *
+ *   page header, 16 bytes
+ *     0   8  pgno      the page's own number
+ *     8   2  pad       key size of LEAF2 pages (unused here)
+ *     10  2  flags     0x01 branch, 0x02 leaf, 0x04 overflow, 0x08 meta,
+ *                      0x10 dirty, 0x20 leaf2, 0x40 sub-page (dirty and the
+ *                      in-memory bits 0x4000, 0x8000 are never written)
+ *     12  2  lower     branch / leaf: end of the offset array
+ *     14  2  upper     branch / leaf: start of the node area
+ *     12  4  pages     overflow: length of the run in pages
+ *     16     u16 node offsets[(lower - 16) / 2], in key order
+ *
+ *   meta page: page header, then MDB_meta
+ *     16  4  magic 0xBEEFC0DE      20  4  data version (1)
+ *     24  8  fixed map address     32  8  map size
+ *     40  48 free database record (its pad field is the page size)
+ *     88  48 main database record
+ *     136 8  last_pg               144 8  txnid
+ *
+ *   database record (MDB_db), 48 bytes
+ *     0 4 pad | 4 2 flags | 6 2 depth | 8 8 branch pages | 16 8 leaf pages |
+ *     24 8 overflow pages | 32 8 entries | 40 8 root (~0: empty)
+ *
+ *   node, 8-byte header, 2-byte aligned
+ *     0 2 lo | 2 2 hi | 4 2 flags | 6 2 ksize | 8 key | 8 + ksize data
+ *     branch: child page = lo | hi << 16 | flags << 32, no data
+ *     leaf:   data size = lo | hi << 16; F_BIGDATA 0x01: data is the 8-byte
+ *             number of an overflow run holding the value; F_SUBDATA 0x02:
+ *             data is a named database's 48-byte record; F_DUPDATA 0x04
+ *
+ *   free database: key = 8-byte txnid; value = u64 n, then n page numbers in
+ *   descending order (space after them may be unused).
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+_Static_assert(sizeof(size_t) == 8 && sizeof(void *) == 8, "verify.c decodes the 64-bit LMDB page layout");
+
+#define PAGEHDRSZ 16u
+#define NODESIZE 8u
+#define DBREC_SIZE 48u
+#define META_END 152u /* page header + MDB_meta */
+#define NUM_METAS 2u
+#define MIN_PSIZE 512u
+#define MAX_PSIZE 32768u /* LMDB 0.9's MAX_PAGESIZE */
+#define MAX_DEPTH 32u    /* LMDB's cursor stack */
+#define MAX_KEYSIZE 511u
+#define LMDB_MAGIC 0xBEEFC0DEu
+#define LMDB_DATA_VERSION 1u
+#define PGNO_NONE UINT64_MAX
+
+#define P_BRANCH 0x01u
+#define P_LEAF 0x02u
+#define P_OVERFLOW 0x04u
+#define P_META 0x08u
+#define F_BIGDATA 0x01u
+#define F_SUBDATA 0x02u
+#define F_DUPDATA 0x04u
+
+#define DUP_FLAGS (MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP | MDB_REVERSEDUP)
+#define ATTEMPTS 4
+
+enum tree_kind { TREE_FREE, TREE_MAIN, TREE_NAMED };
+enum key_order { ORDER_BYTES, ORDER_REVERSE_BYTES, ORDER_INTEGER };
+
+typedef struct dbrec {
+    uint32_t pad;
+    uint16_t flags, depth;
+    uint64_t branch, leaf, overflow, entries, root;
+} dbrec;
+
+typedef struct meta {
+    uint8_t raw[META_END];
+    size_t got;      /* bytes read into raw */
+    uint64_t offset; /* where raw was read */
+    uint64_t pgno, last_pg, txnid;
+    uint16_t pflags;
+    uint32_t magic, version, psize;
+    dbrec dbs[2];    /* [0] free, [1] main */
+    bool hdr_ok;     /* LMDB would accept this as a meta page */
+    char why[160];   /* why it is not acceptable */
+} meta;
+
+typedef struct subdb {
+    char name[64];
+    dbrec db;
+} subdb;
+
+typedef struct tree {
+    const char *name;
+    enum tree_kind kind;
+    enum key_order order;
+    dbrec db;
+    uint64_t branch, leaf, overflow, entries; /* counted by the walk */
+} tree;
+
+typedef struct keyref {
+    const uint8_t *p;
+    size_t n;
+    bool set;
+} keyref;
+
+typedef struct verifier {
+    int fd;
+    bool deep;
+    uint64_t fsize;
+    uint32_t psize;
+    uint64_t last_pg, txnid, file_pages;
+    uint8_t *used, *freed; /* bitmaps over last_pg + 1 pages */
+    uint8_t *level[MAX_DEPTH + 1];
+    uint32_t *extent;      /* node offset << 16 | padded size, for the tiling check */
+    uint8_t *data;         /* a free-list record read from overflow pages */
+    size_t data_cap;
+    subdb *subs;
+    size_t nsubs, subs_cap;
+    int repair_from, repair_to; /* meta slots, or -1: set when only a meta page is damaged */
+    char why[512];
+} verifier;
+
+static int bad(verifier *v, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad(verifier *v, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->why, sizeof v->why, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+typedef unsigned long long ull;
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Reads up to n bytes at off; *got is short only at the end of the file. Returns 0 or errno. */
+static int read_full(int fd, uint64_t off, void *buf, size_t n, size_t *got)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = pread(fd, (uint8_t *)buf + done, n - done, (off_t)(off + done));
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        if (r == 0) break;
+        done += (size_t)r;
+    }
+    *got = done;
+    return 0;
+}
+
+static uint64_t bytes_needed(const verifier *v) { return (v->last_pg + 1) * v->psize; }
+
+static int truncated(verifier *v, const char *db, const char *what, uint64_t pgno)
+{
+    return bad(v, ORC_ERR_CORRUPT,
+               "truncated: file has %llu bytes, the database needs %llu (database '%s': %s page %llu lies past the end)",
+               (ull)v->fsize, (ull)bytes_needed(v), db, what, (ull)pgno);
+}
+
+/* Reads n bytes of page pgno (starting at byte `skip` of the page). */
+static int read_page(verifier *v, const char *db, const char *what, uint64_t pgno, size_t skip, void *buf, size_t n)
+{
+    uint64_t off = pgno * v->psize + skip;
+    if (off + n > v->fsize) return truncated(v, db, what, pgno);
+    size_t got;
+    int e = read_full(v->fd, off, buf, n, &got);
+    if (e) return bad(v, e, "reading page %llu: %s", (ull)pgno, strerror(e));
+    if (got < n) return truncated(v, db, what, pgno);
+    return ORC_OK;
+}
+
+static bool bit_get(const uint8_t *map, uint64_t i) { return (map[i >> 3] >> (i & 7)) & 1; }
+static void bit_set(uint8_t *map, uint64_t i) { map[i >> 3] |= (uint8_t)(1u << (i & 7)); }
+
+static void parse_dbrec(const uint8_t *p, dbrec *d)
+{
+    d->pad = ld32(p);
+    d->flags = ld16(p + 4);
+    d->depth = ld16(p + 6);
+    d->branch = ld64(p + 8);
+    d->leaf = ld64(p + 16);
+    d->overflow = ld64(p + 24);
+    d->entries = ld64(p + 32);
+    d->root = ld64(p + 40);
+}
+
+static bool psize_sane(uint32_t ps) { return ps >= MIN_PSIZE && ps <= MAX_PSIZE && (ps & (ps - 1)) == 0; }
+
+/* Reads the meta page of `slot` at `off` and checks what LMDB checks before using it. */
+static int meta_read(verifier *v, meta *m, unsigned slot, uint64_t off, uint32_t want_psize)
+{
+    memset(m, 0, sizeof *m);
+    m->offset = off;
+    int e = read_full(v->fd, off, m->raw, META_END, &m->got);
+    if (e) return bad(v, e, "reading meta page %u: %s", slot, strerror(e));
+    if (m->got < META_END) {
+        snprintf(m->why, sizeof m->why, "the file ends %zu bytes into it", m->got);
+        return ORC_OK;
+    }
+    const uint8_t *r = m->raw;
+    m->pgno = ld64(r);
+    m->pflags = ld16(r + 10);
+    m->magic = ld32(r + 16);
+    m->version = ld32(r + 20);
+    parse_dbrec(r + 40, &m->dbs[0]);
+    parse_dbrec(r + 88, &m->dbs[1]);
+    m->psize = m->dbs[0].pad;
+    m->last_pg = ld64(r + 136);
+    m->txnid = ld64(r + 144);
+    if (!(m->pflags & P_META))
+        snprintf(m->why, sizeof m->why, "it is not a meta page (flags 0x%x)", m->pflags);
+    else if (m->magic != LMDB_MAGIC)
+        snprintf(m->why, sizeof m->why, "its magic is 0x%08x, not 0x%08x", m->magic, LMDB_MAGIC);
+    else if (m->version != LMDB_DATA_VERSION)
+        snprintf(m->why, sizeof m->why, "its data version is %u, not %u", m->version, LMDB_DATA_VERSION);
+    else if (!psize_sane(m->psize))
+        snprintf(m->why, sizeof m->why, "its page size %u is not a power of two in %u ... %u", m->psize, MIN_PSIZE,
+                 MAX_PSIZE);
+    else if (want_psize && m->psize != want_psize)
+        snprintf(m->why, sizeof m->why, "its page size %u differs from meta page 0's %u", m->psize, want_psize);
+    else if (m->pgno != slot)
+        snprintf(m->why, sizeof m->why, "it is labelled page %llu", (ull)m->pgno);
+    else
+        m->hdr_ok = true;
+    return ORC_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Foreign files                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Whether some page 2 ... 9 has a valid branch, leaf or overflow header for a plausible page size. */
+static bool looks_like_lmdb_pages(verifier *v, uint64_t *pgno_out, uint32_t *psize_out)
+{
+    static const uint32_t sizes[] = {4096, 512, 1024, 2048, 8192, 16384, 32768};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        uint32_t ps = sizes[s];
+        uint64_t pages = v->fsize / ps;
+        for (uint64_t pg = NUM_METAS; pg < pages && pg < 10; pg++) {
+            uint8_t h[PAGEHDRSZ];
+            size_t got;
+            if (read_full(v->fd, pg * ps, h, sizeof h, &got) || got < sizeof h) break;
+            uint16_t fl = ld16(h + 10), lo = ld16(h + 12), up = ld16(h + 14);
+            bool node_page = (fl == P_BRANCH || fl == P_LEAF) && lo >= PAGEHDRSZ && lo <= up && up <= ps;
+            if (ld64(h) == pg && (node_page || fl == P_OVERFLOW)) {
+                *pgno_out = pg;
+                *psize_out = ps;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Neither meta page is usable: says whether this is a damaged LMDB file or something else. */
+static int classify(verifier *v, const meta *m0)
+{
+    const uint8_t *r = m0->raw;
+    size_t got = m0->got;
+    if (got >= 20 && ld32(r + 16) == LMDB_MAGIC) {
+        if (got >= 24 && ld32(r + 20) != LMDB_DATA_VERSION && (ld16(r + 10) & P_META))
+            return bad(v, ORC_ERR_NOT_A_REALM, "an LMDB file of data version %u; this build reads version %u",
+                       ld32(r + 20), LMDB_DATA_VERSION);
+        if (got < META_END)
+            return bad(v, ORC_ERR_CORRUPT, "truncated: file has %llu bytes, shorter than one LMDB meta page",
+                       (ull)v->fsize);
+        return bad(v, ORC_ERR_CORRUPT, "meta page 0 is damaged (%s) and no intact meta page 1 was found", m0->why);
+    }
+    if (got >= 20 && ld32(r + 16) == __builtin_bswap32(LMDB_MAGIC))
+        return bad(v, ORC_ERR_NOT_A_REALM, "an LMDB file of the other byte order");
+    if (got >= 16 && ld32(r + 12) == LMDB_MAGIC)
+        return bad(v, ORC_ERR_NOT_A_REALM, "an LMDB file written by a 32-bit build");
+    uint64_t pg;
+    uint32_t ps;
+    if (looks_like_lmdb_pages(v, &pg, &ps))
+        return bad(v, ORC_ERR_CORRUPT,
+                   "both meta pages are damaged (meta page 0: %s), but page %llu is an LMDB page of size %u",
+                   m0->why, (ull)pg, ps);
+
+    uint8_t buf[4096];
+    size_t n;
+    int e = read_full(v->fd, 0, buf, sizeof buf, &n);
+    if (e) return bad(v, e, "reading the file: %s", strerror(e));
+    if (n >= 16 && memcmp(buf, "SQLite format 3", 16) == 0)
+        return bad(v, ORC_ERR_NOT_A_REALM, "a SQLite database, not a realm");
+    /* Zeros: scan the whole file (a bounded prefix for big files). */
+    uint64_t zeros = 0, limit = v->fsize < ((uint64_t)1 << 24) ? v->fsize : ((uint64_t)1 << 24);
+    while (zeros < limit) {
+        size_t want = limit - zeros < sizeof buf ? (size_t)(limit - zeros) : sizeof buf;
+        if ((e = read_full(v->fd, zeros, buf, want, &n))) return bad(v, e, "reading the file: %s", strerror(e));
+        size_t i = 0;
+        while (i < n && buf[i] == 0) i++;
+        zeros += i;
+        if (i < n || n < want) break;
+    }
+    if (zeros >= v->fsize) return bad(v, ORC_ERR_NOT_A_REALM, "not a realm: it holds only zero bytes");
+    if (zeros == limit) return bad(v, ORC_ERR_NOT_A_REALM, "not a realm: it starts with %llu zero bytes", (ull)zeros);
+
+    if ((e = read_full(v->fd, 0, buf, 512, &n))) return bad(v, e, "reading the file: %s", strerror(e));
+    bool text = n > 0;
+    for (size_t i = 0; i < n && text; i++)
+        text = buf[i] >= 0x20 || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t';
+    if (text) return bad(v, ORC_ERR_NOT_A_REALM, "a text file, not a realm");
+    return bad(v, ORC_ERR_NOT_A_REALM, "not an LMDB file (it starts with %02x %02x %02x %02x %02x %02x %02x %02x)",
+               n > 0 ? buf[0] : 0, n > 1 ? buf[1] : 0, n > 2 ? buf[2] : 0, n > 3 ? buf[3] : 0, n > 4 ? buf[4] : 0,
+               n > 5 ? buf[5] : 0, n > 6 ? buf[6] : 0, n > 7 ? buf[7] : 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pages and nodes                                                          */
+/* ------------------------------------------------------------------------ */
+
+static unsigned node_ksize(const uint8_t *nd) { return ld16(nd + 6); }
+static unsigned node_flags(const uint8_t *nd) { return ld16(nd + 4); }
+static uint64_t node_dsize(const uint8_t *nd) { return ld16(nd) | (uint64_t)ld16(nd + 2) << 16; }
+static uint64_t node_child(const uint8_t *nd)
+{
+    return ld16(nd) | (uint64_t)ld16(nd + 2) << 16 | (uint64_t)ld16(nd + 4) << 32;
+}
+static const uint8_t *page_node(const uint8_t *pg, unsigned i) { return pg + ld16(pg + PAGEHDRSZ + 2 * i); }
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * Checks a branch or leaf page's header and node table. `want` is P_BRANCH or
+ * P_LEAF. With `tiling`, the nodes must also fill the node area exactly.
+ */
+static int check_node_page(verifier *v, const char *db, const uint8_t *pg, uint64_t pgno, unsigned want, bool tiling,
+                           unsigned *nkeys_out)
+{
+    const uint32_t ps = v->psize;
+    const char *kind = want == P_LEAF ? "leaf" : "branch";
+    uint64_t label = ld64(pg);
+    unsigned flags = ld16(pg + 10), lower = ld16(pg + 12), upper = ld16(pg + 14);
+    if (label != pgno)
+        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu is labelled page %llu", db, (ull)pgno, (ull)label);
+    if (flags != want)
+        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu has flags 0x%x where a %s page (0x%x) belongs", db,
+                   (ull)pgno, flags, kind, want);
+    if (lower < PAGEHDRSZ || (lower - PAGEHDRSZ) % 2 || lower > upper || upper > ps)
+        return bad(v, ORC_ERR_CORRUPT, "database '%s': %s page %llu has impossible bounds lower %u, upper %u", db, kind,
+                   (ull)pgno, lower, upper);
+    unsigned n = (lower - PAGEHDRSZ) / 2;
+    if (n == 0) return bad(v, ORC_ERR_CORRUPT, "database '%s': %s page %llu has no nodes", db, kind, (ull)pgno);
+    for (unsigned i = 0; i < n; i++) {
+        unsigned off = ld16(pg + PAGEHDRSZ + 2 * i);
+        if (off < upper || off % 2 || off + NODESIZE > ps)
+            return bad(v, ORC_ERR_CORRUPT, "database '%s': %s page %llu: node %u has offset %u, outside %u ... %u", db,
+                       kind, (ull)pgno, i, off, upper, ps - NODESIZE);
+        const uint8_t *nd = pg + off;
+        unsigned ks = node_ksize(nd);
+        if (ks > MAX_KEYSIZE)
+            return bad(v, ORC_ERR_CORRUPT, "database '%s': %s page %llu: node %u has a %u-byte key (the limit is %u)",
+                       db, kind, (ull)pgno, i, ks, MAX_KEYSIZE);
+        uint64_t size = NODESIZE + ks;
+        if (want == P_LEAF) {
+            unsigned f = node_flags(nd);
+            if (f & F_DUPDATA)
+                return bad(v, ORC_ERR_CORRUPT,
+                           "database '%s': leaf page %llu: node %u holds duplicates (F_DUPDATA), which ORCore never writes",
+                           db, (ull)pgno, i);
+            if ((f & ~(F_BIGDATA | F_SUBDATA)) || f == (F_BIGDATA | F_SUBDATA))
+                return bad(v, ORC_ERR_CORRUPT, "database '%s': leaf page %llu: node %u has flags 0x%x", db, (ull)pgno,
+                           i, f);
+            uint64_t ds = node_dsize(nd);
+            if ((f & F_SUBDATA) && ds != DBREC_SIZE)
+                return bad(v, ORC_ERR_CORRUPT,
+                           "database '%s': leaf page %llu: node %u is a database record of %llu bytes, not %u", db,
+                           (ull)pgno, i, (ull)ds, DBREC_SIZE);
+            size += (f & F_BIGDATA) ? 8 : ds;
+        }
+        if (size > ps - off)
+            return bad(v, ORC_ERR_CORRUPT,
+                       "database '%s': %s page %llu: node %u (%llu bytes at offset %u) runs past the end of the page", db,
+                       kind, (ull)pgno, i, (ull)size, off);
+        if (tiling) v->extent[i] = (uint32_t)off << 16 | (uint32_t)((size + 1) & ~(uint64_t)1);
+    }
+    if (tiling) {
+        qsort(v->extent, n, sizeof *v->extent, cmp_u32);
+        uint32_t expect = upper;
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t off = v->extent[i] >> 16;
+            if (off != expect)
+                return bad(v, ORC_ERR_CORRUPT, "database '%s': %s page %llu: %s at offset %u (the node area %s at %u)",
+                           db, kind, (ull)pgno, off < expect ? "nodes overlap" : "a gap before the node",
+                           off, off < expect ? "is already used" : "continues", expect);
+            expect += v->extent[i] & 0xffff;
+        }
+        if (expect != ps)
+            return bad(v, ORC_ERR_CORRUPT, "database '%s': %s page %llu: the nodes end at %u, not at the page end %u",
+                       db, kind, (ull)pgno, expect, ps);
+    }
+    *nkeys_out = n;
+    return ORC_OK;
+}
+
+/* The consistency of a database record on its own (its pages are checked by the walk). */
+static int check_dbrec(verifier *v, const char *db, const dbrec *d)
+{
+    if (d->root == PGNO_NONE) {
+        if (d->depth || d->branch || d->leaf || d->overflow || d->entries)
+            return bad(v, ORC_ERR_CORRUPT,
+                       "database '%s' has no root but records depth %u, %llu branch, %llu leaf, %llu overflow pages and "
+                       "%llu entries",
+                       db, d->depth, (ull)d->branch, (ull)d->leaf, (ull)d->overflow, (ull)d->entries);
+        return ORC_OK;
+    }
+    if (d->root < NUM_METAS || d->root > v->last_pg)
+        return bad(v, ORC_ERR_CORRUPT, "database '%s' has root page %llu, outside 2 ... %llu", db, (ull)d->root,
+                   (ull)v->last_pg);
+    if (d->depth < 1 || d->depth > MAX_DEPTH)
+        return bad(v, ORC_ERR_CORRUPT, "database '%s' has depth %u", db, d->depth);
+    uint64_t avail = v->last_pg - 1;
+    if (d->leaf < 1 || d->branch > avail || d->leaf > avail || d->overflow > avail ||
+        d->branch + d->leaf + d->overflow > avail || d->branch < (uint64_t)d->depth - 1 ||
+        (d->depth == 1) != (d->branch == 0) || d->entries < d->leaf)
+        return bad(v, ORC_ERR_CORRUPT,
+                   "database '%s' records depth %u, %llu branch, %llu leaf, %llu overflow pages and %llu entries, "
+                   "impossible in %llu pages",
+                   db, d->depth, (ull)d->branch, (ull)d->leaf, (ull)d->overflow, (ull)d->entries, (ull)avail);
+    return ORC_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tree walk                                                                */
+/* ------------------------------------------------------------------------ */
+
+static int key_compare(enum key_order order, const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+    size_t n = an < bn ? an : bn;
+    if (order == ORDER_INTEGER) {
+        uint64_t x = an == 4 ? ld32(a) : ld64(a), y = bn == 4 ? ld32(b) : ld64(b);
+        return x < y ? -1 : x > y;
+    }
+    if (order == ORDER_REVERSE_BYTES) {
+        for (size_t i = 1; i <= n; i++)
+            if (a[an - i] != b[bn - i]) return a[an - i] < b[bn - i] ? -1 : 1;
+    } else {
+        int c = n ? memcmp(a, b, n) : 0;
+        if (c) return c;
+    }
+    return an < bn ? -1 : an > bn;
+}
+
+/* Checks key i of a page against its predecessor and the bounds set by the branch keys above. */
+static int check_key(verifier *v, const tree *t, uint64_t pgno, unsigned i, const uint8_t *key, size_t ks,
+                     const keyref *prev, const keyref *lo, const keyref *hi)
+{
+    if (t->order == ORDER_INTEGER && ks != 4 && ks != 8)
+        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu: node %u has a %zu-byte integer key", t->name,
+                   (ull)pgno, i, ks);
+    /* Integer keys of one database all have one size; compare only then (no read past a short key). */
+    if (t->order == ORDER_INTEGER &&
+        ((prev->set && prev->n != ks) || (lo->set && lo->n != ks) || (hi->set && hi->n != ks)))
+        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu: node %u's integer key differs in size from its neighbours",
+                   t->name, (ull)pgno, i);
+    if (prev->set && key_compare(t->order, prev->p, prev->n, key, ks) >= 0)
+        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu: key %u is not greater than key %u", t->name, (ull)pgno,
+                   i, i - 1);
+    if (lo->set && key_compare(t->order, lo->p, lo->n, key, ks) > 0)
+        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu: key %u sorts before its branch key", t->name,
+                   (ull)pgno, i);
+    if (hi->set && key_compare(t->order, key, ks, hi->p, hi->n) >= 0)
+        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu: key %u does not sort before the next branch key",
+                   t->name, (ull)pgno, i);
+    return ORC_OK;
+}
+
+/* Marks an overflow run as used and checks its header. */
+static int visit_overflow(verifier *v, tree *t, uint64_t leaf_pg, unsigned i, uint64_t ov, uint64_t dsize)
+{
+    if (ov < NUM_METAS || ov > v->last_pg)
+        return bad(v, ORC_ERR_CORRUPT, "database '%s': leaf page %llu: node %u's value is on page %llu, outside 2 ... %llu",
+                   t->name, (ull)leaf_pg, i, (ull)ov, (ull)v->last_pg);
+    uint8_t h[PAGEHDRSZ];
+    int rc = read_page(v, t->name, "overflow", ov, 0, h, sizeof h);
+    if (rc) return rc;
+    uint64_t label = ld64(h), pages = ld32(h + 12), need = (PAGEHDRSZ - 1 + dsize) / v->psize + 1;
+    if (label != ov)
+        return bad(v, ORC_ERR_CORRUPT, "database '%s': overflow page %llu is labelled page %llu", t->name, (ull)ov,
+                   (ull)label);
+    if (ld16(h + 10) != P_OVERFLOW)
+        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu has flags 0x%x where an overflow page (0x%x) belongs",
+                   t->name, (ull)ov, ld16(h + 10), P_OVERFLOW);
+    if (pages < need || pages > v->last_pg - ov + 1)
+        return bad(v, ORC_ERR_CORRUPT,
+                   "database '%s': overflow page %llu runs %llu pages; its %llu-byte value needs %llu and the file ends at "
+                   "page %llu",
+                   t->name, (ull)ov, (ull)pages, (ull)dsize, (ull)need, (ull)v->last_pg);
+    if ((ov + pages) * v->psize > v->fsize) return truncated(v, t->name, "overflow", ov + pages - 1);
+    for (uint64_t p = ov; p < ov + pages; p++) {
+        if (bit_get(v->used, p))
+            return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu of the overflow run at %llu is reached twice",
+                       t->name, (ull)p, (ull)ov);
+        bit_set(v->used, p);
+    }
+    t->overflow += pages;
+    return ORC_OK;
+}
+
+/* One free-list record: u64 n, then n page numbers in descending order. */
+static int free_record(verifier *v, tree *t, uint64_t pgno, unsigned i, const uint8_t *key, size_t ks,
+                       const uint8_t *data, uint64_t dsize)
+{
+    if (ks != 8)
+        return bad(v, ORC_ERR_CORRUPT, "free database: page %llu: node %u has a %zu-byte key, not a txnid", (ull)pgno, i,
+                   ks);
+    uint64_t id = ld64(key);
+    if (id == 0 || id > v->txnid)
+        return bad(v, ORC_ERR_CORRUPT, "free database: page %llu: a record of txnid %llu, after the meta's txnid %llu",
+                   (ull)pgno, (ull)id, (ull)v->txnid);
+    if (dsize < 8 || dsize % 8)
+        return bad(v, ORC_ERR_CORRUPT, "free database: the record of txnid %llu has %llu bytes", (ull)id, (ull)dsize);
+    uint64_t n = ld64(data);
+    if (n > dsize / 8 - 1)
+        return bad(v, ORC_ERR_CORRUPT, "free database: the record of txnid %llu lists %llu pages in %llu bytes", (ull)id,
+                   (ull)n, (ull)dsize);
+    uint64_t prev = UINT64_MAX;
+    for (uint64_t j = 1; j <= n; j++) {
+        uint64_t p = ld64(data + 8 * j);
+        if (p < NUM_METAS || p > v->last_pg)
+            return bad(v, ORC_ERR_CORRUPT, "free database: the record of txnid %llu lists page %llu, outside 2 ... %llu",
+                       (ull)id, (ull)p, (ull)v->last_pg);
+        if (p >= prev)
+            return bad(v, ORC_ERR_CORRUPT, "free database: the record of txnid %llu is not in descending order at page %llu",
+                       (ull)id, (ull)p);
+        if (bit_get(v->freed, p))
+            return bad(v, ORC_ERR_CORRUPT, "free database: page %llu is listed free twice", (ull)p);
+        bit_set(v->freed, p);
+        prev = p;
+    }
+    return ORC_OK;
+}
+
+static int add_subdb(verifier *v, const uint8_t *key, size_t ks, const uint8_t *rec)
+{
+    if (v->nsubs == v->subs_cap) {
+        size_t cap = v->subs_cap ? v->subs_cap * 2 : 16;
+        subdb *s = realloc(v->subs, cap * sizeof *s);
+        if (!s) return bad(v, ORC_ERR_NOMEM, "allocating the list of named databases");
+        v->subs = s;
+        v->subs_cap = cap;
+    }
+    subdb *s = &v->subs[v->nsubs++];
+    size_t n = ks < sizeof s->name - 1 ? ks : sizeof s->name - 1;
+    for (size_t i = 0; i < n; i++) s->name[i] = key[i] >= 0x20 && key[i] < 0x7f ? (char)key[i] : '?';
+    s->name[n] = 0;
+    parse_dbrec(rec, &s->db);
+    return ORC_OK;
+}
+
+/* Leaf nodes: values on overflow pages, free-list records, named database records. */
+static int walk_leaf(verifier *v, tree *t, const uint8_t *pg, uint64_t pgno, unsigned n, const keyref *lo,
+                     const keyref *hi)
+{
+    keyref prev = {0};
+    for (unsigned i = 0; i < n; i++) {
+        const uint8_t *nd = page_node(pg, i), *key = nd + NODESIZE;
+        size_t ks = node_ksize(nd);
+        const uint8_t *data = key + ks;
+        unsigned f = node_flags(nd);
+        uint64_t dsize = node_dsize(nd);
+        int rc = v->deep ? check_key(v, t, pgno, i, key, ks, &prev, lo, hi) : ORC_OK;
+        if (rc) return rc;
+        prev = (keyref){key, ks, true};
+        if (f & F_BIGDATA) {
+            uint64_t ov = ld64(data);
+            if ((rc = visit_overflow(v, t, pgno, i, ov, dsize))) return rc;
+            if (t->kind == TREE_FREE) {
+                if (dsize > v->data_cap) {
+                    uint8_t *d = realloc(v->data, dsize);
+                    if (!d) return bad(v, ORC_ERR_NOMEM, "allocating %llu bytes for a free-list record", (ull)dsize);
+                    v->data = d;
+                    v->data_cap = dsize;
+                }
+                if ((rc = read_page(v, t->name, "overflow", ov, PAGEHDRSZ, v->data, dsize))) return rc;
+                data = v->data;
+            }
+        }
+        if (t->kind == TREE_FREE) {
+            if (f & F_SUBDATA)
+                return bad(v, ORC_ERR_CORRUPT, "free database: page %llu: node %u is a database record", (ull)pgno, i);
+            if ((rc = free_record(v, t, pgno, i, key, ks, data, dsize))) return rc;
+        } else if (f & F_SUBDATA) {
+            if (t->kind != TREE_MAIN)
+                return bad(v, ORC_ERR_CORRUPT, "database '%s': leaf page %llu: node %u is a nested database record",
+                           t->name, (ull)pgno, i);
+            if ((rc = add_subdb(v, key, ks, data))) return rc;
+        }
+    }
+    t->leaf++;
+    t->entries += n;
+    return ORC_OK;
+}
+
+static int walk_page(verifier *v, tree *t, uint64_t pgno, uint64_t parent, unsigned level, const keyref *lo,
+                     const keyref *hi)
+{
+    if (pgno < NUM_METAS || pgno > v->last_pg)
+        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu (a child of page %llu) is outside 2 ... %llu", t->name,
+                   (ull)pgno, (ull)parent, (ull)v->last_pg);
+    if (bit_get(v->used, pgno))
+        return bad(v, ORC_ERR_CORRUPT,
+                   "database '%s': page %llu (a child of page %llu) is reached twice: a cycle or a page shared by two "
+                   "trees",
+                   t->name, (ull)pgno, (ull)parent);
+    bit_set(v->used, pgno);
+    if (!v->level[level] && !(v->level[level] = malloc(v->psize)))
+        return bad(v, ORC_ERR_NOMEM, "allocating a page buffer");
+    uint8_t *pg = v->level[level];
+    bool leaf = level == t->db.depth;
+    int rc = read_page(v, t->name, leaf ? "leaf" : "branch", pgno, 0, pg, v->psize);
+    unsigned n;
+    if (!rc) rc = check_node_page(v, t->name, pg, pgno, leaf ? P_LEAF : P_BRANCH, v->deep, &n);
+    if (rc) return rc;
+    if (leaf) return walk_leaf(v, t, pg, pgno, n, lo, hi);
+
+    t->branch++;
+    keyref prev = {0};
+    for (unsigned i = 0; i < n; i++) {
+        const uint8_t *nd = page_node(pg, i);
+        keyref key = {nd + NODESIZE, node_ksize(nd), true};
+        /* LMDB never compares the first key of a branch page. */
+        if (i > 0 && v->deep && (rc = check_key(v, t, pgno, i, key.p, key.n, &prev, lo, hi))) return rc;
+        if (i > 0) prev = key;
+        keyref child_lo = i > 0 ? key : *lo, child_hi = *hi;
+        if (i + 1 < n) {
+            const uint8_t *next = page_node(pg, i + 1);
+            child_hi = (keyref){next + NODESIZE, node_ksize(next), true};
+        }
+        if ((rc = walk_page(v, t, node_child(nd), pgno, level + 1, &child_lo, &child_hi))) return rc;
+    }
+    return ORC_OK;
+}
+
+static enum key_order order_of(uint16_t flags)
+{
+    if (flags & MDB_REVERSEKEY) return ORDER_REVERSE_BYTES;
+    if (flags & MDB_INTEGERKEY) return ORDER_INTEGER;
+    return ORDER_BYTES;
+}
+
+/* Walks a tree and compares what it found with the database record. */
+static int walk_tree(verifier *v, tree *t)
+{
+    if (t->db.root == PGNO_NONE) return ORC_OK;
+    keyref none = {0};
+    int rc = walk_page(v, t, t->db.root, 0, 1, &none, &none);
+    if (rc) return rc;
+    if (t->branch != t->db.branch || t->leaf != t->db.leaf || t->overflow != t->db.overflow ||
+        t->entries != t->db.entries)
+        return bad(v, ORC_ERR_CORRUPT,
+                   "database '%s' has %llu branch, %llu leaf, %llu overflow pages and %llu entries, but its record says "
+                   "%llu, %llu, %llu and %llu",
+                   t->name, (ull)t->branch, (ull)t->leaf, (ull)t->overflow, (ull)t->entries, (ull)t->db.branch,
+                   (ull)t->db.leaf, (ull)t->db.overflow, (ull)t->db.entries);
+    return ORC_OK;
+}
+
+static int alloc_maps(verifier *v)
+{
+    size_t bytes = (size_t)(v->last_pg / 8 + 1);
+    free(v->used);
+    free(v->freed);
+    free(v->extent);
+    v->used = calloc(bytes, 1);
+    v->freed = calloc(bytes, 1);
+    v->extent = malloc(v->psize / 2 * sizeof *v->extent);
+    v->nsubs = 0;
+    if (!v->used || !v->freed || !v->extent) return bad(v, ORC_ERR_NOMEM, "allocating page maps for %llu pages", (ull)(v->last_pg + 1));
+    return ORC_OK;
+}
+
+static void verifier_free(verifier *v)
+{
+    free(v->used);
+    free(v->freed);
+    free(v->extent);
+    free(v->data);
+    free(v->subs);
+    for (unsigned i = 0; i <= MAX_DEPTH; i++) free(v->level[i]);
+    v->used = v->freed = v->data = NULL;
+    v->extent = NULL;
+    v->subs = NULL;
+    memset(v->level, 0, sizeof v->level);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The meta LMDB will use                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Damage inside the meta page itself: fields no valid commit writes. */
+static int check_meta_fields(verifier *v, const meta *m)
+{
+    v->psize = m->psize;
+    v->last_pg = m->last_pg;
+    v->txnid = m->txnid;
+    v->file_pages = v->fsize / m->psize;
+    if (m->last_pg < NUM_METAS - 1 || m->last_pg >= (((uint64_t)1 << 50) / m->psize))
+        return bad(v, ORC_ERR_CORRUPT, "it records an impossible last page %llu", (ull)m->last_pg);
+    int rc = check_dbrec(v, "free", &m->dbs[0]);
+    if (!rc) rc = check_dbrec(v, "main", &m->dbs[1]);
+    return rc;
+}
+
+/* A file shorter than last_pg + 1 pages: every page past its end must be free. */
+static int check_trailing_free(verifier *v, const meta *m)
+{
+    uint64_t missing = v->last_pg + 1 - v->file_pages;
+    if (missing > v->fsize / 8 || m->dbs[0].root == PGNO_NONE)
+        return bad(v, ORC_ERR_CORRUPT, "truncated: file has %llu bytes, the database needs %llu", (ull)v->fsize,
+                   (ull)bytes_needed(v));
+    int rc = alloc_maps(v);
+    if (rc) return rc;
+    tree ft = {.name = "free", .kind = TREE_FREE, .order = ORDER_INTEGER, .db = m->dbs[0]};
+    if ((rc = walk_tree(v, &ft))) return rc;
+    for (uint64_t p = v->file_pages; p <= v->last_pg; p++)
+        if (!bit_get(v->freed, p))
+            return bad(v, ORC_ERR_CORRUPT, "truncated: file has %llu bytes, the database needs %llu (page %llu is not free)",
+                       (ull)v->fsize, (ull)bytes_needed(v), (ull)p);
+    return ORC_OK;
+}
+
+static int check_root(verifier *v, const char *db, const dbrec *d)
+{
+    if (d->root == PGNO_NONE) return ORC_OK;
+    if (!v->level[0] && !(v->level[0] = malloc(v->psize))) return bad(v, ORC_ERR_NOMEM, "allocating a page buffer");
+    unsigned want = d->depth == 1 ? P_LEAF : P_BRANCH, n;
+    int rc = read_page(v, db, "root", d->root, 0, v->level[0], v->psize);
+    if (!rc) rc = check_node_page(v, db, v->level[0], d->root, want, false, &n);
+    return rc;
+}
+
+/* What the file must hold for the meta: its size and the root pages. */
+static int check_meta_file(verifier *v, const meta *m)
+{
+    int rc = ORC_OK;
+    if (v->fsize < bytes_needed(v)) rc = check_trailing_free(v, m);
+    if (!rc) rc = check_root(v, "main", &m->dbs[1]);
+    if (!rc) rc = check_root(v, "free", &m->dbs[0]);
+    return rc;
+}
+
+/* Every tree reachable from the meta. */
+static int deep_walk(verifier *v, const meta *m)
+{
+    int rc = alloc_maps(v);
+    if (rc) return rc;
+    tree mt = {.name = "main", .kind = TREE_MAIN, .order = order_of(m->dbs[1].flags), .db = m->dbs[1]};
+    if ((rc = walk_tree(v, &mt))) return rc;
+    for (size_t i = 0; i < v->nsubs; i++) {
+        subdb *s = &v->subs[i];
+        if (s->db.flags & DUP_FLAGS)
+            return bad(v, ORC_ERR_CORRUPT, "database '%s' has duplicate-key flags 0x%x, which ORCore never uses",
+                       s->name, s->db.flags);
+        if (s->db.flags & ~(MDB_REVERSEKEY | MDB_INTEGERKEY))
+            return bad(v, ORC_ERR_CORRUPT, "database '%s' has unknown flags 0x%x", s->name, s->db.flags);
+        if ((rc = check_dbrec(v, s->name, &s->db))) return rc;
+        tree nt = {.name = s->name, .kind = TREE_NAMED, .order = order_of(s->db.flags), .db = s->db};
+        if ((rc = walk_tree(v, &nt))) return rc;
+    }
+    tree ft = {.name = "free", .kind = TREE_FREE, .order = ORDER_INTEGER, .db = m->dbs[0]};
+    if ((rc = walk_tree(v, &ft))) return rc;
+    for (uint64_t p = NUM_METAS; p <= v->last_pg; p++)
+        if (bit_get(v->used, p) && bit_get(v->freed, p))
+            return bad(v, ORC_ERR_CORRUPT, "page %llu is in use and also listed in the free database", (ull)p);
+    return ORC_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* One pass                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Whether a meta passes every shallow check when used; on failure its reason is in v->why. */
+static int meta_usable(verifier *v, const meta *m, bool *meta_damage)
+{
+    *meta_damage = true;
+    int rc = check_meta_fields(v, m);
+    if (rc) return rc;
+    *meta_damage = false;
+    return check_meta_file(v, m);
+}
+
+static int verify_once(verifier *v, meta m[2])
+{
+    struct stat st;
+    if (fstat(v->fd, &st) != 0) return bad(v, errno, "stat: %s", strerror(errno));
+    v->fsize = (uint64_t)st.st_size;
+    if (v->fsize == 0) return ORC_OK; /* a new file: LMDB writes the meta pages */
+
+    int rc = meta_read(v, &m[0], 0, 0, 0);
+    if (rc) return rc;
+    if (m[0].hdr_ok) {
+        if (v->fsize < 2 * (uint64_t)m[0].psize)
+            return bad(v, ORC_ERR_CORRUPT, "truncated: file has %llu bytes, shorter than its two %u-byte meta pages",
+                       (ull)v->fsize, m[0].psize);
+        if ((rc = meta_read(v, &m[1], 1, m[0].psize, m[0].psize))) return rc;
+    } else {
+        /* Meta page 0 cannot say where meta page 1 is: try every page size. */
+        memset(&m[1], 0, sizeof m[1]);
+        snprintf(m[1].why, sizeof m[1].why, "no meta page 1 was found");
+        for (uint32_t ps = MIN_PSIZE; ps <= MAX_PSIZE; ps *= 2) {
+            meta probe;
+            if (ps + (uint64_t)META_END > v->fsize) break;
+            if ((rc = meta_read(v, &probe, 1, ps, ps))) return rc;
+            if (probe.hdr_ok) {
+                m[1] = probe;
+                break;
+            }
+        }
+        if (!m[1].hdr_ok) return classify(v, &m[0]);
+        if (v->fsize < 2 * (uint64_t)m[1].psize)
+            return bad(v, ORC_ERR_CORRUPT, "truncated: file has %llu bytes, shorter than its two %u-byte meta pages",
+                       (ull)v->fsize, m[1].psize);
+    }
+
+    /* LMDB uses the higher txnid, and its transactions read slot (txnid & 1). */
+    int eff = -1, other;
+    const char *eff_why = NULL;
+    char whybuf[512];
+    if (!m[0].hdr_ok || !m[1].hdr_ok) {
+        eff = m[0].hdr_ok ? 1 : 0; /* the damaged one */
+        eff_why = m[eff].why;
+    } else {
+        uint64_t t = m[0].txnid > m[1].txnid ? m[0].txnid : m[1].txnid;
+        if (m[t & 1].txnid != t) {
+            eff = m[0].txnid > m[1].txnid ? 0 : 1;
+            snprintf(whybuf, sizeof whybuf, "it has txnid %llu, which belongs in meta page %llu", (ull)t,
+                     (ull)(t & 1));
+            eff_why = whybuf;
+        } else {
+            eff = (int)(t & 1);
+            bool meta_damage;
+            rc = meta_usable(v, &m[eff], &meta_damage);
+            if (rc == ORC_OK) return v->deep ? deep_walk(v, &m[eff]) : ORC_OK;
+            if (rc != ORC_ERR_CORRUPT || !meta_damage) {
+                /* Damage outside the meta page: report it as it is. */
+                return rc;
+            }
+            snprintf(whybuf, sizeof whybuf, "%s", v->why);
+            eff_why = whybuf;
+        }
+    }
+    /* Meta page `eff` is damaged; is the other one usable instead? */
+    other = 1 - eff;
+    bool other_ok = false;
+    char other_why[512] = "";
+    if (m[other].hdr_ok && (m[other].txnid == 0 || (m[other].txnid & 1) == (uint64_t)other)) {
+        bool meta_damage;
+        other_ok = meta_usable(v, &m[other], &meta_damage) == ORC_OK;
+        if (!other_ok) snprintf(other_why, sizeof other_why, "%s", v->why);
+    } else {
+        snprintf(other_why, sizeof other_why, "%s", m[other].hdr_ok ? "its txnid is in the wrong slot" : m[other].why);
+    }
+    if (other_ok) {
+        v->repair_from = other;
+        v->repair_to = eff;
+        return bad(v, ORC_ERR_CORRUPT, "meta page %d is damaged (%s); meta page %d (txnid %llu) is intact", eff,
+                   eff_why, other, (ull)m[other].txnid);
+    }
+    return bad(v, ORC_ERR_CORRUPT, "meta page %d is damaged (%s); meta page %d is damaged too (%s)", eff, eff_why,
+               other, other_why);
+}
+
+/* Whether the meta pages or the size changed since `m` was read (another process committed). */
+static bool file_moved(verifier *v, const meta m[2])
+{
+    struct stat st;
+    if (fstat(v->fd, &st) != 0 || (uint64_t)st.st_size != v->fsize) return true;
+    for (int i = 0; i < 2; i++) {
+        if (!m[i].got) continue;
+        uint8_t now[META_END];
+        size_t got;
+        if (read_full(v->fd, m[i].offset, now, m[i].got, &got) || got != m[i].got) return true;
+        if (memcmp(now, m[i].raw, got) != 0) return true;
+    }
+    return false;
+}
+
+/* Runs verify_once until it passes, or fails on a file that stayed still. */
+static int verify_stable(int fd, bool deep, verifier *v, meta m[2])
+{
+    int rc = ORC_OK;
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+        verifier_free(v);
+        memset(v, 0, sizeof *v);
+        v->fd = fd;
+        v->deep = deep;
+        v->repair_from = v->repair_to = -1;
+        memset(m, 0, 2 * sizeof *m);
+        rc = verify_once(v, m);
+        if (rc == ORC_OK) return ORC_OK;
+        if ((rc != ORC_ERR_CORRUPT && rc != ORC_ERR_NOT_A_REALM) || !file_moved(v, m)) return rc;
+        snprintf(v->why + strlen(v->why), sizeof v->why - strlen(v->why),
+                 " (the file kept changing: another process is writing it)");
+    }
+    return rc;
+}
+
+int verify_pages(const char *path, int fd, bool deep)
+{
+    verifier v = {0};
+    meta m[2];
+    int rc = verify_stable(fd, deep, &v, m);
+    verifier_free(&v);
+    if (rc == ORC_OK) return ORC_OK;
+    if (rc == ORC_ERR_NOT_A_REALM) return orc_fail(rc, "'%s' is %s", path, v.why);
+    return orc_fail(rc, "'%s': %s", path, v.why);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Repair                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The intact meta m is copied over slot `to`. Its txnid becomes one less
+ * (slot parity then holds, and LMDB keeps preferring the intact slot), or 0
+ * for a file that never committed.
+ */
+static int write_meta_copy(verifier *v, int fd, const meta *m, int to)
+{
+    uint8_t *pg = calloc(1, m->psize);
+    if (!pg) return bad(v, ORC_ERR_NOMEM, "allocating a page");
+    st64(pg, (uint64_t)to);
+    st16(pg + 10, P_META);
+    memcpy(pg + PAGEHDRSZ, m->raw + PAGEHDRSZ, META_END - PAGEHDRSZ);
+    st64(pg + 144, m->txnid ? m->txnid - 1 : 0);
+    size_t done = 0;
+    int e = 0;
+    while (done < m->psize) {
+        ssize_t w = pwrite(fd, pg + done, m->psize - done, (off_t)((uint64_t)to * m->psize + done));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            e = w < 0 ? errno : EIO;
+            break;
+        }
+        done += (size_t)w;
+    }
+    free(pg);
+    if (!e && fdatasync(fd) != 0) e = errno;
+    return e ? bad(v, e, "rewriting meta page %d: %s", to, strerror(e)) : ORC_OK;
+}
+
+/*
+ * Not declared in internal.h yet (see the report): rewrites a damaged meta
+ * page from the intact one. Returns ORC_OK when there was nothing to repair,
+ * when it repaired, or when the damage is not of the repairable kind (then
+ * verify_pages reports it); an errno value on an I/O failure.
+ */
+int verify_repair_meta(const char *path, int fd);
+int verify_repair_meta(const char *path, int fd)
+{
+    verifier v = {0};
+    meta m[2];
+    int rc = verify_stable(fd, false, &v, m);
+    if (rc != ORC_ERR_CORRUPT || v.repair_from < 0) {
+        verifier_free(&v);
+        return ORC_OK;
+    }
+    int acc = fcntl(fd, F_GETFL);
+    if (acc < 0 || (acc & O_ACCMODE) == O_RDONLY) {
+        verifier_free(&v);
+        return ORC_OK;
+    }
+
+    /* Every process with the environment open holds byte 0 of the lock file shared. */
+    char lock_path[4096];
+    if (snprintf(lock_path, sizeof lock_path, "%s-lock", path) >= (int)sizeof lock_path) {
+        verifier_free(&v);
+        return ORC_OK;
+    }
+    int lfd = open(lock_path, O_RDWR | O_CLOEXEC);
+    if (lfd < 0 && errno != ENOENT) {
+        verifier_free(&v);
+        return ORC_OK;
+    }
+    if (lfd >= 0) {
+        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+        if (fcntl(lfd, F_OFD_SETLK, &fl) != 0) {
+            close(lfd);
+            verifier_free(&v);
+            return ORC_OK; /* in use elsewhere: verify_pages reports the damage */
+        }
+    }
+    /* Look again now that nobody can commit. */
+    rc = verify_stable(fd, false, &v, m);
+    if (rc == ORC_ERR_CORRUPT && v.repair_from >= 0) {
+        rc = write_meta_copy(&v, fd, &m[v.repair_from], v.repair_to);
+        if (rc) rc = orc_fail(rc, "'%s': %s", path, v.why);
+    } else {
+        rc = ORC_OK;
+    }
+    if (lfd >= 0) close(lfd); /* releases the lock */
+    verifier_free(&v);
+    return rc;
+}
