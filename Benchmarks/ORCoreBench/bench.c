@@ -88,11 +88,14 @@ static struct {
     MDB_dbi dbi_tasks, dbi_assignee;
     size_t mdb_map_size;
     bool mismatch;
+    bool keep; /* --keep: leave the files for inspection (mdb_stat -a -n FILE) */
 } g;
 
 static void remove_files_raw(void)
 {
     /* Only async-signal-safe calls: this also runs from the signal handler. */
+    if (g.keep)
+        return;
     unlink(g.orc_path);
     unlink(g.orc_lock);
     unlink(g.mdb_path);
@@ -744,7 +747,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: orcore_bench [--objects N] [--rounds R] [--quick] [--dir DIR]\n"
-            "                    [--reads N] [--lookups N] [--commits N] [--only LIST]\n"
+            "                    [--reads N] [--lookups N] [--commits N] [--only LIST] [--keep]\n"
             "  --objects N   objects to bulk insert (default 1000000)\n"
             "  --rounds R    interleaved rounds per workload, median reported (default 3)\n"
             "  --quick       N = 100000, 1 round, 50 commits\n"
@@ -753,16 +756,17 @@ static void usage(FILE *f)
             "  --lookups N   index lookups per round (default 100)\n"
             "  --commits N   one-object commits per round and mode (default 200)\n"
             "  --only LIST   workloads to report, e.g. 13 (default 12345); the data is\n"
-            "                always loaded once\n");
+            "                always loaded once\n"
+            "  --keep        leave both files in place at the end (for mdb_stat -a -n FILE)\n");
 }
 
-static size_t parse_count(const char *opt, const char *s, size_t min)
+static size_t parse_count(const char *opt, const char *s, size_t min, size_t max)
 {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s ? s : "", &end, 10);
-    if (!s || errno || *end || end == s || v < min || v > (1ull << 40)) {
-        fprintf(stderr, "orcore_bench: %s needs a number >= %zu, got '%s'\n", opt, min, s ? s : "");
+    if (!s || errno || *end || end == s || v < min || v > max) {
+        fprintf(stderr, "orcore_bench: %s needs a number in %zu...%zu, got '%s'\n", opt, min, max, s ? s : "");
         exit(2);
     }
     return (size_t)v;
@@ -777,11 +781,11 @@ int main(int argc, char **argv)
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--objects")) { objects = parse_count(a, next, 1); objects_set = true; i++; }
-        else if (!strcmp(a, "--rounds")) { rounds = (int)parse_count(a, next, 1); rounds_set = true; i++; }
-        else if (!strcmp(a, "--reads")) { reads = parse_count(a, next, 1); reads_set = true; i++; }
-        else if (!strcmp(a, "--lookups")) { lookups = parse_count(a, next, 1); i++; }
-        else if (!strcmp(a, "--commits")) { commits = parse_count(a, next, 1); commits_set = true; i++; }
+        if (!strcmp(a, "--objects")) { objects = parse_count(a, next, 1, (size_t)1 << 32); objects_set = true; i++; }
+        else if (!strcmp(a, "--rounds")) { rounds = (int)parse_count(a, next, 1, MAX_ROUNDS); rounds_set = true; i++; }
+        else if (!strcmp(a, "--reads")) { reads = parse_count(a, next, 1, (size_t)1 << 32); reads_set = true; i++; }
+        else if (!strcmp(a, "--lookups")) { lookups = parse_count(a, next, 1, 1000000); i++; }
+        else if (!strcmp(a, "--commits")) { commits = parse_count(a, next, 1, 1000000); commits_set = true; i++; }
         else if (!strcmp(a, "--dir")) {
             if (!next) { usage(stderr); return 2; }
             dir = next; i++;
@@ -789,6 +793,7 @@ int main(int argc, char **argv)
             if (!next || strspn(next, "12345") != strlen(next) || !*next) { usage(stderr); return 2; }
             only = next; i++;
         } else if (!strcmp(a, "--quick")) quick = true;
+        else if (!strcmp(a, "--keep")) g.keep = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
         else { fprintf(stderr, "orcore_bench: unknown option '%s'\n", a); usage(stderr); return 2; }
     }
@@ -796,10 +801,6 @@ int main(int argc, char **argv)
         if (!objects_set) objects = 100000;
         if (!rounds_set) rounds = 1;
         if (!commits_set) commits = 50;
-    }
-    if (rounds > MAX_ROUNDS) {
-        fprintf(stderr, "orcore_bench: at most %d rounds\n", MAX_ROUNDS);
-        return 2;
     }
     if (!reads_set)
         reads = objects < 200000 ? objects : 200000;
@@ -965,10 +966,14 @@ int main(int argc, char **argv)
     printf("ns/op are medians of %d interleaved round(s); commit timings depend on the disk: compare pairwise only\n",
            rounds);
 
-    int rc = orc_env_delete_files(g.orc_path);
-    if (rc != ORC_OK)
-        fprintf(stderr, "orcore_bench: removing %s: %s\n", g.orc_path, orc_last_error());
-    remove_files_raw();
+    if (g.keep) {
+        printf("kept: %s and %s\n", g.orc_path, g.mdb_path);
+    } else {
+        int rc = orc_env_delete_files(g.orc_path);
+        if (rc != ORC_OK)
+            fprintf(stderr, "orcore_bench: removing %s: %s\n", g.orc_path, orc_last_error());
+        remove_files_raw();
+    }
     if (g.mismatch) {
         fprintf(stderr, "orcore_bench: results differ between ORCore and LMDB (see MISMATCH above)\n");
         return 1;

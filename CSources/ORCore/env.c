@@ -145,6 +145,11 @@ static int core_open(const char *path, unsigned flags, const orc_env_options *op
     }
     core->dev = st.st_dev;
     core->ino = st.st_ino;
+    if (st.st_size == 0 && (flags & ORC_ENV_READ_ONLY)) {
+        /* LMDB would write meta pages into it; a read-only open must leave the file as it is. */
+        core_free(core);
+        return orc_fail(ORC_ERR_NOT_A_REALM, "'%s' is empty: there is no realm to open read-only", path);
+    }
     if (st.st_size > 0) {
         int rc = verify_pages(path, fd, (flags & ORC_ENV_VERIFY) != 0);
         if (rc) {

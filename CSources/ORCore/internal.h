@@ -15,9 +15,11 @@
  *   index.c      secondary indexes and backlinks
  *   collection.c lists, sets, dictionaries: blob, cache, reads (collection_write.c:
  *                mutations; collection_impl.h joins them)
- *   query.c      predicate programs: compile, plan, run, sort, aggregate
+ *   query.c      predicate programs: compile, plan (query_eval.c: run, count,
+ *                aggregate; query_sort.c: descriptors; query_impl.h joins them)
  *   text.c       case folding, diacritic removal, LIKE matching
- *   log.c        the changeset log: record, encode, compress, read, trim, replay
+ *   log.c        the changeset log: record, encode, compress, store, read, trim
+ *                (log_read.c: the iterator and replay; log_format.h: the shared format)
  *   copy.c       compact copy
  *   check.c      orc_env_check
  *   verify.c     structural verification of LMDB pages on open
@@ -322,7 +324,12 @@ int env_adopt_map(orc_envcore *core);
 int meta_put(orc_txn *txn, const char *name, const void *data, size_t size);
 int meta_del(orc_txn *txn, const char *name);
 
-/** Environment-level: verify LMDB page structure (verify.c). */
+/**
+ * Checks the LMDB file's structure before mdb_env_open (deep = ORC_ENV_VERIFY).
+ * When `fd` is writable and only one meta page is damaged, rewrites it from
+ * the intact one (see verify.c). Returns ORC_OK, ORC_ERR_CORRUPT,
+ * ORC_ERR_NOT_A_REALM, ORC_ERR_NOMEM or an errno value.
+ */
 int verify_pages(const char *path, int fd, bool deep);
 
 /* ------------------------------------------------------------------------ */
@@ -398,7 +405,8 @@ int idx_drop(orc_txn *txn, uint32_t table, uint16_t col);
 typedef int (*key_cb)(void *ctx, uint64_t key);
 /**
  * Calls `cb` for each object whose indexed value lies in the range (NULL
- * bound = open). Candidates only: with truncated strings, a key may be
+ * bound = open). Both bounds are treated as inclusive (the flags are
+ * accepted for callers' clarity, not used). Candidates only: with truncated strings, a key may be
  * reported whose value is outside the range, so callers recheck rows.
  * Order: by value, then key.
  */

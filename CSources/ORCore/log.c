@@ -20,7 +20,11 @@
  *  3. Recording allocates nothing per instruction beyond buffer growth, and
  *     reads nothing but the primary key of the object an instruction names;
  *     log_create takes even that from the values it is given, so a bulk insert
- *     costs one append per object.
+ *     costs one append per object (log_create and its value encoding were
+ *     about 3% of a profiled 1,000,000-object insert).
+ *  4. Every stored changeset carries a checksum of its instructions: a damaged
+ *     log entry is reported as ORC_ERR_CORRUPT, never decoded into other,
+ *     well-formed instructions that sync or notifications would act on.
  *
  * CHANGESET (integers little-endian; "v" is an unsigned LEB128 varint, "z" a
  * zigzag varint, "val" the tagged value encoding of value.c)
@@ -81,9 +85,9 @@
  *     level -1: 56.9 MB -> 8.6 MB (15.1%), compress 87 ms, decompress 34 ms
  *     level -3: 56.9 MB -> 15.1 MB (26.6%), compress 71 ms, decompress 26 ms
  *     level -5: 56.9 MB -> 21.4 MB (37.5%), compress 67 ms, decompress 25 ms
- *   Level 1 is kept: -1 saves 11 ms on a commit that also writes a million
- *   rows and their index entries, for an 8% larger entry; the lower levels
- *   double or triple the size for 30 ms. The checksum costs 17 ms there.
+ *   Level 1 is kept: -1 saves 11 ms on a transaction that takes 3.7 s in all
+ *   (the million creates 3.2 s, the commit 0.5 s) for an 8% larger entry; the
+ *   lower levels double or triple the size for 30 ms. The checksum costs 17 ms.
  *
  * HOLDS ("meta")
  *   "orc.hold.<consumer>" -> u64 LE version: the consumer still needs every
@@ -172,7 +176,7 @@ static int rec_pk(orc_txn *txn, const orc_class *c, uint64_t key, orc_value *pk,
     if (c->pk_col < 0) return ORC_OK;
     int rc = obj_pk(txn, c, key, pk, has);
     if (rc == ORC_ERR_NOT_FOUND) {
-        /* The object is already gone (its erasure is recorded after it): name it by key only. */
+        /* The row is already gone (an erasure in progress): the key alone names the object. */
         *has = false;
         return ORC_OK;
     }

@@ -722,7 +722,7 @@ int orc_obj_backlink_count(orc_txn *txn, uint32_t table, uint64_t key, uint64_t 
     blink_keys b = {NULL, {0}};
     rc = blink_each(txn, table, key, 0, 0, push_origin, &b);
     if (!rc) {
-        qsort(b.seen.items, b.seen.count, sizeof *b.seen.items, origin_order);
+        if (b.seen.count) qsort(b.seen.items, b.seen.count, sizeof *b.seen.items, origin_order);
         uint64_t n = 0;
         for (size_t i = 0; i < b.seen.count; i++)
             n += i == 0 || origin_order(&b.seen.items[i - 1], &b.seen.items[i]) != 0;

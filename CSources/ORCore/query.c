@@ -41,8 +41,10 @@
  * that index order and comparison agree). Primary keys serve EQ / IN,
  * indexes EQ / IN / BETWEEN / ordering (ranges on one column intersect).
  * Cheapest first: primary key EQ, primary key IN, index EQ, index IN,
- * closed range, open range. Candidates are always rechecked against the
- * whole predicate, so the plan only has to never miss a match.
+ * closed range, open range. Candidates are rechecked against the whole
+ * predicate, so the plan only has to never miss a match; the recheck (and
+ * reading the row at all) is skipped only when the plan is EXACT (see
+ * plan_exact).
  */
 #include "query_impl.h"
 
@@ -54,7 +56,7 @@
 /* Names for messages                                                       */
 /* ------------------------------------------------------------------------ */
 
-static const char *type_name(orc_type t)
+const char *qtype_name(orc_type t)
 {
     static const char *const names[] = {"null", "bool", "int", "float", "double", "string", "binary",
                                         "timestamp", "decimal", "ObjectId", "UUID", "link", "mixed"};
@@ -411,7 +413,7 @@ static int resolve_path(parser *ps, uint32_t table, qpath *p, size_t at)
                 describe_path(txn, p, desc, sizeof desc);
                 return orc_fail(ORC_ERR_WRONG_TYPE,
                                 "query: byte %zu: @count/@size needs a collection, string or binary, but %s is one %s",
-                                at, desc, type_name(p->rtype));
+                                at, desc, qtype_name(p->rtype));
             }
         }
         p->rtype = ORC_TYPE_INT;
@@ -427,7 +429,7 @@ static int resolve_path(parser *ps, uint32_t table, qpath *p, size_t at)
         if (!ok) {
             describe_path(txn, p, desc, sizeof desc);
             return orc_fail(ORC_ERR_WRONG_TYPE, "query: byte %zu: %s does not apply to %s (%s)", at,
-                            minmax ? "@min/@max" : "@sum/@avg", desc, type_name(p->rtype));
+                            minmax ? "@min/@max" : "@sum/@avg", desc, qtype_name(p->rtype));
         }
         if (!minmax) p->rtype = ORC_TYPE_DOUBLE; /* "a number": checks treat all numbers alike */
         p->rlink = 0;
@@ -551,11 +553,21 @@ static int type_error(parser *ps, size_t at, const qnode *n, orc_type rt, uint32
     else describe_expr(ps->txn, &n->rhs, rd, sizeof rd);
     char lts[ORC_MAX_NAME + 32], rts[ORC_MAX_NAME + 32];
     if (lt == ORC_TYPE_LINK) snprintf(lts, sizeof lts, "link to '%s'", class_name(ps->txn, ll));
-    else snprintf(lts, sizeof lts, "%s", type_name(lt));
+    else snprintf(lts, sizeof lts, "%s", qtype_name(lt));
     if (rt == ORC_TYPE_LINK) snprintf(rts, sizeof rts, "link to '%s'", class_name(ps->txn, rl));
-    else snprintf(rts, sizeof rts, "%s", type_name(rt));
-    return orc_fail(ORC_ERR_WRONG_TYPE, "query: byte %zu: %s (%s) %s %s (%s) with %s", at, ld, lts, why, rd, rts,
+    else snprintf(rts, sizeof rts, "%s", qtype_name(rt));
+    return orc_fail(ORC_ERR_WRONG_TYPE, "query: byte %zu: %s (%s) %s %s (%s) by %s", at, ld, lts, why, rd, rts,
                     op_name(n->op));
+}
+
+/* An operand whose type the operator cannot take. */
+static int operand_error(parser *ps, size_t at, const qnode *n, bool left, orc_type t, const char *needs)
+{
+    char d[2 * ORC_MAX_NAME + 64];
+    if (!left && n->rhs.kind == QE_LIST) snprintf(d, sizeof d, "a LIST value");
+    else describe_expr(ps->txn, left ? &n->lhs : &n->rhs, d, sizeof d);
+    return orc_fail(ORC_ERR_WRONG_TYPE, "query: byte %zu: %s needs %s, but %s is %s", at, op_name(n->op), needs, d,
+                    qtype_name(t));
 }
 
 static int check_cmp(parser *ps, size_t at, qnode *n)
@@ -580,9 +592,9 @@ static int check_cmp(parser *ps, size_t at, qnode *n)
     ordering = ordering || op == ORC_CMP_BETWEEN;
     bool strop = op >= ORC_CMP_BEGINS_WITH && op <= ORC_CMP_LIKE;
     uint32_t nr = n->rhs.kind == QE_LIST ? n->rhs.nlist : 1;
-    if (ordering && !orderable(lt)) return type_error(ps, at, n, lt, ll, "cannot be ordered: compared to");
+    if (ordering && !orderable(lt)) return operand_error(ps, at, n, true, lt, "values that can be ordered");
     if (strop && !stringish(lt) && lt != ORC_TYPE_NULL)
-        return type_error(ps, at, n, lt, ll, "is not a string: compared to");
+        return operand_error(ps, at, n, true, lt, "strings or binaries");
     for (uint32_t i = 0; i < nr; i++) {
         if (n->rhs.kind == QE_LIST) {
             rt = n->rhs.list[i].type;
@@ -590,9 +602,9 @@ static int check_cmp(parser *ps, size_t at, qnode *n)
         } else {
             expr_type(&n->rhs, &rt, &rl);
         }
-        if (ordering && !orderable(rt)) return type_error(ps, at, n, rt, rl, "cannot be ordered against");
+        if (ordering && !orderable(rt)) return operand_error(ps, at, n, false, rt, "values that can be ordered");
         if (strop && !stringish(rt) && rt != ORC_TYPE_NULL)
-            return type_error(ps, at, n, rt, rl, "needs a string, not");
+            return operand_error(ps, at, n, false, rt, "strings or binaries");
         if (!compatible(lt, ll, rt, rl)) return type_error(ps, at, n, rt, rl, "cannot be compared with");
     }
     n->fast = n->lhs.kind == QE_PATH && n->lhs.path.simple && n->rhs.kind == QE_CONST &&
@@ -712,6 +724,7 @@ static int parse_desc(parser *ps, uint32_t table, qdesc *d)
 typedef struct cands {
     qnode **v;
     size_t n, cap;
+    bool other;              /* the predicate has more than ANDs of CMPs */
 } cands;
 
 static int collect_conjuncts(qnode *n, cands *c)
@@ -720,7 +733,10 @@ static int collect_conjuncts(qnode *n, cands *c)
         for (uint32_t i = 0; i < n->n; i++) TRY(collect_conjuncts(n->kids[i], c));
         return ORC_OK;
     }
-    if (n->kind != ORC_OP_CMP) return ORC_OK;
+    if (n->kind != ORC_OP_CMP) {
+        c->other = true;
+        return ORC_OK;
+    }
     if (c->n == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 8;
         qnode **v = realloc(c->v, cap * sizeof *v);
@@ -797,6 +813,66 @@ static void narrow(const qnode *n, const orc_value **lo, bool *lo_incl, const or
     }
 }
 
+static bool is_range(uint8_t op)
+{
+    return op == ORC_CMP_LT || op == ORC_CMP_LE || op == ORC_CMP_GT || op == ORC_CMP_GE || op == ORC_CMP_BETWEEN;
+}
+
+/*
+ * Whether the chosen plan's candidates are exactly the matching objects, so
+ * that rows need not be read at all (an index lookup then costs what the
+ * index scan costs). That holds when the predicate is nothing but the
+ * conjuncts the plan consumed, and the index cannot report extra keys:
+ * primary keys always; equality when every constant's index encoding is
+ * exact (not a truncated long string); ranges on types whose encoding is
+ * never truncated, with a lower bound (nulls sort first and an ordering
+ * comparison never matches them) and inclusive bounds (idx_scan treats
+ * every bound as inclusive; int bounds are made inclusive by stepping them).
+ */
+static int plan_exact(const orc_class *c, const cands *cs, qplan *pl, bool *exact)
+{
+    *exact = false;
+    if (cs->other || pl->kind == QP_SCAN) return ORC_OK;
+    for (size_t i = 0; i < cs->n; i++) {
+        const orc_prop *p;
+        const qnode *n = cs->v[i];
+        if (!plannable(c, n, &p) || p->col != pl->col) return ORC_OK;
+        if (pl->kind == QP_INDEX_RANGE ? !is_range(n->op) : cs->n != 1) return ORC_OK;
+    }
+    const orc_prop *p = class_prop(c, pl->col);
+    if (pl->kind == QP_PK) {
+        *exact = true;
+    } else if (pl->kind == QP_INDEX_RANGE) {
+        if (p->type == ORC_TYPE_INT && pl->lo && !pl->lo_incl && pl->lo->integer < INT64_MAX) {
+            pl->lo_store = *pl->lo;
+            pl->lo_store.integer++;
+            pl->lo = &pl->lo_store;
+            pl->lo_incl = true;
+        }
+        if (p->type == ORC_TYPE_INT && pl->hi && !pl->hi_incl && pl->hi->integer > INT64_MIN) {
+            pl->hi_store = *pl->hi;
+            pl->hi_store.integer--;
+            pl->hi = &pl->hi_store;
+            pl->hi_incl = true;
+        }
+        *exact = pl->lo && pl->lo_incl && (!pl->hi || pl->hi_incl) &&
+                 (p->type == ORC_TYPE_INT || p->type == ORC_TYPE_TIMESTAMP || p->type == ORC_TYPE_OBJECT_ID ||
+                  p->type == ORC_TYPE_UUID);
+    } else {
+        orc_buf b = {0};
+        bool all = true;
+        for (uint32_t i = 0; i < pl->nvals && all; i++) {
+            bool one = false;
+            b.size = 0;
+            /* a value the encoder refuses is simply not exact: the rows get checked */
+            all = keyenc(&b, &pl->vals[i], &one) == ORC_OK && one;
+        }
+        buf_free(&b);
+        *exact = all;
+    }
+    return ORC_OK;
+}
+
 static int plan_query(orc_txn *txn, orc_query *q)
 {
     const orc_class *c = schema_class(txn, q->table);
@@ -838,8 +914,9 @@ static int plan_query(orc_txn *txn, orc_query *q)
             q->plan = cand;
         }
     }
+    rc = plan_exact(c, &cs, &q->plan, &q->plan.exact);
     free(cs.v);
-    return ORC_OK;
+    return rc;
 }
 
 /* ------------------------------------------------------------------------ */

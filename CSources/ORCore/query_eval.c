@@ -33,7 +33,8 @@
  * THE MATCHING LOOP visits, in this order of preference: the domain (in its
  * order, skipping keys that no longer exist), the planner's candidates from
  * the primary key or an index (deduplicated, in key order, each row checked
- * against the whole predicate), or the whole table with a tscan cursor.
+ * against the whole predicate unless the plan is exact, when run and count
+ * read no row at all), or the whole table with a tscan cursor.
  */
 #include "query_impl.h"
 
@@ -416,6 +417,25 @@ static bool v_op(uint8_t op, unsigned flags, const orc_value *l, const orc_value
     }
 }
 
+/* v_op for the fast CMP: ints compared inline, everything else as v_op does. */
+static inline bool fast_op(const qnode *n, const orc_value *l)
+{
+    const orc_value *r = &n->rhs.val;
+    if (l->type == ORC_TYPE_INT && r->type == ORC_TYPE_INT) {
+        int64_t a = l->integer, b = r->integer;
+        switch (n->op) {
+        case ORC_CMP_EQ: return a == b;
+        case ORC_CMP_NE: return a != b;
+        case ORC_CMP_LT: return a < b;
+        case ORC_CMP_LE: return a <= b;
+        case ORC_CMP_GT: return a > b;
+        case ORC_CMP_GE: return a >= b;
+        default: break;
+        }
+    }
+    return v_op(n->op, n->flags, l, r);
+}
+
 /* Whether one left value matches the right side. */
 static bool match_one(const qnode *n, const orc_value *l, const orc_value *rv, size_t rn)
 {
@@ -513,7 +533,7 @@ static int eval_cmp(orc_txn *txn, qnode *n, const qobj *o, bool *out)
         rc = row_get(o->cls, o->row, o->size, s->col, &lv);
         if (rc != ORC_OK) return rc;
         fix_link(s, &lv);
-        *out = v_op(n->op, n->flags, &lv, &n->rhs.val);
+        *out = fast_op(n, &lv);
         return ORC_OK;
     }
     cmpst st = {.n = n};
@@ -643,7 +663,9 @@ static int candidates(orc_txn *txn, orc_query *q, orc_keys *k)
         break;
     }
     if (rc != ORC_OK) return rc;
-    if (k->count > 1) {
+    bool sorted = true; /* one equality scan already yields key order */
+    for (size_t i = 1; i < k->count && sorted; i++) sorted = k->keys[i - 1] < k->keys[i];
+    if (!sorted) {
         qsort(k->keys, k->count, sizeof *k->keys, cmp_key);
         size_t w = 1;
         for (size_t i = 1; i < k->count; i++)
@@ -653,16 +675,21 @@ static int candidates(orc_txn *txn, orc_query *q, orc_keys *k)
     return ORC_OK;
 }
 
-/* Checks the rows of a list of keys (skipping vanished ones). */
-static int match_keys(orc_txn *txn, orc_query *q, const uint64_t *keys, size_t n, qmatch_fn fn, void *ctx)
+/*
+ * Checks the rows of a list of keys (skipping vanished ones). `exact`: the
+ * keys are known to match; their rows are read only when `need_row`.
+ */
+static int match_keys(orc_txn *txn, orc_query *q, const uint64_t *keys, size_t n, bool exact, bool need_row,
+                      qmatch_fn fn, void *ctx)
 {
     for (size_t i = 0; i < n; i++) {
-        qobj o;
-        bool m;
-        int rc = qobj_load(txn, q->table, keys[i], &o);
+        qobj o = {.cls = NULL, .table = q->table, .key = keys[i], .row = NULL, .size = 0};
+        bool m = true;
+        int rc = ORC_OK;
+        if (!exact || need_row) rc = qobj_load(txn, q->table, keys[i], &o);
         if (rc == ORC_ERR_NOT_FOUND) continue;
         if (rc != ORC_OK) return rc;
-        rc = eval_pred(txn, q->pred, &o, &m);
+        if (!exact) rc = eval_pred(txn, q->pred, &o, &m);
         if (rc != ORC_OK) return rc;
         if (!m) continue;
         rc = fn(ctx, &o);
@@ -672,18 +699,19 @@ static int match_keys(orc_txn *txn, orc_query *q, const uint64_t *keys, size_t n
     return ORC_OK;
 }
 
-static int each_match(orc_txn *txn, orc_query *q, qmatch_fn fn, void *ctx)
+/* Calls fn for each matching object; `need_row`: fn reads the row (else only the key). */
+static int each_match(orc_txn *txn, orc_query *q, bool need_row, qmatch_fn fn, void *ctx)
 {
     int rc = check_runnable(txn, q);
     if (rc != ORC_OK) return rc;
     q->used_index = false;
-    if (q->has_domain) return match_keys(txn, q, q->domain, q->ndomain, fn, ctx);
+    if (q->has_domain) return match_keys(txn, q, q->domain, q->ndomain, false, need_row, fn, ctx);
     if (q->pred->kind == ORC_OP_FALSE) return ORC_OK;
     if (q->plan.kind != QP_SCAN) {
         orc_keys k = {0};
         q->used_index = true;
         rc = candidates(txn, q, &k);
-        if (rc == ORC_OK) rc = match_keys(txn, q, k.keys, k.count, fn, ctx);
+        if (rc == ORC_OK) rc = match_keys(txn, q, k.keys, k.count, q->plan.exact, need_row, fn, ctx);
         free(k.keys);
         return rc;
     }
@@ -693,6 +721,9 @@ static int each_match(orc_txn *txn, orc_query *q, qmatch_fn fn, void *ctx)
     if (rc == ORC_ERR_NOT_FOUND) return ORC_OK; /* a table never written has no database yet */
     if (rc != ORC_OK) return rc;
     qobj o = {.cls = schema_class(txn, q->table), .table = q->table};
+    qnode *root = q->pred;
+    /* the hot path: one property against one constant, straight out of the row */
+    uint16_t fast_col = root->fast ? root->lhs.path.steps[0].col : 0;
     for (;;) {
         bool m;
         rc = tscan_next(&s);
@@ -703,8 +734,16 @@ static int each_match(orc_txn *txn, orc_query *q, qmatch_fn fn, void *ctx)
         o.key = s.key;
         o.row = s.row;
         o.size = s.size;
-        rc = eval_pred(txn, q->pred, &o, &m);
-        if (rc != ORC_OK) break;
+        if (root->fast) {
+            orc_value lv;
+            rc = row_get(o.cls, o.row, o.size, fast_col, &lv);
+            if (rc != ORC_OK) break;
+            fix_link(&root->lhs.path.steps[0], &lv);
+            m = fast_op(root, &lv);
+        } else {
+            rc = eval_pred(txn, root, &o, &m);
+            if (rc != ORC_OK) break;
+        }
         if (m) {
             rc = fn(ctx, &o);
             if (rc != ORC_OK) {
@@ -747,7 +786,7 @@ int orc_query_run(orc_txn *txn, orc_query *q, orc_keys *out)
     runst r = {.out = out, .base = out->count, .limit = leading_limit(q)};
     int rc = check_runnable(txn, q);
     if (rc != ORC_OK || r.limit == 0) return rc;
-    rc = each_match(txn, q, run_push, &r);
+    rc = each_match(txn, q, false, run_push, &r);
     if (rc == ORC_OK) {
         size_t n = out->count - r.base;
         rc = qdesc_apply(txn, q, out->keys + r.base, &n);
@@ -799,7 +838,7 @@ int orc_query_count(orc_txn *txn, orc_query *q, uint64_t *count_out)
         *count_out = c.n < limit ? c.n : limit;
         return ORC_OK;
     }
-    rc = each_match(txn, q, count_one, &c);
+    rc = each_match(txn, q, false, count_one, &c);
     if (rc == ORC_OK) *count_out = c.n;
     return rc;
 }
@@ -838,8 +877,9 @@ int orc_query_aggregate(orc_txn *txn, orc_query *q, uint16_t col, orc_agg agg, o
     case ORC_AGG_SUM:
     case ORC_AGG_AVG:
         if (!numeric)
-            return orc_fail(ORC_ERR_WRONG_TYPE, "orc_query_aggregate: cannot aggregate property '%s.%s' of type %d",
-                            c->name, p->name, (int)p->type);
+            return orc_fail(ORC_ERR_WRONG_TYPE, "orc_query_aggregate: %s does not apply to property '%s.%s' (%s)",
+                            agg == ORC_AGG_MIN || agg == ORC_AGG_MAX ? "@min/@max" : "@sum/@avg", c->name, p->name,
+                            qtype_name(p->type));
         break;
     default:
         return orc_fail(ORC_ERR_INVALID_ARG, "orc_query_aggregate: %d is not @min, @max, @sum, @avg or @count",
@@ -852,7 +892,7 @@ int orc_query_aggregate(orc_txn *txn, orc_query *q, uint16_t col, orc_agg agg, o
     aggst a = {.col = col};
     qacc_init(&a.acc, (uint8_t)agg, p->type);
     if (q->ndescs == 0) {
-        rc = each_match(txn, q, agg_one, &a);
+        rc = each_match(txn, q, true, agg_one, &a);
     } else {
         orc_keys k = {0};
         rc = orc_query_run(txn, q, &k);

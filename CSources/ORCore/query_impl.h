@@ -100,6 +100,8 @@ typedef struct qplan {
     uint32_t nvals;
     const orc_value *lo, *hi; /* QP_INDEX_RANGE: NULL = open */
     bool lo_incl, hi_incl;
+    bool exact;              /* the candidates are exactly the matches: no row needs checking */
+    orc_value lo_store, hi_store; /* int bounds made inclusive (lo / hi may point here) */
 } qplan;
 
 typedef struct qdesc {
@@ -153,5 +155,7 @@ int qdesc_apply(orc_txn *txn, orc_query *q, uint64_t *keys, size_t *n);
 /** Frees a predicate tree (NULL is ignored). */
 void qnode_free(qnode *n);
 void qpath_clear(qpath *p);
+/** A type's name for messages ("int", "string", ...). */
+const char *qtype_name(orc_type t);
 
 #endif /* ORCORE_QUERY_IMPL_H */

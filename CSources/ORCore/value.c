@@ -237,6 +237,7 @@ enum {
     KEY_NULL = 0x05,
     KEY_INT = 0x10,
     KEY_DOUBLE = 0x11,
+    KEY_DECIMAL = 0x12,
     KEY_BOOL = 0x20,
     KEY_STRING = 0x30,
     KEY_BINARY = 0x38,
@@ -329,7 +330,16 @@ int keyenc(orc_buf *b, const orc_value *v, bool *exact_out)
         n = 13;
         break;
     case ORC_TYPE_DECIMAL:
-        return orc_fail(ORC_ERR_WRONG_TYPE, "decimal values cannot be indexed or be primary keys");
+        /*
+         * Decimals reach an index only inside mixed properties, whose numeric
+         * lookups the planner leaves to a scan: the bits need only be
+         * consistent, not ordered (1.0 and 1.00 are different keys).
+         */
+        k[0] = KEY_DECIMAL;
+        st64be(k + 1, v->decimal.w[1]);
+        st64be(k + 9, v->decimal.w[0]);
+        n = 17;
+        break;
     case ORC_TYPE_MIXED:
         return orc_fail(ORC_ERR_WRONG_TYPE, "MIXED is a property type, not a value type");
     default:

@@ -57,12 +57,15 @@
  * over (a few times).
  *
  * REPAIR
- * verify_repair_meta() rewrites one damaged meta page from the other, intact
- * one, so that the realm opens at the intact meta's commit. It only acts on
- * damage inside a meta page (not on truncation or damaged data pages) and
- * only while no other process has the environment open (it takes LMDB's
- * lock-file byte 0 exclusively, which every process with the environment
- * open holds shared).
+ * LMDB 0.9 refuses a file with one unreadable meta page and blindly uses a
+ * newer one whose fields are wrong. When `fd` is writable (env.c opens it
+ * O_RDWR for writable handles) and only one meta page is damaged while the
+ * other passes every shallow check, verify_pages rewrites the damaged one
+ * from the intact one, so the realm opens at the intact meta's commit (the
+ * previous commit when the newer meta was lost: its data was unreachable
+ * anyway). It never repairs truncation or damaged data pages, and only while
+ * no other process has the environment open. A read-only descriptor gets
+ * ORC_ERR_CORRUPT instead.
  *
  * BYTE LAYOUTS (a 64-bit build of LMDB 0.9: pgno_t, txnid_t and size_t are
  * 8 bytes; fields are in host byte order)
@@ -328,6 +331,27 @@ static bool looks_like_lmdb_pages(verifier *v, uint64_t *pgno_out, uint32_t *psi
     return false;
 }
 
+/* Printable ASCII, whitespace and well-formed UTF-8 (a sequence cut by the end of the sample counts). */
+static bool looks_like_text(const uint8_t *p, size_t n)
+{
+    if (n == 0) return false;
+    for (size_t i = 0; i < n;) {
+        uint8_t c = p[i];
+        if (c < 0x80) {
+            if (c < 0x20 && c != '\n' && c != '\r' && c != '\t') return false;
+            if (c == 0x7f) return false;
+            i++;
+            continue;
+        }
+        size_t len = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+        if (len == 0 || c == 0xc0 || c == 0xc1) return false;
+        for (size_t j = 1; j < len; j++)
+            if (i + j < n && (p[i + j] & 0xc0) != 0x80) return false;
+        i += len;
+    }
+    return true;
+}
+
 /* Neither meta page is usable: says whether this is a damaged LMDB file or something else. */
 static int classify(verifier *v, const meta *m0)
 {
@@ -373,10 +397,7 @@ static int classify(verifier *v, const meta *m0)
     if (zeros == limit) return bad(v, ORC_ERR_NOT_A_REALM, "not a realm: it starts with %llu zero bytes", (ull)zeros);
 
     if ((e = read_full(v->fd, 0, buf, 512, &n))) return bad(v, e, "reading the file: %s", strerror(e));
-    bool text = n > 0;
-    for (size_t i = 0; i < n && text; i++)
-        text = buf[i] >= 0x20 || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t';
-    if (text) return bad(v, ORC_ERR_NOT_A_REALM, "a text file, not a realm");
+    if (looks_like_text(buf, n)) return bad(v, ORC_ERR_NOT_A_REALM, "a text file, not a realm");
     return bad(v, ORC_ERR_NOT_A_REALM, "not an LMDB file (it starts with %02x %02x %02x %02x %02x %02x %02x %02x)",
                n > 0 ? buf[0] : 0, n > 1 ? buf[1] : 0, n > 2 ? buf[2] : 0, n > 3 ? buf[3] : 0, n > 4 ? buf[4] : 0,
                n > 5 ? buf[5] : 0, n > 6 ? buf[6] : 0, n > 7 ? buf[7] : 0);
@@ -747,7 +768,8 @@ static int alloc_maps(verifier *v)
     v->freed = calloc(bytes, 1);
     v->extent = malloc(v->psize / 2 * sizeof *v->extent);
     v->nsubs = 0;
-    if (!v->used || !v->freed || !v->extent) return bad(v, ORC_ERR_NOMEM, "allocating page maps for %llu pages", (ull)(v->last_pg + 1));
+    if (!v->used || !v->freed || !v->extent)
+        return bad(v, ORC_ERR_NOMEM, "allocating page maps for %llu pages", (ull)(v->last_pg + 1));
     return ORC_OK;
 }
 
@@ -759,10 +781,6 @@ static void verifier_free(verifier *v)
     free(v->data);
     free(v->subs);
     for (unsigned i = 0; i <= MAX_DEPTH; i++) free(v->level[i]);
-    v->used = v->freed = v->data = NULL;
-    v->extent = NULL;
-    v->subs = NULL;
-    memset(v->level, 0, sizeof v->level);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -913,10 +931,7 @@ static int verify_once(verifier *v, meta m[2])
             bool meta_damage;
             rc = meta_usable(v, &m[eff], &meta_damage);
             if (rc == ORC_OK) return v->deep ? deep_walk(v, &m[eff]) : ORC_OK;
-            if (rc != ORC_ERR_CORRUPT || !meta_damage) {
-                /* Damage outside the meta page: report it as it is. */
-                return rc;
-            }
+            if (rc != ORC_ERR_CORRUPT || !meta_damage) return rc; /* damage outside the meta page */
             snprintf(whybuf, sizeof whybuf, "%s", v->why);
             eff_why = whybuf;
         }
@@ -962,7 +977,7 @@ static int verify_stable(int fd, bool deep, verifier *v, meta m[2])
 {
     int rc = ORC_OK;
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-        verifier_free(v);
+        verifier_free(v); /* v is zeroed or from an earlier pass */
         memset(v, 0, sizeof *v);
         v->fd = fd;
         v->deep = deep;
@@ -977,25 +992,13 @@ static int verify_stable(int fd, bool deep, verifier *v, meta m[2])
     return rc;
 }
 
-int verify_pages(const char *path, int fd, bool deep)
-{
-    verifier v = {0};
-    meta m[2];
-    int rc = verify_stable(fd, deep, &v, m);
-    verifier_free(&v);
-    if (rc == ORC_OK) return ORC_OK;
-    if (rc == ORC_ERR_NOT_A_REALM) return orc_fail(rc, "'%s' is %s", path, v.why);
-    return orc_fail(rc, "'%s': %s", path, v.why);
-}
-
 /* ------------------------------------------------------------------------ */
 /* Repair                                                                   */
 /* ------------------------------------------------------------------------ */
 
 /*
- * The intact meta m is copied over slot `to`. Its txnid becomes one less
- * (slot parity then holds, and LMDB keeps preferring the intact slot), or 0
- * for a file that never committed.
+ * Copies the intact meta `m` over slot `to`, with its txnid one less (slot
+ * parity then holds and LMDB keeps preferring the intact slot; 0 stays 0).
  */
 static int write_meta_copy(verifier *v, int fd, const meta *m, int to)
 {
@@ -1007,14 +1010,10 @@ static int write_meta_copy(verifier *v, int fd, const meta *m, int to)
     st64(pg + 144, m->txnid ? m->txnid - 1 : 0);
     size_t done = 0;
     int e = 0;
-    while (done < m->psize) {
+    while (done < m->psize && !e) {
         ssize_t w = pwrite(fd, pg + done, m->psize - done, (off_t)((uint64_t)to * m->psize + done));
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            e = w < 0 ? errno : EIO;
-            break;
-        }
-        done += (size_t)w;
+        if (w > 0) done += (size_t)w;
+        else if (w == 0 || errno != EINTR) e = w == 0 ? EIO : errno;
     }
     free(pg);
     if (!e && fdatasync(fd) != 0) e = errno;
@@ -1022,55 +1021,46 @@ static int write_meta_copy(verifier *v, int fd, const meta *m, int to)
 }
 
 /*
- * Not declared in internal.h yet (see the report): rewrites a damaged meta
- * page from the intact one. Returns ORC_OK when there was nothing to repair,
- * when it repaired, or when the damage is not of the repairable kind (then
- * verify_pages reports it); an errno value on an I/O failure.
+ * Rewrites the damaged meta page while holding byte 0 of LMDB's lock file
+ * exclusively: every process with the environment open holds it shared, so
+ * nobody can be committing. An OFD lock, so that closing our descriptor
+ * cannot drop a POSIX lock of this process. Returns ORC_OK (verify again),
+ * ORC_ERR_BUSY (another process has the file open: nothing written) or an
+ * I/O error.
  */
-int verify_repair_meta(const char *path, int fd);
-int verify_repair_meta(const char *path, int fd)
+static int repair_meta(const char *path, int fd, verifier *v, meta m[2])
+{
+    char lock_path[4096];
+    if (snprintf(lock_path, sizeof lock_path, "%s-lock", path) >= (int)sizeof lock_path) return ORC_ERR_BUSY;
+    int lfd = open(lock_path, O_RDWR | O_CLOEXEC);
+    if (lfd < 0 && errno != ENOENT) return ORC_ERR_BUSY;
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+    if (lfd >= 0 && fcntl(lfd, F_OFD_SETLK, &fl) != 0) {
+        close(lfd);
+        return ORC_ERR_BUSY;
+    }
+    int rc = verify_stable(fd, false, v, m); /* again, now that nobody can commit */
+    if (rc == ORC_ERR_CORRUPT && v->repair_from >= 0)
+        rc = write_meta_copy(v, fd, &m[v->repair_from], v->repair_to);
+    else
+        rc = ORC_OK;
+    if (lfd >= 0) close(lfd);
+    return rc;
+}
+
+int verify_pages(const char *path, int fd, bool deep)
 {
     verifier v = {0};
     meta m[2];
-    int rc = verify_stable(fd, false, &v, m);
-    if (rc != ORC_ERR_CORRUPT || v.repair_from < 0) {
-        verifier_free(&v);
-        return ORC_OK;
-    }
+    int rc = verify_stable(fd, deep, &v, m);
     int acc = fcntl(fd, F_GETFL);
-    if (acc < 0 || (acc & O_ACCMODE) == O_RDONLY) {
-        verifier_free(&v);
-        return ORC_OK;
+    if (rc == ORC_ERR_CORRUPT && v.repair_from >= 0 && acc >= 0 && (acc & O_ACCMODE) != O_RDONLY) {
+        int r = repair_meta(path, fd, &v, m);
+        if (r == ORC_OK) rc = verify_stable(fd, deep, &v, m);
+        else if (r != ORC_ERR_BUSY) rc = r;
     }
-
-    /* Every process with the environment open holds byte 0 of the lock file shared. */
-    char lock_path[4096];
-    if (snprintf(lock_path, sizeof lock_path, "%s-lock", path) >= (int)sizeof lock_path) {
-        verifier_free(&v);
-        return ORC_OK;
-    }
-    int lfd = open(lock_path, O_RDWR | O_CLOEXEC);
-    if (lfd < 0 && errno != ENOENT) {
-        verifier_free(&v);
-        return ORC_OK;
-    }
-    if (lfd >= 0) {
-        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
-        if (fcntl(lfd, F_OFD_SETLK, &fl) != 0) {
-            close(lfd);
-            verifier_free(&v);
-            return ORC_OK; /* in use elsewhere: verify_pages reports the damage */
-        }
-    }
-    /* Look again now that nobody can commit. */
-    rc = verify_stable(fd, false, &v, m);
-    if (rc == ORC_ERR_CORRUPT && v.repair_from >= 0) {
-        rc = write_meta_copy(&v, fd, &m[v.repair_from], v.repair_to);
-        if (rc) rc = orc_fail(rc, "'%s': %s", path, v.why);
-    } else {
-        rc = ORC_OK;
-    }
-    if (lfd >= 0) close(lfd); /* releases the lock */
     verifier_free(&v);
-    return rc;
+    if (rc == ORC_OK) return ORC_OK;
+    if (rc == ORC_ERR_NOT_A_REALM) return orc_fail(rc, "'%s' is %s", path, v.why);
+    return orc_fail(rc, "'%s': %s", path, v.why);
 }

@@ -700,6 +700,10 @@ int orc_dict_erase(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, con
  * after removing Latin, Greek and Cyrillic diacritics. LIKE takes `*` (any
  * run) and `?` (one character). Null equals only null; ordering comparisons
  * with null are false. Numbers compare across int, float, double and decimal.
+ * An aggregate at the end of a path reduces every value the path reaches from
+ * one object (`items.price` with @sum sums the prices of all linked items);
+ * @count / @size of a string or binary is its length in bytes. A query is
+ * used by one thread at a time (it keeps scratch buffers).
  *
  * The planner uses the primary-key or a secondary index when an indexed
  * property is compared with EQ, IN, BETWEEN or an ordering operator against
@@ -748,12 +752,18 @@ void orc_query_free(orc_query *query);
 
 /**
  * Restricts the query to the given objects, in the given order (a list's
- * links, backlinks), instead of the whole table; keys are copied. NULL/0
- * restores the whole table. Returns ORC_OK or ORC_ERR_NOMEM.
+ * links, backlinks), instead of the whole table; keys are copied. keys NULL:
+ * the whole table again; keys non-NULL and n = 0: an empty domain.
+ * Returns ORC_OK or ORC_ERR_NOMEM.
  */
 int orc_query_set_domain(orc_query *query, const uint64_t *keys, size_t n);
 
-/** Runs the query, appending matching keys (sorted, distinct and limited as the descriptors say, else in key or domain order) to `out`. */
+/**
+ * Runs the query, appending matching keys (sorted, distinct and limited as the
+ * descriptors say, else in key or domain order) to `out`. Returns ORC_OK,
+ * ORC_ERR_SCHEMA (the schema changed since the query was compiled),
+ * ORC_ERR_NOMEM, ORC_ERR_CORRUPT.
+ */
 int orc_query_run(orc_txn *txn, orc_query *query, orc_keys *out);
 
 /** Counts matching objects (descriptors applied). Returns ORC_OK or an error as orc_query_run. */
@@ -763,8 +773,11 @@ int orc_query_count(orc_txn *txn, orc_query *query, uint64_t *count_out);
  * Aggregates property `col` (int, float, double, decimal, timestamp for
  * min / max) over the matching objects: ORC_AGG_MIN, _MAX, _SUM, _AVG or
  * _COUNT (non-null values). Nulls are skipped; min / max / avg of no values
- * is null; sum of no values is 0 of the property's type (sum of ints is int,
- * avg of ints is double). Returns ORC_OK, ORC_ERR_WRONG_TYPE, ORC_ERR_NOT_FOUND.
+ * is null; sum of no values is 0 of the property's type. Sums of ints are
+ * ints (a double when they overflow int64), of floats and doubles doubles, of
+ * decimals decimals; @avg is a double, or a decimal for decimals. Returns
+ * ORC_OK, ORC_ERR_WRONG_TYPE, ORC_ERR_NOT_FOUND, ORC_ERR_INVALID_ARG (an
+ * aggregate kind that does not apply), ORC_ERR_SCHEMA (schema changed).
  */
 int orc_query_aggregate(orc_txn *txn, orc_query *query, uint16_t col, orc_agg agg, orc_value *out);
 
@@ -783,7 +796,7 @@ bool orc_query_used_index(const orc_query *query);
  * skips them, a consumer that reports changes uses them.
  */
 typedef enum orc_instr_op {
-    ORC_INSTR_CREATE = 1,        /**< object created; followed by SETs flagged ORC_INSTR_INITIAL */
+    ORC_INSTR_CREATE = 1,        /**< object created; `index` SETs flagged ORC_INSTR_INITIAL follow */
     ORC_INSTR_ERASE = 2,
     ORC_INSTR_SET = 3,           /**< col = value */
     ORC_INSTR_ADD_INT = 4,       /**< col += delta */
