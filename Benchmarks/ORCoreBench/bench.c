@@ -48,7 +48,8 @@
  *  - Results are cross-checked (sums, counts, per-name hits); a mismatch is
  *    reported and makes the exit status 1.
  *  - Files live in a fresh mkdtemp directory (or --dir) and are removed at
- *    exit, also on a fatal error or SIGINT/SIGTERM.
+ *    exit, also on a fatal error or SIGINT/SIGTERM (--keep leaves them for
+ *    inspection with mdb_stat -a -n FILE).
  */
 #include "orcore.h"
 

@@ -118,6 +118,7 @@ static void core_free(orc_envcore *core)
     pthread_rwlock_destroy(&core->map_lock);
     free(core->table_dbi);
     free(core->pk_dbi);
+    free(core->txn_threads);
     free(core->path);
     free(core);
 }
@@ -327,6 +328,10 @@ int orc_env_info_get(orc_env *env, orc_env_info *info)
  */
 int env_grow_map(orc_envcore *core, size_t min_size)
 {
+    if (env_thread_has_txn(core))
+        return orc_fail(ORC_ERR_MAP_FULL,
+                        "the map of '%s' is full and cannot grow while this thread has another transaction open on it",
+                        core->path);
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += 30;

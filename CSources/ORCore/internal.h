@@ -228,6 +228,8 @@ typedef struct orc_envcore {
     pthread_t writer;      /* that thread, valid while has_writer */
     bool has_writer;
     size_t map_size;
+    pthread_t *txn_threads; /* the thread that began each live transaction (under lock) */
+    size_t txn_thread_count, txn_thread_cap;
     struct orc_envcore *next;
 } orc_envcore;
 
@@ -269,6 +271,9 @@ struct orc_txn {
     bool holds_map_lock;
     orc_buf meta_redo;     /* metadata writes (not in the changeset), redone after map growth */
     int op_depth;          /* nesting of ORC_WRITE_OP: only the outermost grows and retries */
+    uint32_t last_dbi_table[2]; /* the last table whose object [0] / primary key [1] dbi was asked for */
+    MDB_dbi last_dbi[2];
+    pthread_t begun_on;    /* the thread that began the LMDB transaction */   /* ... and that dbi: most calls skip core->lock (0 table: none) */
 };
 
 /**
@@ -318,6 +323,8 @@ void txn_touched(orc_txn *txn);
 
 /** Grows the map (env.c); the caller holds no transaction. */
 int env_grow_map(orc_envcore *core, size_t min_size);
+/** Whether the calling thread began a transaction on `core` that is still live. */
+bool env_thread_has_txn(orc_envcore *core);
 /** Adopts a map size another process set (after MDB_MAP_RESIZED). */
 int env_adopt_map(orc_envcore *core);
 /** Metadata writes without the "orc." reservation check, for the engine's own names. */

@@ -216,11 +216,6 @@ int obj_pk(orc_txn *txn, const orc_class *c, uint64_t key, orc_value *pk, bool *
 static int gather_values(orc_txn *txn, const orc_class *c, const uint16_t *cols, const orc_value *values, size_t n,
                          orc_value *all, uint8_t *given)
 {
-    for (uint16_t col = 0; col < c->ncols; col++) {
-        const orc_prop *p = class_prop(c, col);
-        if (p) prop_default(p, &all[col]);
-        else all[col].type = ORC_TYPE_NULL;
-    }
     memset(given, 0, c->ncols);
     for (size_t i = 0; i < n; i++) {
         const orc_prop *p = class_prop(c, cols[i]);
@@ -235,6 +230,12 @@ static int gather_values(orc_txn *txn, const orc_class *c, const uint16_t *cols,
     }
     if (c->pk_col >= 0 && !given[c->pk_col])
         return orc_fail(ORC_ERR_INVALID_ARG, "creating a '%s' needs its primary key '%s'", c->name, c->props[c->pk_col].name);
+    for (uint16_t col = 0; col < c->ncols; col++) {
+        if (given[col]) continue;
+        const orc_prop *p = class_prop(c, col);
+        if (p) prop_default(p, &all[col]);
+        else all[col].type = ORC_TYPE_NULL;
+    }
     return ORC_OK;
 }
 
@@ -250,23 +251,44 @@ static int create_row(orc_txn *txn, const orc_class *c, uint64_t key, const uint
     if (!rc) rc = gather_values(txn, c, cols, values, n, all, given);
     MDB_dbi dbi, pk_dbi = 0;
     if (!rc) rc = txn_table_dbi(txn, c->table, &dbi);
-    if (!rc && c->pk_col >= 0 && !(rc = txn_pk_dbi(txn, c->table, &pk_dbi))) {
-        uint64_t existing;
-        rc = pk_lookup(txn, c, &all[c->pk_col], &existing);
-        if (rc == ORC_OK) rc = orc_fail(ORC_ERR_EXISTS, "class '%s' already has an object with this primary key", c->name);
-        else if (rc == ORC_ERR_NOT_FOUND) rc = ORC_OK;
-    }
+    if (!rc && c->pk_col >= 0) rc = txn_pk_dbi(txn, c->table, &pk_dbi);
     orc_table_state *st = rc ? NULL : txn_table_state(txn, c->table);
     if (!rc && !st) rc = orc_fail(ORC_ERR_NOMEM, "allocating table state");
     if (!rc && key && key < st->next_key && orc_obj_exists(txn, c->table, key))
         rc = orc_fail(ORC_ERR_EXISTS, "class '%s' already has an object with key %llu", c->name, (unsigned long long)key);
     if (!rc) rc = row_build(c, all, &txn->scratch);
     if (rc) goto done;
-
     if (!key) key = st->next_key;
+
+    /*
+     * The primary key goes in first, with MDB_NOOVERWRITE: a duplicate is
+     * found by the put itself (one B-tree descent, not a lookup and a put)
+     * while nothing has been written yet, so it needs no poisoning.
+     */
+    int mrc;
+    if (c->pk_col >= 0) {
+        orc_buf *b = &txn->scratch3;
+        bool exact = true;
+        b->size = 0;
+        if ((rc = keyenc(b, &all[c->pk_col], &exact))) goto done;
+        if (!exact) {
+            rc = orc_fail(ORC_ERR_INVALID_ARG, "the primary key of '%s' is too long to index", c->name);
+            goto done;
+        }
+        MDB_val pk = {b->size, b->data}, pv = {8, &key};
+        mrc = mdb_put(txn->mdb, pk_dbi, &pk, &pv, MDB_NOOVERWRITE);
+        if (mrc == MDB_KEYEXIST) {
+            rc = orc_fail(ORC_ERR_EXISTS, "class '%s' already has an object with this primary key", c->name);
+            goto done;
+        }
+        if (mrc) {
+            rc = write_rc(txn, mrc, "storing a primary key");
+            goto done;
+        }
+    }
     uint8_t kb[8];
     MDB_val k = key_val(kb, key), d = {txn->scratch.size, txn->scratch.data};
-    int mrc = mdb_put(txn->mdb, dbi, &k, &d, key >= st->next_key ? MDB_APPEND : MDB_NOOVERWRITE);
+    mrc = mdb_put(txn->mdb, dbi, &k, &d, key >= st->next_key ? MDB_APPEND : MDB_NOOVERWRITE);
     if (mrc) {
         rc = write_rc(txn, mrc, "storing an object");
         goto done;
@@ -275,15 +297,6 @@ static int create_row(orc_txn *txn, const orc_class *c, uint64_t key, const uint
     st->count++;
     txn->tables_dirty = true;
     txn_touched(txn);
-    if (c->pk_col >= 0) {
-        /* pk_lookup left keyenc(pk) in scratch3 */
-        MDB_val pk = {txn->scratch3.size, txn->scratch3.data}, pv = {8, &key};
-        mrc = mdb_put(txn->mdb, pk_dbi, &pk, &pv, MDB_NOOVERWRITE);
-        if (mrc) {
-            rc = write_rc(txn, mrc, "storing a primary key");
-            goto done;
-        }
-    }
     if (c->has_index || c->has_links)
         for (uint16_t col = 0; col < c->ncols && !rc; col++) {
             const orc_prop *p = class_prop(c, col);

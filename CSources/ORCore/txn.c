@@ -77,6 +77,43 @@ static int txn_load(orc_txn *txn)
     return ORC_OK;
 }
 
+/*
+ * Live transactions by the thread that began them, so that map growth can
+ * tell at once that it would wait for its own thread (see env_grow_map).
+ */
+static void note_thread(orc_envcore *core, pthread_t t, bool add)
+{
+    pthread_mutex_lock(&core->lock);
+    if (add) {
+        if (core->txn_thread_count == core->txn_thread_cap) {
+            size_t cap = core->txn_thread_cap ? core->txn_thread_cap * 2 : 16;
+            pthread_t *a = realloc(core->txn_threads, cap * sizeof *a);
+            if (a) {
+                core->txn_threads = a;
+                core->txn_thread_cap = cap;
+            }
+        }
+        if (core->txn_thread_count < core->txn_thread_cap) core->txn_threads[core->txn_thread_count++] = t;
+    } else {
+        for (size_t i = 0; i < core->txn_thread_count; i++)
+            if (pthread_equal(core->txn_threads[i], t)) {
+                core->txn_threads[i] = core->txn_threads[--core->txn_thread_count];
+                break;
+            }
+    }
+    pthread_mutex_unlock(&core->lock);
+}
+
+bool env_thread_has_txn(orc_envcore *core)
+{
+    bool found = false;
+    pthread_t self = pthread_self();
+    pthread_mutex_lock(&core->lock);
+    for (size_t i = 0; i < core->txn_thread_count && !found; i++) found = pthread_equal(core->txn_threads[i], self);
+    pthread_mutex_unlock(&core->lock);
+    return found;
+}
+
 static int mdb_begin(orc_txn *txn)
 {
     orc_envcore *core = txn->core;
@@ -94,6 +131,8 @@ static int mdb_begin(orc_txn *txn)
             return orc_fail_mdb(rc, txn->write ? "beginning a write transaction" : "beginning a read transaction");
         }
         txn->holds_map_lock = true;
+        txn->begun_on = pthread_self();
+        note_thread(core, txn->begun_on, true);
         return ORC_OK;
     }
 }
@@ -111,6 +150,7 @@ static void mdb_end(orc_txn *txn, bool commit_reader)
         txn->mdb = NULL;
     }
     if (txn->holds_map_lock) {
+        note_thread(txn->core, txn->begun_on, false);
         pthread_rwlock_unlock(&txn->core->map_lock);
         txn->holds_map_lock = false;
     }
@@ -129,6 +169,7 @@ static void txn_reset_state(orc_txn *txn)
     txn->new_dbis = NULL;
     txn->new_dbi_count = 0;
     txn->opened_dbis = false;
+    txn->last_dbi_table[0] = txn->last_dbi_table[1] = 0;
     coll_cache_free(txn);
     txn->generation++;
 }
@@ -263,6 +304,7 @@ int orc_txn_commit(orc_txn *txn, uint64_t *version_out)
     }
     pthread_mutex_unlock(&core->lock);
     txn->holds_map_lock = false;
+    note_thread(core, txn->begun_on, false);
     pthread_rwlock_unlock(&core->map_lock);
     if (version_out) *version_out = version;
     txn_free(txn);
@@ -345,7 +387,23 @@ static int ensure_dbi_cap(orc_envcore *core, uint32_t table)
     return ORC_OK;
 }
 
+static int table_dbi_slow(orc_txn *txn, uint32_t table, bool pk, MDB_dbi *out);
+
 static int table_dbi(orc_txn *txn, uint32_t table, bool pk, MDB_dbi *out)
+{
+    if (table && txn->last_dbi_table[pk] == table) {
+        *out = txn->last_dbi[pk];
+        return ORC_OK;
+    }
+    int rc = table_dbi_slow(txn, table, pk, out);
+    if (!rc) {
+        txn->last_dbi_table[pk] = table;
+        txn->last_dbi[pk] = *out;
+    }
+    return rc;
+}
+
+static int table_dbi_slow(orc_txn *txn, uint32_t table, bool pk, MDB_dbi *out)
 {
     for (size_t i = 0; i < txn->new_dbi_count; i++)
         if (txn->new_dbis[i].table == table && txn->new_dbis[i].pk == pk) {

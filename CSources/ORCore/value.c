@@ -47,7 +47,8 @@
  *  3. Ints and floating-point numbers have different tags, so 1 and 1.5 do not
  *     interleave in an index of a MIXED property. The query planner therefore
  *     uses an index only for constants of the column's own type; any other
- *     comparison scans. Decimals cannot be indexed (ORC_ERR_WRONG_TYPE).
+ *     comparison scans. Decimals (only ever in MIXED indexes) encode their
+ *     raw bits: consistent for index maintenance, not ordered, never planned.
  *  4. Encodings are prefix-free (string terminators 00 00 / 00 01 never occur
  *     inside the escaped bytes), so callers may append an object key and the
  *     order of (value, key) pairs is kept.

@@ -48,7 +48,7 @@ static orc_value v_bin(const void *p, size_t n)
     return (orc_value){.type = ORC_TYPE_BINARY, .string = {.data = p, .size = n}};
 }
 
-static double now_s(void)
+static double now_s(void) /* for deadlines only */
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -141,24 +141,30 @@ static bool pipe_read_i64(int fd, int64_t *v, int seconds)
     return true;
 }
 
-/* Waits for a child (with a deadline) and returns its exit status, or -1. */
-static int wait_child(pid_t pid, int seconds)
+/*
+ * Waits for a child and returns its exit status (128 + signal when killed),
+ * or -1. `fd` is the read end of a pipe whose only writer is the child: its
+ * end of file says the child is gone, so the wait has a deadline without any
+ * polling loop. fd < 0 when the child was already sent SIGKILL.
+ */
+static int wait_child(pid_t pid, int fd, int seconds)
 {
-    double end = now_s() + seconds;
-    for (;;) {
-        int status;
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-        if (r < 0 && errno != EINTR) return -1;
-        if (now_s() > end) {
+    int status;
+    if (fd >= 0) {
+        int64_t ignored;
+        while (pipe_read_i64(fd, &ignored, seconds)) {
+        }
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        char c;
+        if (poll(&p, 1, 0) != 1 || read(fd, &c, 1) != 0) { /* not at end of file: deadline passed */
             kill(pid, SIGKILL);
             waitpid(pid, &status, 0);
             return -1;
         }
-        /* Block on the child's exit rather than spinning: a pipe would need the child's help,
-         * so poll on nothing with a short timeout only between waitpid checks. */
-        poll(NULL, 0, 5);
     }
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 /* ---- readers during a writer ---- */
@@ -283,9 +289,17 @@ done:
     return NULL;
 }
 
+static void concurrency_readers_see_consistent_snapshots_body(void);
+
 TEST(concurrency_readers_see_consistent_snapshots)
 {
     guard(120);
+    concurrency_readers_see_consistent_snapshots_body();
+    alarm(0); /* also after a failed CHECK: the body returned early */
+}
+
+static void concurrency_readers_see_consistent_snapshots_body(void)
+{
     static bank b;
     memset(&b, 0, sizeof b);
     pthread_mutex_init(&b.mu, NULL);
@@ -323,7 +337,6 @@ TEST(concurrency_readers_see_consistent_snapshots)
     CHECK(info.map_size > (size_t)1 << 20);
     CHECK_ENV(b.env);
     orc_env_close(b.env);
-    alarm(0);
 }
 
 /* ---- writers in turns ---- */
@@ -372,9 +385,17 @@ done:
     return NULL;
 }
 
+static void concurrency_writers_in_turns_lose_nothing_body(void);
+
 TEST(concurrency_writers_in_turns_lose_nothing)
 {
     guard(120);
+    concurrency_writers_in_turns_lose_nothing_body();
+    alarm(0); /* also after a failed CHECK: the body returned early */
+}
+
+static void concurrency_writers_in_turns_lose_nothing_body(void)
+{
     static counters c;
     char path[600];
     snprintf(path, sizeof path, "%s", test_path("turns.realm"));
@@ -419,7 +440,6 @@ TEST(concurrency_writers_in_turns_lose_nothing)
     orc_txn_abort(r);
     CHECK_ENV(c.shared);
     orc_env_close(c.shared);
-    alarm(0);
 }
 
 /* ---- a second writer waits for the first ---- */
@@ -449,9 +469,17 @@ static void *second_writer(void *p)
     return NULL;
 }
 
+static void concurrency_second_writer_waits_and_sees_the_first_body(void);
+
 TEST(concurrency_second_writer_waits_and_sees_the_first)
 {
     guard(60);
+    concurrency_second_writer_waits_and_sees_the_first_body();
+    alarm(0); /* also after a failed CHECK: the body returned early */
+}
+
+static void concurrency_second_writer_waits_and_sees_the_first_body(void)
+{
     static waiter s;
     memset(&s, 0, sizeof s);
     pthread_mutex_init(&s.mu, NULL);
@@ -476,7 +504,6 @@ TEST(concurrency_second_writer_waits_and_sees_the_first)
     CHECK_OK(s.rc);
     CHECK_EQ(s.seen_count, 201); /* its transaction began after this one committed */
     orc_env_close(s.env);
-    alarm(0);
 }
 
 /* ---- two processes ---- */
@@ -565,9 +592,17 @@ static int side_run(const char *path, const proc_ids *ids, int side, int in, int
     return ORC_OK;
 }
 
+static void concurrency_two_processes_alternate_and_count_exactly_body(void);
+
 TEST(concurrency_two_processes_alternate_and_count_exactly)
 {
     guard(120);
+    concurrency_two_processes_alternate_and_count_exactly_body();
+    alarm(0); /* also after a failed CHECK: the body returned early */
+}
+
+static void concurrency_two_processes_alternate_and_count_exactly_body(void)
+{
     char path[600];
     snprintf(path, sizeof path, "%s", test_path("procs.realm"));
     proc_ids ids;
@@ -591,8 +626,8 @@ TEST(concurrency_two_processes_alternate_and_count_exactly)
     orc_env *env = NULL;
     int rc = side_run(path, &ids, 0, to_parent[0], to_child[1], &env);
     close(to_child[1]);
+    int status = wait_child(pid, to_parent[0], 60);
     close(to_parent[0]);
-    int status = wait_child(pid, 60);
     CHECK_OK(rc);
     CHECK_EQ(status, 0);
 
@@ -605,7 +640,6 @@ TEST(concurrency_two_processes_alternate_and_count_exactly)
     orc_txn_abort(r);
     CHECK_ENV(env);
     orc_env_close(env);
-    alarm(0);
 }
 
 /* Writes `mb` MB of blobs in one transaction; returns the new version. */
@@ -649,9 +683,17 @@ static int read_blobs(orc_env *env, uint32_t t, uint16_t c, int want)
     return rc;
 }
 
+static void concurrency_map_growth_seen_across_processes_body(void);
+
 TEST(concurrency_map_growth_seen_across_processes)
 {
     guard(120);
+    concurrency_map_growth_seen_across_processes_body();
+    alarm(0); /* also after a failed CHECK: the body returned early */
+}
+
+static void concurrency_map_growth_seen_across_processes_body(void)
+{
     char path[600];
     snprintf(path, sizeof path, "%s", test_path("procgrow.realm"));
     uint32_t t;
@@ -705,14 +747,13 @@ TEST(concurrency_map_growth_seen_across_processes)
     CHECK_OK(read_blobs(env, t, c, 20));
     CHECK_OK(write_blobs(env, t, c, 20, 10, &version));
     CHECK(pipe_write_i64(to_child[1], (int64_t)version));
-    int status = wait_child(pid, 60);
+    int status = wait_child(pid, to_parent[0], 60);
     CHECK_EQ(status, 0);
     CHECK_OK(read_blobs(env, t, c, 30));
     CHECK_ENV(env);
     orc_env_close(env);
     close(to_child[1]);
     close(to_parent[0]);
-    alarm(0);
 }
 
 /* ---- a writer killed mid-transaction ---- */
@@ -765,9 +806,17 @@ static void killed_child(const char *path, int out, int never)
     _exit(12);
 }
 
+static void concurrency_killed_writer_leaves_every_reported_commit_body(void);
+
 TEST(concurrency_killed_writer_leaves_every_reported_commit)
 {
     guard(180);
+    concurrency_killed_writer_leaves_every_reported_commit_body();
+    alarm(0); /* also after a failed CHECK: the body returned early */
+}
+
+static void concurrency_killed_writer_leaves_every_reported_commit_body(void)
+{
     char path[600];
     snprintf(path, sizeof path, "%s", test_path("killed.realm"));
     uint32_t t;
@@ -814,7 +863,7 @@ TEST(concurrency_killed_writer_leaves_every_reported_commit)
         }
         CHECK(marker);
         kill(pid, SIGKILL);
-        int status = wait_child(pid, 30);
+        int status = wait_child(pid, -1, 30);
         CHECK_EQ(status, 128 + SIGKILL);
         close(out[0]);
         close(never[1]);
@@ -849,5 +898,4 @@ TEST(concurrency_killed_writer_leaves_every_reported_commit)
         CHECK_ENV(env);
         orc_env_close(env);
     }
-    alarm(0);
 }

@@ -268,9 +268,17 @@ TEST(env_read_only_handle_refuses_writes)
     orc_env_close(env);
 }
 
+static void env_same_file_twice_shares_data_body(void);
+
 TEST(env_same_file_twice_shares_data)
 {
     guard(60);
+    env_same_file_twice_shares_data_body();
+    alarm(0); /* also after a failed CHECK: the body returned early */
+}
+
+static void env_same_file_twice_shares_data_body(void)
+{
     const char *p = test_path("shared.realm");
     char path[600], alias[700];
     snprintf(path, sizeof path, "%s", p);
@@ -317,7 +325,6 @@ TEST(env_same_file_twice_shares_data)
     CHECK(items_match(b, 3));
     CHECK_ENV(b);
     orc_env_close(b);
-    alarm(0);
 }
 
 TEST(env_info_and_version)
@@ -505,9 +512,17 @@ out:
 static size_t size_big_txn(int64_t i) { return i == 7 ? (size_t)(5 << 20) : 1000 + (size_t)(i % 50); }
 static size_t size_small_txn(int64_t i) { return 500 + (size_t)(i % 1500); }
 
+static void env_map_grows_in_one_transaction_body(void);
+
 TEST(env_map_grows_in_one_transaction)
 {
     guard(120);
+    env_map_grows_in_one_transaction_body();
+    alarm(0); /* also after a failed CHECK: the body returned early */
+}
+
+static void env_map_grows_in_one_transaction_body(void)
+{
     const char *path = test_path("grow1.realm");
     orc_env_options opt = {.initial_map_size = 1 << 20};
     orc_env *env;
@@ -545,12 +560,19 @@ TEST(env_map_grows_in_one_transaction)
     CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, &opt, &env));
     CHECK(blobs_match(env, n, size_big_txn));
     orc_env_close(env);
-    alarm(0);
 }
+
+static void env_map_grows_across_many_transactions_body(void);
 
 TEST(env_map_grows_across_many_transactions)
 {
     guard(120);
+    env_map_grows_across_many_transactions_body();
+    alarm(0); /* also after a failed CHECK: the body returned early */
+}
+
+static void env_map_grows_across_many_transactions_body(void)
+{
     const char *path = test_path("grow2.realm");
     orc_env_options opt = {.initial_map_size = 1 << 20};
     orc_env *env;
@@ -583,7 +605,6 @@ TEST(env_map_grows_across_many_transactions)
     CHECK(info.used_bytes > (size_t)10 << 20);
     CHECK_ENV(env);
     orc_env_close(env);
-    alarm(0);
 }
 
 /*
@@ -591,11 +612,18 @@ TEST(env_map_grows_across_many_transactions)
  * contract allows ORC_ERR_MAP_FULL ("growth was blocked by open
  * transactions") but not a hang, and once the reader ends the write succeeds.
  */
+static void env_map_growth_with_open_reader_on_same_thread_body(void);
+
 TEST(env_map_growth_with_open_reader_on_same_thread)
 {
-    /* The engine waits up to 30 s for readers before giving up with MAP_FULL: long runs only. */
-    if (!getenv("ORC_TEST_LONG")) return;
-    guard(60);
+    /* Growth cannot wait for this thread's own reader: MAP_FULL comes at once, not after a timeout. */
+    guard(20);
+    env_map_growth_with_open_reader_on_same_thread_body();
+    alarm(0); /* also after a failed CHECK: the body returned early */
+}
+
+static void env_map_growth_with_open_reader_on_same_thread_body(void)
+{
     const char *path = test_path("grow3.realm");
     orc_env_options opt = {.initial_map_size = 1 << 20};
     orc_env *env;
@@ -623,7 +651,8 @@ TEST(env_map_growth_with_open_reader_on_same_thread)
     } else {
         orc_txn_abort(w);
     }
-    CHECK(rc == ORC_OK || rc == ORC_ERR_MAP_FULL);
+    CHECK_EQ(rc, ORC_ERR_MAP_FULL);
+    CHECK(strstr(orc_last_error(), "this thread has another transaction open") != NULL);
     /* The old reader still sees its snapshot: no Blob objects. */
     uint64_t count;
     CHECK_OK(orc_table_count(r, t, &count));
@@ -645,7 +674,6 @@ TEST(env_map_growth_with_open_reader_on_same_thread)
     orc_txn_abort(r);
     CHECK_ENV(env);
     orc_env_close(env);
-    alarm(0);
 }
 
 static void *last_error_in_thread(void *arg)

@@ -594,7 +594,7 @@ static bool dup_check(orc_txn *txn, uint32_t t, uint16_t cv, uint16_t cs, const 
 static bool dup_set(orc_txn *w, uint32_t t, uint16_t cv, uint16_t cs, dup_model *m, size_t i, int v, int s)
 {
     uint16_t cols[2] = {cv, cs};
-    orc_value vals[2] = {v_int(v), v_str(dup_string(s))};
+    orc_value vals[2] = {v_int(v), s >= 0 ? v_str(dup_string(s)) : v_int(0)}; /* -1: column not set */
     if (v < 0) {
         HOK(orc_obj_set(w, t, m->keys[i], cs, &vals[1]));
         m->s[i] = (int8_t)s;

@@ -705,10 +705,11 @@ int orc_dict_erase(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, con
  * @count / @size of a string or binary is its length in bytes. A query is
  * used by one thread at a time (it keeps scratch buffers).
  *
- * The planner uses the primary-key or a secondary index when an indexed
- * property is compared with EQ, IN, BETWEEN or an ordering operator against
- * constants at the top level (directly or inside a top-level AND); rows are
- * always checked against the whole predicate.
+ * The planner uses a secondary index when an indexed property is compared
+ * with EQ, IN, BETWEEN or an ordering operator against non-null constants of
+ * its own type at the top level (directly or inside a top-level AND), and the
+ * primary-key index for EQ and IN; null constants and numbers compared with a
+ * mixed property are left to a scan. Results never depend on the plan.
  */
 
 /** CMP operators. */
