@@ -287,8 +287,8 @@ int coll_load_prop(orc_txn *txn, const orc_class *cls, const orc_prop *p, uint64
 
 int coll_load(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, collref *out)
 {
-    const orc_class *cls;
-    const orc_prop *p;
+    const orc_class *cls = NULL;
+    const orc_prop *p = NULL;
     int rc = coll_resolve(txn, table, col, ORC_COLL_NONE, &cls, &p);
     return rc ? rc : coll_load_prop(txn, cls, p, key, false, out);
 }
@@ -479,7 +479,7 @@ int coll_collect_links(orc_txn *txn, const collref *c, linkvec *out)
 {
     if (!prop_may_link(c->prop)) return ORC_OK;
     for (uint32_t i = 0; i < c->count; i++) {
-        orc_value v;
+        orc_value v = {.type = ORC_TYPE_NULL};
         int rc = coll_elem(c, i, NULL, &v);
         if (rc) return rc;
         linkref l;
@@ -630,7 +630,7 @@ int coll_dict_search(const collref *c, const char *k, size_t kn, uint32_t *pos, 
     *found = false;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        orc_value ek;
+        orc_value ek = {.type = ORC_TYPE_NULL};
         int rc = coll_elem(c, mid, &ek, NULL);
         if (rc) return rc;
         int cmp = key_cmp(ek.string.data, ek.string.size, k, kn);
@@ -648,7 +648,7 @@ int coll_dict_search(const collref *c, const char *k, size_t kn, uint32_t *pos, 
 
 int orc_coll_size(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t *size_out)
 {
-    site s;
+    site s = {0};
     if (!size_out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_coll_size needs an out pointer");
     int rc = coll_open(txn, table, key, col, ORC_COLL_NONE, false, &s);
     if (!rc) *size_out = s.c.count;
@@ -657,7 +657,7 @@ int orc_coll_size(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size
 
 int orc_coll_get(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, orc_value *out)
 {
-    site s;
+    site s = {0};
     if (!out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_coll_get needs an out pointer");
     int rc = coll_open(txn, table, key, col, ORC_COLL_NONE, false, &s);
     if (rc) return rc;
@@ -668,7 +668,7 @@ int orc_coll_get(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_
 int orc_coll_find(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const orc_value *value,
                   size_t *index_out)
 {
-    site s;
+    site s = {0};
     if (!index_out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_coll_find needs an out pointer");
     int rc = coll_open(txn, table, key, col, ORC_COLL_NONE, false, &s);
     if (!rc) rc = coll_check_value(txn, &s, value, false);
@@ -697,7 +697,7 @@ int orc_coll_find(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, cons
 
 int orc_dict_key_at(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, orc_value *key_out)
 {
-    site s;
+    site s = {0};
     if (!key_out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_dict_key_at needs an out pointer");
     int rc = coll_open(txn, table, key, col, ORC_COLL_DICT, false, &s);
     if (rc) return rc;
@@ -708,7 +708,7 @@ int orc_dict_key_at(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, si
 int orc_dict_get(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const char *dkey, size_t dkey_len,
                  orc_value *out)
 {
-    site s;
+    site s = {0};
     if (!out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_dict_get needs an out pointer");
     if (!dkey && dkey_len) return orc_fail(ORC_ERR_INVALID_ARG, "a dictionary key of %zu bytes without data", dkey_len);
     int rc = coll_open(txn, table, key, col, ORC_COLL_DICT, false, &s);

@@ -204,8 +204,8 @@ int obj_pk(orc_txn *txn, const orc_class *c, uint64_t key, orc_value *pk, bool *
         pk->type = ORC_TYPE_NULL;
         return ORC_OK;
     }
-    const uint8_t *row;
-    size_t size;
+    const uint8_t *row = NULL;
+    size_t size = 0;
     int rc = obj_row(txn, c->table, key, &row, &size);
     return rc ? rc : row_get(c, row, size, (uint16_t)c->pk_col, pk);
 }
@@ -346,8 +346,8 @@ int orc_obj_get(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, orc_va
     const orc_class *c = schema_class_req(txn, table, &rc);
     if (!c) return rc;
     if (!out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_obj_get needs an out pointer");
-    const uint8_t *row;
-    size_t size;
+    const uint8_t *row = NULL;
+    size_t size = 0;
     if ((rc = obj_row(txn, table, key, &row, &size))) return rc;
     return row_get(c, row, size, col, out);
 }
@@ -361,8 +361,8 @@ int orc_obj_get(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, orc_va
 static int set_columns(orc_txn *txn, const orc_class *c, uint64_t key, const uint16_t *cols, const orc_value *vals,
                        size_t n, bool derived)
 {
-    const uint8_t *row;
-    size_t size;
+    const uint8_t *row = NULL;
+    size_t size = 0;
     int rc = obj_row(txn, c->table, key, &row, &size);
     if (rc) return rc;
     orc_value olds_local[16];
@@ -497,8 +497,8 @@ static int create_embedded_impl(orc_txn *txn, uint32_t parent_table, uint64_t pa
         return orc_fail(ORC_ERR_WRONG_TYPE, "'%s.%s' is a set; sets cannot hold embedded objects", c->name, p->name);
     if (p->collection == ORC_COLL_DICT && (!dict_key || dict_key->type != ORC_TYPE_STRING))
         return orc_fail(ORC_ERR_INVALID_ARG, "'%s.%s' is a dictionary: give a string key", c->name, p->name);
-    const uint8_t *row;
-    size_t size;
+    const uint8_t *row = NULL;
+    size_t size = 0;
     if ((rc = obj_row(txn, parent_table, parent_key, &row, &size))) return rc;
     if (p->collection == ORC_COLL_LIST) {
         size_t n;
@@ -594,8 +594,8 @@ int obj_erase_internal(orc_txn *txn, uint32_t table, uint64_t key, bool derived)
     int rc;
     const orc_class *c = schema_class_req(txn, table, &rc);
     if (!c) return rc;
-    const uint8_t *row;
-    size_t size;
+    const uint8_t *row = NULL;
+    size_t size = 0;
     if ((rc = obj_row(txn, table, key, &row, &size))) return rc;
     orc_value pk = {.type = ORC_TYPE_NULL};
     if (c->pk_col >= 0 && (rc = row_get(c, row, size, (uint16_t)c->pk_col, &pk))) return rc;

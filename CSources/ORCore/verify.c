@@ -241,7 +241,7 @@ static int read_page(verifier *v, const char *db, const char *what, uint64_t pgn
 {
     uint64_t off = pgno * v->psize + skip;
     if (off + n > v->fsize) return truncated(v, db, what, pgno);
-    size_t got;
+    size_t got = 0;
     int e = read_full(v->fd, off, buf, n, &got);
     if (e) return bad(v, e, "reading page %llu: %s", (ull)pgno, strerror(e));
     if (got < n) return truncated(v, db, what, pgno);
@@ -317,7 +317,7 @@ static bool looks_like_lmdb_pages(verifier *v, uint64_t *pgno_out, uint32_t *psi
         uint64_t pages = v->fsize / ps;
         for (uint64_t pg = NUM_METAS; pg < pages && pg < 10; pg++) {
             uint8_t h[PAGEHDRSZ];
-            size_t got;
+            size_t got = 0;
             if (read_full(v->fd, pg * ps, h, sizeof h, &got) || got < sizeof h) break;
             uint16_t fl = ld16(h + 10), lo = ld16(h + 12), up = ld16(h + 14);
             bool node_page = (fl == P_BRANCH || fl == P_LEAF) && lo >= PAGEHDRSZ && lo <= up && up <= ps;
@@ -378,7 +378,7 @@ static int classify(verifier *v, const meta *m0)
                    m0->why, (ull)pg, ps);
 
     uint8_t buf[4096];
-    size_t n;
+    size_t n = 0;
     int e = read_full(v->fd, 0, buf, sizeof buf, &n);
     if (e) return bad(v, e, "reading the file: %s", strerror(e));
     if (n >= 16 && memcmp(buf, "SQLite format 3", 16) == 0)
@@ -965,7 +965,7 @@ static bool file_moved(verifier *v, const meta m[2])
     for (int i = 0; i < 2; i++) {
         if (!m[i].got) continue;
         uint8_t now[META_END];
-        size_t got;
+        size_t got = 0;
         if (read_full(v->fd, m[i].offset, now, m[i].got, &got) || got != m[i].got) return true;
         if (memcmp(now, m[i].raw, got) != 0) return true;
     }

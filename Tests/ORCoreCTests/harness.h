@@ -90,4 +90,40 @@ uint64_t test_rand(uint64_t *state);
 /** Fails the test when orc_env_check finds a problem. */
 #define CHECK_ENV(env) CHECK_OK(orc_env_check((env), NULL))
 
+/* For helpers that return bool (true: fine) instead of stopping a test. */
+#define HFAIL(...)                                                                  \
+    do {                                                                            \
+        test_fail(__FILE__, __LINE__, __VA_ARGS__);                                 \
+        return false;                                                               \
+    } while (0)
+#define HOK(expr)                                                                   \
+    do {                                                                            \
+        int h_rc_ = (expr);                                                         \
+        if (h_rc_ != ORC_OK)                                                        \
+            HFAIL("%s returned %s (%s)", #expr, orc_strerror(h_rc_), orc_last_error()); \
+    } while (0)
+
+/* Value constructors. Strings and binaries are borrowed, not copied. */
+static inline orc_value v_null(void) { return (orc_value){.type = ORC_TYPE_NULL}; }
+static inline orc_value v_bool(bool b) { return (orc_value){.type = ORC_TYPE_BOOL, .boolean = b}; }
+static inline orc_value v_int(int64_t i) { return (orc_value){.type = ORC_TYPE_INT, .integer = i}; }
+static inline orc_value v_float(float f) { return (orc_value){.type = ORC_TYPE_FLOAT, .fnum = f}; }
+static inline orc_value v_double(double d) { return (orc_value){.type = ORC_TYPE_DOUBLE, .dnum = d}; }
+static inline orc_value v_strn(const char *s, size_t n)
+{
+    return (orc_value){.type = ORC_TYPE_STRING, .string = {.data = s, .size = n}};
+}
+static inline orc_value v_str(const char *s) { return v_strn(s, strlen(s)); }
+static inline orc_value v_bin(const void *p, size_t n)
+{
+    return (orc_value){.type = ORC_TYPE_BINARY, .string = {.data = (const char *)p, .size = n}};
+}
+static inline orc_value v_link(uint32_t table, uint64_t key)
+{
+    orc_value v = {.type = ORC_TYPE_LINK};
+    v.link.table = table;
+    v.link.key = key;
+    return v;
+}
+
 #endif

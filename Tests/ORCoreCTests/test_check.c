@@ -15,10 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static orc_value v_null(void) { return (orc_value){.type = ORC_TYPE_NULL}; }
-static orc_value v_int(int64_t x) { return (orc_value){.type = ORC_TYPE_INT, .integer = x}; }
-static orc_value v_str(const char *s) { return (orc_value){.type = ORC_TYPE_STRING, .string = {s, strlen(s)}}; }
-static orc_value v_link(uint32_t t, uint64_t k) { return (orc_value){.type = ORC_TYPE_LINK, .link = {t, k}}; }
 
 /* Person (1): id pk, name, age indexed, friend, tags, nums, dict, addr, addrs, any, friends.
  * Address (2, embedded): city indexed. Note (3): text indexed, n. */

@@ -9,13 +9,6 @@
 
 /* ---- values ------------------------------------------------------------------ */
 
-static orc_value v_null(void) { return (orc_value){.type = ORC_TYPE_NULL}; }
-static orc_value v_bool(bool b) { return (orc_value){.type = ORC_TYPE_BOOL, .boolean = b}; }
-static orc_value v_int(int64_t x) { return (orc_value){.type = ORC_TYPE_INT, .integer = x}; }
-static orc_value v_float(float f) { return (orc_value){.type = ORC_TYPE_FLOAT, .fnum = f}; }
-static orc_value v_double(double d) { return (orc_value){.type = ORC_TYPE_DOUBLE, .dnum = d}; }
-static orc_value v_str(const char *s) { return (orc_value){.type = ORC_TYPE_STRING, .string = {s, strlen(s)}}; }
-static orc_value v_bin(const char *s, size_t n) { return (orc_value){.type = ORC_TYPE_BINARY, .string = {s, n}}; }
 static orc_value v_time(int64_t s, int32_t ns)
 {
     return (orc_value){.type = ORC_TYPE_TIMESTAMP, .timestamp = {s, ns}};
@@ -32,10 +25,6 @@ static orc_value v_uuid(uint8_t fill)
     orc_value v = {.type = ORC_TYPE_UUID};
     memset(v.uuid, fill, sizeof v.uuid);
     return v;
-}
-static orc_value v_link(uint32_t table, uint64_t key)
-{
-    return (orc_value){.type = ORC_TYPE_LINK, .link = {table, key}};
 }
 
 static bool same(orc_value a, orc_value b) { return a.type == b.type && orc_value_compare(&a, &b) == 0; }

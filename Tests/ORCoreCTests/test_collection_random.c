@@ -8,12 +8,6 @@
 
 #include <stdlib.h>
 
-static orc_value v_null(void) { return (orc_value){.type = ORC_TYPE_NULL}; }
-static orc_value v_int(int64_t x) { return (orc_value){.type = ORC_TYPE_INT, .integer = x}; }
-static orc_value v_link(uint32_t table, uint64_t key)
-{
-    return (orc_value){.type = ORC_TYPE_LINK, .link = {table, key}};
-}
 
 static bool same(orc_value a, orc_value b) { return a.type == b.type && orc_value_compare(&a, &b) == 0; }
 

@@ -42,11 +42,6 @@ static void guard(unsigned seconds)
     alarm(seconds);
 }
 
-static orc_value v_int(int64_t i) { return (orc_value){.type = ORC_TYPE_INT, .integer = i}; }
-static orc_value v_bin(const void *p, size_t n)
-{
-    return (orc_value){.type = ORC_TYPE_BINARY, .string = {.data = p, .size = n}};
-}
 
 static double now_s(void) /* for deadlines only */
 {

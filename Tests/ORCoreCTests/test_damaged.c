@@ -62,16 +62,7 @@ typedef struct fixture {
 
 static fixture fx;
 
-static orc_value v_int(int64_t i) { return (orc_value){.type = ORC_TYPE_INT, .integer = i}; }
 static orc_value v_dbl(double d) { return (orc_value){.type = ORC_TYPE_DOUBLE, .dnum = d}; }
-static orc_value v_str(const char *s, size_t n)
-{
-    return (orc_value){.type = ORC_TYPE_STRING, .string = {.data = s, .size = n}};
-}
-static orc_value v_bin(const void *p, size_t n)
-{
-    return (orc_value){.type = ORC_TYPE_BINARY, .string = {.data = p, .size = n}};
-}
 
 static bool add_prop(orc_txn *w, uint32_t table, const char *name, orc_type type, orc_collection coll,
                      uint32_t flags, uint32_t link, uint16_t *col)
@@ -122,8 +113,8 @@ static bool build_fixture(void)
             char name[32];
             int nl = snprintf(name, sizeof name, "person-%05d", (i * 7919) % PERSONS);
             uint16_t cols[4] = {p_id, p_name, p_age, p_bio};
-            orc_value vals[4] = {v_int(i), v_str(name, (size_t)nl), v_int(i % 90),
-                                 v_str(bio, i % 50 == 0 ? sizeof bio : (size_t)(i % 200))};
+            orc_value vals[4] = {v_int(i), v_strn(name, (size_t)nl), v_int(i % 90),
+                                 v_strn(bio, i % 50 == 0 ? sizeof bio : (size_t)(i % 200))};
             DOK(orc_obj_create(w, person, cols, vals, 4, &keys[i]));
         }
         DOK(orc_txn_commit(w, NULL));
@@ -134,11 +125,11 @@ static bool build_fixture(void)
         char text[64];
         int tl = snprintf(text, sizeof text, "note %d about nothing in particular", i);
         uint16_t cols[2] = {n_text, n_score};
-        orc_value vals[2] = {v_str(text, (size_t)tl), v_dbl(i * 0.5)};
+        orc_value vals[2] = {v_strn(text, (size_t)tl), v_dbl(i * 0.5)};
         uint64_t k;
         DOK(orc_obj_create(w, note, cols, vals, 2, &k));
         for (int t = 0; t < i % 4; t++) {
-            orc_value tag = v_str("tag", 3);
+            orc_value tag = v_strn("tag", 3);
             DOK(orc_list_insert(w, note, k, n_tags, (size_t)t, &tag));
         }
     }
@@ -168,7 +159,7 @@ static bool build_fixture(void)
 
     DOK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
     for (int i = 0; i < NOTES_LAST; i++) {
-        orc_value t = v_str("late note", 9);
+        orc_value t = v_strn("late note", 9);
         uint64_t k;
         DOK(orc_obj_create(w, note, &n_text, &t, 1, &k));
     }

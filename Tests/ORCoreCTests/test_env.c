@@ -31,15 +31,6 @@ static void guard(unsigned seconds)
     alarm(seconds);
 }
 
-static orc_value v_int(int64_t i) { return (orc_value){.type = ORC_TYPE_INT, .integer = i}; }
-static orc_value v_bin(const void *p, size_t n)
-{
-    return (orc_value){.type = ORC_TYPE_BINARY, .string = {.data = p, .size = n}};
-}
-static orc_value v_str(const char *s)
-{
-    return (orc_value){.type = ORC_TYPE_STRING, .string = {.data = s, .size = strlen(s)}};
-}
 
 static bool file_exists(const char *path)
 {
@@ -59,17 +50,6 @@ static void fill_pattern(uint8_t *p, size_t n, uint64_t seed)
 }
 
 /* Class "Item" {n: int, s: string}; returns the table and its columns. */
-#define HFAIL(...)                                                                  \
-    do {                                                                            \
-        test_fail(__FILE__, __LINE__, __VA_ARGS__);                                 \
-        return false;                                                               \
-    } while (0)
-#define HOK(expr)                                                                   \
-    do {                                                                            \
-        int h_rc_ = (expr);                                                         \
-        if (h_rc_ != ORC_OK)                                                        \
-            HFAIL("%s returned %s (%s)", #expr, orc_strerror(h_rc_), orc_last_error()); \
-    } while (0)
 
 static bool make_item_class(orc_txn *w, uint32_t *table, uint16_t *cn, uint16_t *cs)
 {

@@ -14,28 +14,7 @@
 
 #include <stdlib.h>
 
-#define HFAIL(...)                                                                  \
-    do {                                                                            \
-        test_fail(__FILE__, __LINE__, __VA_ARGS__);                                 \
-        return false;                                                               \
-    } while (0)
-#define HOK(expr)                                                                   \
-    do {                                                                            \
-        int h_rc_ = (expr);                                                         \
-        if (h_rc_ != ORC_OK)                                                        \
-            HFAIL("%s returned %s (%s)", #expr, orc_strerror(h_rc_), orc_last_error()); \
-    } while (0)
 
-static orc_value v_null(void) { return (orc_value){.type = ORC_TYPE_NULL}; }
-static orc_value v_bool(bool b) { return (orc_value){.type = ORC_TYPE_BOOL, .boolean = b}; }
-static orc_value v_int(int64_t i) { return (orc_value){.type = ORC_TYPE_INT, .integer = i}; }
-static orc_value v_float(float f) { return (orc_value){.type = ORC_TYPE_FLOAT, .fnum = f}; }
-static orc_value v_double(double d) { return (orc_value){.type = ORC_TYPE_DOUBLE, .dnum = d}; }
-static orc_value v_strn(const char *s, size_t n)
-{
-    return (orc_value){.type = ORC_TYPE_STRING, .string = {.data = s, .size = n}};
-}
-static orc_value v_str(const char *s) { return v_strn(s, strlen(s)); }
 static orc_value v_ts(int64_t s, int32_t ns)
 {
     return (orc_value){.type = ORC_TYPE_TIMESTAMP, .timestamp = {.seconds = s, .nanoseconds = ns}};

@@ -13,10 +13,6 @@
 
 /* ---- values and schema ---------------------------------------------------------- */
 
-static orc_value v_null(void) { return (orc_value){.type = ORC_TYPE_NULL}; }
-static orc_value v_int(int64_t x) { return (orc_value){.type = ORC_TYPE_INT, .integer = x}; }
-static orc_value v_str(const char *s) { return (orc_value){.type = ORC_TYPE_STRING, .string = {s, strlen(s)}}; }
-static orc_value v_link(uint32_t t, uint64_t k) { return (orc_value){.type = ORC_TYPE_LINK, .link = {t, k}}; }
 
 static bool same(orc_value a, orc_value b) { return a.type == b.type && orc_value_compare(&a, &b) == 0; }
 static bool str_is(orc_value v, const char *s)

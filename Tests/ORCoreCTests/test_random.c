@@ -22,26 +22,7 @@
 
 #include <stdlib.h>
 
-#define HFAIL(...)                                                                  \
-    do {                                                                            \
-        test_fail(__FILE__, __LINE__, __VA_ARGS__);                                 \
-        return false;                                                               \
-    } while (0)
-#define HOK(expr)                                                                   \
-    do {                                                                            \
-        int h_rc_ = (expr);                                                         \
-        if (h_rc_ != ORC_OK)                                                        \
-            HFAIL("%s returned %s (%s)", #expr, orc_strerror(h_rc_), orc_last_error()); \
-    } while (0)
 
-static orc_value v_null(void) { return (orc_value){.type = ORC_TYPE_NULL}; }
-static orc_value v_int(int64_t i) { return (orc_value){.type = ORC_TYPE_INT, .integer = i}; }
-static orc_value v_double(double d) { return (orc_value){.type = ORC_TYPE_DOUBLE, .dnum = d}; }
-static orc_value v_strn(const char *s, size_t n)
-{
-    return (orc_value){.type = ORC_TYPE_STRING, .string = {.data = s, .size = n}};
-}
-static orc_value v_link(uint32_t t, uint64_t k) { return (orc_value){.type = ORC_TYPE_LINK, .link = {t, k}}; }
 
 /* ---- query programs: CMP op PATH(col) CONST/LIST (see orcore.h "Queries") ---- */
 

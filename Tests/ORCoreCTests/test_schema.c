@@ -12,24 +12,7 @@
 
 #include <stdlib.h>
 
-#define HFAIL(...)                                                                  \
-    do {                                                                            \
-        test_fail(__FILE__, __LINE__, __VA_ARGS__);                                 \
-        return false;                                                               \
-    } while (0)
-#define HOK(expr)                                                                   \
-    do {                                                                            \
-        int h_rc_ = (expr);                                                         \
-        if (h_rc_ != ORC_OK)                                                        \
-            HFAIL("%s returned %s (%s)", #expr, orc_strerror(h_rc_), orc_last_error()); \
-    } while (0)
 
-static orc_value v_int(int64_t i) { return (orc_value){.type = ORC_TYPE_INT, .integer = i}; }
-static orc_value v_str(const char *s)
-{
-    return (orc_value){.type = ORC_TYPE_STRING, .string = {.data = s, .size = strlen(s)}};
-}
-static orc_value v_link(uint32_t t, uint64_t k) { return (orc_value){.type = ORC_TYPE_LINK, .link = {t, k}}; }
 
 static bool is_str(const orc_value *v, const char *s)
 {

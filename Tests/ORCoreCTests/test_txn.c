@@ -27,7 +27,6 @@ static void guard(unsigned seconds)
     alarm(seconds);
 }
 
-static orc_value v_int(int64_t i) { return (orc_value){.type = ORC_TYPE_INT, .integer = i}; }
 
 /* A fresh file at `name` with class "C" {x: int}. */
 static int setup(const char *name, orc_env **env, uint32_t *table, uint16_t *col)

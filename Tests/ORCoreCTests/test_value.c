@@ -15,11 +15,6 @@ typedef unsigned __int128 u128;
 
 static int sgn(int x) { return (x > 0) - (x < 0); }
 
-static orc_value v_null(void) { orc_value v = { .type = ORC_TYPE_NULL }; return v; }
-static orc_value v_bool(bool b) { orc_value v = { .type = ORC_TYPE_BOOL, .boolean = b }; return v; }
-static orc_value v_int(int64_t i) { orc_value v = { .type = ORC_TYPE_INT, .integer = i }; return v; }
-static orc_value v_float(float f) { orc_value v = { .type = ORC_TYPE_FLOAT, .fnum = f }; return v; }
-static orc_value v_double(double d) { orc_value v = { .type = ORC_TYPE_DOUBLE, .dnum = d }; return v; }
 static orc_value v_dec(orc_decimal128 d) { orc_value v = { .type = ORC_TYPE_DECIMAL, .decimal = d }; return v; }
 static orc_value v_bytes(orc_type t, const void *p, size_t n)
 {
@@ -28,7 +23,6 @@ static orc_value v_bytes(orc_type t, const void *p, size_t n)
     v.string.size = n;
     return v;
 }
-static orc_value v_str(const char *s) { return v_bytes(ORC_TYPE_STRING, s, strlen(s)); }
 static orc_value v_ts(int64_t s, int32_t ns)
 {
     orc_value v = { .type = ORC_TYPE_TIMESTAMP };
@@ -48,13 +42,6 @@ static orc_value v_uuid(uint8_t fill, uint8_t last)
     orc_value v = { .type = ORC_TYPE_UUID };
     memset(v.uuid, fill, 16);
     v.uuid[15] = last;
-    return v;
-}
-static orc_value v_link(uint32_t t, uint64_t k)
-{
-    orc_value v = { .type = ORC_TYPE_LINK };
-    v.link.table = t;
-    v.link.key = k;
     return v;
 }
 
