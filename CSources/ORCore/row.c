@@ -1,24 +1,68 @@
 /*
  * row.c — the row record: one object's scalar values (layout in internal.h).
  *
- * Reading a column touches the header, one null bit and one 8-byte slot (and
- * for variable-size types the bytes the slot points at): no other column is
+ * Fields have the width their type needs (a bool is one byte, an ObjectId
+ * twelve inline), and strings are only an end offset into the variable area,
+ * so a row is close to the size of its data: scans touch fewer pages. Reading
+ * a column touches the header, one null bit, its field and, for a variable
+ * column, the end of the variable column before it: no other column is
  * decoded. Every offset read from a row is checked against the row's size, so
  * a damaged row is ORC_ERR_CORRUPT, never a read outside it.
  *
- * A row may hold fewer slots than its class has columns (properties added
- * later): those read as the property's default. Removed columns keep their
- * slot until the row is next rewritten, when they become null.
+ * A row may hold fewer columns than its class has (properties added later):
+ * those read as the property's default. Removed columns keep their field
+ * until the row is next rewritten, when they become null.
  */
 #include "internal.h"
 
 #include <stdlib.h>
 
-static inline size_t slots_offset(uint16_t ncols) { return (4 + ((size_t)ncols + 7) / 8 + 7) & ~(size_t)7; }
+static bool var_type(orc_type t) { return t == ORC_TYPE_STRING || t == ORC_TYPE_BINARY || t == ORC_TYPE_MIXED; }
 
-static bool inline_type(orc_type t)
+static uint32_t field_width(const orc_prop *p, bool wide)
 {
-    return t == ORC_TYPE_BOOL || t == ORC_TYPE_INT || t == ORC_TYPE_FLOAT || t == ORC_TYPE_DOUBLE || t == ORC_TYPE_LINK;
+    if (p->collection != ORC_COLL_NONE) return 0;
+    switch (p->type) {
+    case ORC_TYPE_BOOL: return 1;
+    case ORC_TYPE_FLOAT: return 4;
+    case ORC_TYPE_INT:
+    case ORC_TYPE_DOUBLE:
+    case ORC_TYPE_LINK: return 8;
+    case ORC_TYPE_TIMESTAMP:
+    case ORC_TYPE_OBJECT_ID: return 12;
+    case ORC_TYPE_DECIMAL:
+    case ORC_TYPE_UUID: return 16;
+    case ORC_TYPE_STRING:
+    case ORC_TYPE_BINARY:
+    case ORC_TYPE_MIXED: return wide ? 4 : 2;
+    default: return 0;
+    }
+}
+
+int row_layout(orc_class *c)
+{
+    free(c->row_off);
+    free(c->row_prev_var);
+    size_t n = c->ncols;
+    c->row_off = malloc(2 * (n + 1) * sizeof *c->row_off);
+    c->row_prev_var = malloc((n ? n : 1) * sizeof *c->row_prev_var);
+    if (!c->row_off || !c->row_prev_var) return ORC_ERR_NOMEM;
+    for (int wide = 0; wide < 2; wide++) {
+        uint32_t *off = c->row_off + wide * (n + 1);
+        uint32_t at = 0;
+        for (size_t col = 0; col < n; col++) {
+            off[col] = at;
+            at += field_width(&c->props[col], wide);
+        }
+        off[n] = at;
+    }
+    int32_t prev = -1;
+    for (size_t col = 0; col < n; col++) {
+        c->row_prev_var[col] = prev;
+        const orc_prop *p = &c->props[col];
+        if (p->collection == ORC_COLL_NONE && var_type(p->type)) prev = (int32_t)col;
+    }
+    return ORC_OK;
 }
 
 void prop_default(const orc_prop *p, orc_value *out)
@@ -38,6 +82,9 @@ static int corrupt(const orc_class *c, uint16_t col, const char *what)
     return orc_fail(ORC_ERR_CORRUPT, "a row of class '%s' is damaged (column %u: %s)", c->name ? c->name : "?", col, what);
 }
 
+/* The end of a variable column's bytes, relative to the variable area. */
+static uint32_t var_end(const uint8_t *field, bool wide) { return wide ? ld32(field) : ld16(field); }
+
 int row_get(const orc_class *c, const uint8_t *row, size_t size, uint16_t col, orc_value *out)
 {
     const orc_prop *p = class_prop(c, col);
@@ -45,10 +92,15 @@ int row_get(const orc_class *c, const uint8_t *row, size_t size, uint16_t col, o
     if (p->collection != ORC_COLL_NONE)
         return orc_fail(ORC_ERR_WRONG_TYPE, "'%s.%s' is a collection; use the collection functions", c->name, p->name);
     if (size < 4) return corrupt(c, col, "row shorter than its header");
-    uint16_t ncols = ld16(row);
-    size_t s = slots_offset(ncols);
-    if (s + (size_t)ncols * 8 > size) return corrupt(c, col, "slots beyond the row");
-    if (col >= ncols) {
+    uint16_t k = ld16(row);
+    uint16_t flags = ld16(row + 2);
+    if (k > c->ncols || (flags & ~1u)) return corrupt(c, col, "header");
+    bool wide = flags & 1;
+    const uint32_t *off = c->row_off + (wide ? c->ncols + 1 : 0);
+    size_t fixed = 4 + ((size_t)k + 7) / 8;
+    size_t var = fixed + off[k]; /* off[k]: the widths of the first k columns */
+    if (var > size) return corrupt(c, col, "fields beyond the row");
+    if (col >= k) {
         prop_default(p, out);
         return ORC_OK;
     }
@@ -56,116 +108,113 @@ int row_get(const orc_class *c, const uint8_t *row, size_t size, uint16_t col, o
         out->type = ORC_TYPE_NULL;
         return ORC_OK;
     }
-    const uint8_t *slot = row + s + (size_t)col * 8;
+    const uint8_t *f = row + fixed + off[col];
     out->type = p->type;
     switch (p->type) {
-    case ORC_TYPE_BOOL: out->boolean = ld64(slot) != 0; return ORC_OK;
-    case ORC_TYPE_INT: out->integer = (int64_t)ld64(slot); return ORC_OK;
-    case ORC_TYPE_FLOAT: memcpy(&out->fnum, slot, 4); return ORC_OK;
-    case ORC_TYPE_DOUBLE: memcpy(&out->dnum, slot, 8); return ORC_OK;
+    case ORC_TYPE_BOOL: out->boolean = *f != 0; return ORC_OK;
+    case ORC_TYPE_INT: out->integer = (int64_t)ld64(f); return ORC_OK;
+    case ORC_TYPE_FLOAT: memcpy(&out->fnum, f, 4); return ORC_OK;
+    case ORC_TYPE_DOUBLE: memcpy(&out->dnum, f, 8); return ORC_OK;
     case ORC_TYPE_LINK:
         out->link.table = p->link_table;
-        out->link.key = ld64(slot);
-        return ORC_OK;
-    default: break;
-    }
-    uint32_t off = ld32(slot), len = ld32(slot + 4);
-    size_t var_start = s + (size_t)ncols * 8;
-    if (off < var_start || off > size || len > size - off) return corrupt(c, col, "value outside the row");
-    const uint8_t *v = row + off;
-    switch (p->type) {
-    case ORC_TYPE_STRING:
-    case ORC_TYPE_BINARY:
-        out->string.data = (const char *)v;
-        out->string.size = len;
+        out->link.key = ld64(f);
         return ORC_OK;
     case ORC_TYPE_TIMESTAMP:
-        if (len != 12) return corrupt(c, col, "timestamp size");
-        out->timestamp.seconds = (int64_t)ld64(v);
-        out->timestamp.nanoseconds = (int32_t)ld32(v + 8);
+        out->timestamp.seconds = (int64_t)ld64(f);
+        out->timestamp.nanoseconds = (int32_t)ld32(f + 8);
         return ORC_OK;
     case ORC_TYPE_DECIMAL:
-        if (len != 16) return corrupt(c, col, "decimal size");
-        out->decimal.w[0] = ld64(v);
-        out->decimal.w[1] = ld64(v + 8);
+        out->decimal.w[0] = ld64(f);
+        out->decimal.w[1] = ld64(f + 8);
         return ORC_OK;
-    case ORC_TYPE_OBJECT_ID:
-        if (len != 12) return corrupt(c, col, "ObjectId size");
-        memcpy(out->object_id, v, 12);
-        return ORC_OK;
-    case ORC_TYPE_UUID:
-        if (len != 16) return corrupt(c, col, "UUID size");
-        memcpy(out->uuid, v, 16);
-        return ORC_OK;
-    case ORC_TYPE_MIXED: {
+    case ORC_TYPE_OBJECT_ID: memcpy(out->object_id, f, 12); return ORC_OK;
+    case ORC_TYPE_UUID: memcpy(out->uuid, f, 16); return ORC_OK;
+    default: break;
+    }
+    int32_t prev = c->row_prev_var[col];
+    uint32_t start = prev < 0 ? 0 : var_end(row + fixed + off[prev], wide);
+    uint32_t end = var_end(f, wide);
+    if (start > end || end > size - var) return corrupt(c, col, "value outside the row");
+    const uint8_t *v = row + var + start;
+    uint32_t len = end - start;
+    if (p->type == ORC_TYPE_MIXED) {
         size_t pos = 0;
         if (val_decode(v, len, &pos, out) || pos != len || out->type == ORC_TYPE_NULL)
             return corrupt(c, col, "mixed value");
         return ORC_OK;
     }
-    default: return corrupt(c, col, "unknown type");
-    }
+    out->string.data = (const char *)v;
+    out->string.size = len;
+    return ORC_OK;
 }
 
-/* The bytes a variable-size value occupies in the variable area. */
-static int var_put(orc_buf *b, const orc_prop *p, const orc_value *v)
+static size_t var_size(const orc_prop *p, const orc_value *v)
 {
-    switch (p->type) {
-    case ORC_TYPE_STRING:
-    case ORC_TYPE_BINARY: return buf_put(b, v->string.data, v->string.size);
-    case ORC_TYPE_TIMESTAMP: {
-        int rc = buf_put_u64(b, (uint64_t)v->timestamp.seconds);
-        return rc ? rc : buf_put_u32(b, (uint32_t)v->timestamp.nanoseconds);
-    }
-    case ORC_TYPE_DECIMAL: {
-        int rc = buf_put_u64(b, v->decimal.w[0]);
-        return rc ? rc : buf_put_u64(b, v->decimal.w[1]);
-    }
-    case ORC_TYPE_OBJECT_ID: return buf_put(b, v->object_id, 12);
-    case ORC_TYPE_UUID: return buf_put(b, v->uuid, 16);
-    case ORC_TYPE_MIXED: return val_encode(b, v);
-    default: return orc_fail(ORC_ERR_INTERNAL, "no variable encoding for type %d", (int)p->type);
-    }
+    if (!p || p->collection != ORC_COLL_NONE || !var_type(p->type) || !v || v->type == ORC_TYPE_NULL) return 0;
+    return p->type == ORC_TYPE_MIXED ? val_encoded_size(v) : v->string.size;
 }
 
 int row_build(const orc_class *c, const orc_value *vals, orc_buf *out)
 {
-    uint16_t ncols = c->ncols;
-    size_t s = slots_offset(ncols);
-    size_t fixed = s + (size_t)ncols * 8;
+    uint16_t k = c->ncols;
+    size_t total_var = 0;
+    for (uint16_t col = 0; col < k; col++) total_var += var_size(class_prop(c, col), vals ? &vals[col] : NULL);
+    if (total_var > UINT32_MAX - 65536) return orc_fail(ORC_ERR_INVALID_ARG, "a row of class '%s' exceeds 4 GiB", c->name);
+    bool wide = total_var > UINT16_MAX;
+    const uint32_t *off = c->row_off + (wide ? c->ncols + 1 : 0);
+    size_t fixed = 4 + ((size_t)k + 7) / 8;
+    size_t var = fixed + off[k];
     out->size = 0;
-    int rc = buf_reserve(out, fixed + 64);
+    int rc = buf_reserve(out, var + total_var);
     if (rc) return rc;
-    memset(out->data, 0, fixed);
-    st16(out->data, ncols);
-    out->size = fixed;
-    for (uint16_t col = 0; col < ncols; col++) {
-        const orc_prop *p = class_prop(c, col);
+    memset(out->data, 0, var);
+    st16(out->data, k);
+    st16(out->data + 2, wide ? 1 : 0);
+    out->size = var;
+    for (uint16_t col = 0; col < k; col++) {
+        const orc_prop *p = &c->props[col];
         const orc_value *v = vals ? &vals[col] : NULL;
-        if (!p || p->collection != ORC_COLL_NONE || !v || v->type == ORC_TYPE_NULL) {
+        bool live = p->name && p->collection == ORC_COLL_NONE;
+        uint8_t *f = out->data + fixed + off[col];
+        if (!live || !v || v->type == ORC_TYPE_NULL) {
             out->data[4 + col / 8] |= (uint8_t)(1u << (col % 8));
-            continue;
-        }
-        uint8_t *slot = out->data + s + (size_t)col * 8;
-        if (inline_type(p->type)) {
-            uint64_t bits = 0;
-            switch (p->type) {
-            case ORC_TYPE_BOOL: bits = v->boolean ? 1 : 0; break;
-            case ORC_TYPE_INT: bits = (uint64_t)v->integer; break;
-            case ORC_TYPE_FLOAT: memcpy(&bits, &v->fnum, 4); break;
-            case ORC_TYPE_DOUBLE: memcpy(&bits, &v->dnum, 8); break;
-            case ORC_TYPE_LINK: bits = v->link.key; break;
-            default: break;
+            /* A null variable column still ends where the previous one did. */
+            if (p->collection == ORC_COLL_NONE && var_type(p->type)) {
+                uint32_t end = (uint32_t)(out->size - var);
+                if (wide) st32(f, end);
+                else st16(f, (uint16_t)end);
             }
-            st64(slot, bits);
             continue;
         }
-        size_t off = out->size;
-        if ((rc = var_put(out, p, v))) return rc;
-        if (out->size > UINT32_MAX) return orc_fail(ORC_ERR_INVALID_ARG, "a row of class '%s' exceeds 4 GiB", c->name);
-        slot = out->data + s + (size_t)col * 8; /* the buffer may have moved */
-        st32(slot, (uint32_t)off);
-        st32(slot + 4, (uint32_t)(out->size - off));
+        switch (p->type) {
+        case ORC_TYPE_BOOL: *f = v->boolean ? 1 : 0; break;
+        case ORC_TYPE_INT: st64(f, (uint64_t)v->integer); break;
+        case ORC_TYPE_FLOAT: memcpy(f, &v->fnum, 4); break;
+        case ORC_TYPE_DOUBLE: memcpy(f, &v->dnum, 8); break;
+        case ORC_TYPE_LINK: st64(f, v->link.key); break;
+        case ORC_TYPE_TIMESTAMP:
+            st64(f, (uint64_t)v->timestamp.seconds);
+            st32(f + 8, (uint32_t)v->timestamp.nanoseconds);
+            break;
+        case ORC_TYPE_DECIMAL:
+            st64(f, v->decimal.w[0]);
+            st64(f + 8, v->decimal.w[1]);
+            break;
+        case ORC_TYPE_OBJECT_ID: memcpy(f, v->object_id, 12); break;
+        case ORC_TYPE_UUID: memcpy(f, v->uuid, 16); break;
+        case ORC_TYPE_STRING:
+        case ORC_TYPE_BINARY:
+        case ORC_TYPE_MIXED: {
+            /* Reserved above: the buffer does not move, so `f` stays valid. */
+            rc = p->type == ORC_TYPE_MIXED ? val_encode(out, v) : buf_put(out, v->string.data, v->string.size);
+            if (rc) return rc;
+            uint32_t end = (uint32_t)(out->size - var);
+            if (wide) st32(f, end);
+            else st16(f, (uint16_t)end);
+            break;
+        }
+        default: return orc_fail(ORC_ERR_INTERNAL, "no row field for type %d", (int)p->type);
+        }
     }
     return ORC_OK;
 }

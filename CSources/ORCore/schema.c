@@ -12,8 +12,9 @@
  *   per table id 1 ... ntables:
  *     u8 live
  *     live:  u8 kind | i32 pk_col | u16 name_len | name | u16 ncols
- *            per column: u8 live
- *              live: u16 name_len | name | u8 type | u8 collection | u32 flags | u32 link_table
+ *            per column: u8 live | (live: u16 name_len | name) | u8 type | u8 collection
+ *              live: u32 flags | u32 link_table
+ *            (removed columns keep their type: old rows still hold their fields)
  */
 #include "internal.h"
 
@@ -67,6 +68,8 @@ static void class_free(orc_class *c)
     free(c->name);
     for (uint16_t i = 0; i < c->ncols; i++) free(c->props[i].name);
     free(c->props);
+    free(c->row_off);
+    free(c->row_prev_var);
 }
 
 static void schema_free(orc_schema *s)
@@ -77,7 +80,8 @@ static void schema_free(orc_schema *s)
     free(s);
 }
 
-static void class_summarise(orc_class *c)
+/* Derived state: counts, flags and the row layout (row.c). Fails only for memory. */
+static int class_summarise(orc_class *c)
 {
     c->live_props = 0;
     c->has_index = c->has_links = false;
@@ -88,6 +92,7 @@ static void class_summarise(orc_class *c)
         if (p->flags & ORC_PROP_INDEXED) c->has_index = true;
         if (prop_may_link(p)) c->has_links = true;
     }
+    return row_layout(c);
 }
 
 int schema_decode(const uint8_t *data, size_t size, orc_schema **out)
@@ -132,10 +137,15 @@ int schema_decode(const uint8_t *data, size_t size, orc_schema **out)
         for (uint16_t i = 0; i < c->ncols && !r.bad; i++) {
             orc_prop *p = &c->props[i];
             p->col = i;
-            if (!rd8(&r)) continue;
-            p->name = rdname(&r);
+            bool live = rd8(&r);
+            if (live) p->name = rdname(&r);
+            /* Removed columns keep type and collection: old rows still hold their fields. */
             p->type = (orc_type)rd8(&r);
             p->collection = (orc_collection)rd8(&r);
+            if (!live) {
+                if (p->type < ORC_TYPE_BOOL || p->type > ORC_TYPE_MIXED || p->collection > ORC_COLL_DICT) r.bad = true;
+                continue;
+            }
             p->flags = rd32(&r);
             p->link_table = rd32(&r);
             if (r.bad || p->type < ORC_TYPE_BOOL || p->type > ORC_TYPE_MIXED || p->collection > ORC_COLL_DICT ||
@@ -143,7 +153,10 @@ int schema_decode(const uint8_t *data, size_t size, orc_schema **out)
                 goto bad;
         }
         if (!r.bad && c->pk_col >= 0 && !c->props[c->pk_col].name) goto bad;
-        class_summarise(c);
+        if (!r.bad && class_summarise(c)) {
+            schema_free(s);
+            return orc_fail(ORC_ERR_NOMEM, "allocating a schema");
+        }
     }
     if (r.bad || r.pos != size) goto bad;
     /* Link targets must be live classes. */
@@ -187,11 +200,11 @@ int schema_encode(const orc_schema *s, orc_buf *b)
         for (uint16_t i = 0; !rc && i < c->ncols; i++) {
             const orc_prop *p = &c->props[i];
             rc = buf_put_u8(b, p->name != NULL);
-            if (rc || !p->name) continue;
-            rc = put_name(b, p->name);
+            if (!rc && p->name) rc = put_name(b, p->name);
             if (!rc) rc = buf_put_u8(b, (uint8_t)p->type);
             if (!rc) rc = buf_put_u8(b, (uint8_t)p->collection);
-            if (!rc) rc = buf_put_u32(b, p->flags);
+            if (rc || !p->name) continue;
+            rc = buf_put_u32(b, p->flags);
             if (!rc) rc = buf_put_u32(b, p->link_table);
         }
     }
@@ -390,7 +403,7 @@ static int class_add_impl(orc_txn *txn, const char *name, orc_class_kind kind, u
     c->pk_col = -1;
     c->name = strdup(name);
     c->props = calloc(1, sizeof *c->props);
-    if (!c->name || !c->props) return txn_poison(txn, orc_fail(ORC_ERR_NOMEM, "allocating a class"));
+    if (!c->name || !c->props || class_summarise(c)) return txn_poison(txn, orc_fail(ORC_ERR_NOMEM, "allocating a class"));
     if (!txn_table_state(txn, t)) return txn_poison(txn, orc_fail(ORC_ERR_NOMEM, "allocating table state"));
     txn->tables_dirty = true;
     MDB_dbi dbi;
@@ -605,7 +618,7 @@ static int prop_add_impl(orc_txn *txn, uint32_t table, const orc_prop_spec *spec
     if (p->type == ORC_TYPE_LINK && p->collection == ORC_COLL_NONE) p->flags |= ORC_PROP_OPTIONAL;
     p->link_table = spec->link_table;
     if (p->flags & ORC_PROP_PRIMARY_KEY) mc->pk_col = col;
-    class_summarise(mc);
+    if ((rc = class_summarise(mc))) return txn_poison(txn, orc_fail(rc, "allocating a row layout"));
     if ((rc = log_schema(txn, ORC_INSTR_ADD_PROP, table, col, p->name, p, mc->kind))) return rc;
     if ((p->flags & ORC_PROP_INDEXED) && (rc = idx_build(txn, table, col))) return txn_poison(txn, rc);
     if ((p->flags & ORC_PROP_PRIMARY_KEY) && (rc = pk_rebuild(txn, table, col))) return txn_poison(txn, rc);
@@ -663,7 +676,7 @@ static int prop_remove_impl(orc_txn *txn, uint32_t table, uint16_t col)
     if ((rc = log_schema(txn, ORC_INSTR_REMOVE_PROP, table, col, NULL, NULL, mc->kind))) return rc;
     free(mc->props[col].name);
     mc->props[col].name = NULL;
-    class_summarise(mc);
+    if ((rc = class_summarise(mc))) return txn_poison(txn, orc_fail(rc, "allocating a row layout"));
     return ORC_OK;
 }
 
@@ -710,7 +723,7 @@ static int set_indexed_impl(orc_txn *txn, uint32_t table, uint16_t col, bool ind
     orc_class *mc = &s->classes[table];
     if (indexed) mc->props[col].flags |= ORC_PROP_INDEXED;
     else mc->props[col].flags &= ~(uint32_t)ORC_PROP_INDEXED;
-    class_summarise(mc);
+    if ((rc = class_summarise(mc))) return txn_poison(txn, orc_fail(rc, "allocating a row layout"));
     rc = indexed ? idx_build(txn, table, col) : idx_drop(txn, table, col);
     if (rc) return txn_poison(txn, rc);
     orc_prop tmp = mc->props[col];

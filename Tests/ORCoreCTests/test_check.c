@@ -142,8 +142,14 @@ static int damage(const realm *r, damage_fn fn)
 
 static int dbi(MDB_txn *t, const char *name, MDB_dbi *out) { return mdb_dbi_open(t, name, 0, out); }
 
-/* Rewrites one 8-byte slot of a Person row (row.c: slots start at 4 + null bitmap, rounded up to 8);
- * `expect` is the value it must hold, UINT64_MAX for any. */
+/*
+ * Field offsets of a Person row inside its fixed area (internal.h, row.c: the
+ * fixed area starts after the 4-byte header and the null bitmap; widths by
+ * type: int and link 8, string and mixed 2 in a narrow row, collections 0).
+ */
+static const size_t person_field[P_NCOLS] = {0, 8, 10, 18, 26, 26, 26, 26, 34, 34, 36};
+
+/* Rewrites one 8-byte field (int or link) of a Person row; `expect` is the value it must hold, UINT64_MAX for any. */
 static int poke_person_slot(MDB_txn *t, uint64_t key, uint16_t col, uint64_t expect, uint64_t value)
 {
     MDB_dbi d;
@@ -156,9 +162,9 @@ static int poke_person_slot(MDB_txn *t, uint64_t key, uint16_t col, uint64_t exp
     uint8_t row[4096];
     if (v.mv_size > sizeof row) return -1;
     memcpy(row, v.mv_data, v.mv_size);
-    size_t ncols = ld16(row), slots = (4 + (ncols + 7) / 8 + 7) & ~(size_t)7, at = slots + 8 * (size_t)col;
-    if (col >= ncols || at + 8 > v.mv_size) return -2;
-    if (expect != UINT64_MAX && ld64(row + at) != expect) return -3; /* not the layout we know */
+    size_t ncols = ld16(row), at = 4 + (ncols + 7) / 8 + person_field[col];
+    if (ld16(row + 2) != 0 || col >= ncols || at + 8 > v.mv_size) return -2; /* wide rows: not the layout we know */
+    if (expect != UINT64_MAX && ld64(row + at) != expect) return -3;
     st64(row + at, value);
     v.mv_data = row;
     return mdb_put(t, d, &k, &v, 0);
