@@ -287,7 +287,7 @@ struct orc_txn {
  * and its write transaction dies on MDB_MAP_FULL, so the changeset doubles as
  * the transaction's redo log.)
  */
-int txn_grow(orc_txn *txn, size_t changeset_mark, uint32_t instr_mark);
+int txn_grow(orc_txn *txn, size_t changeset_mark);
 #define ORC_WRITE_OP(txn, call)                                                             \
     ({                                                                                      \
         orc_txn *wo_txn_ = (txn);                                                           \
@@ -298,12 +298,11 @@ int txn_grow(orc_txn *txn, size_t changeset_mark, uint32_t instr_mark);
             if (wo_txn_) wo_txn_->op_depth--;                                               \
         } else {                                                                            \
             size_t wo_mark_ = wo_txn_->changeset.size;                                      \
-            uint32_t wo_count_ = wo_txn_->instr_count;                                      \
             for (;;) {                                                                      \
                 wo_txn_->op_depth = 1;                                                      \
                 wo_rc_ = (call);                                                            \
                 wo_txn_->op_depth = 0;                                                      \
-                if (wo_rc_ != ORC_ERR_MAP_FULL || txn_grow(wo_txn_, wo_mark_, wo_count_)) break; \
+                if (wo_rc_ != ORC_ERR_MAP_FULL || txn_grow(wo_txn_, wo_mark_)) break;          \
             }                                                                               \
         }                                                                                   \
         wo_rc_;                                                                             \

@@ -273,7 +273,6 @@ int orc_txn_commit(orc_txn *txn, uint64_t *version_out)
     int rc;
     for (;;) {
         size_t mark = txn->changeset.size;
-        uint32_t count = txn->instr_count;
         rc = commit_prepare(txn, version);
         if (!rc) {
             if (txn->obj_cursor) {
@@ -286,7 +285,7 @@ int orc_txn_commit(orc_txn *txn, uint64_t *version_out)
         }
         if (rc != ORC_ERR_MAP_FULL) break;
         /* log_commit may have added nothing to the changeset; txn_grow replays up to `mark`. */
-        if ((rc = txn_grow(txn, mark, count))) break;
+        if ((rc = txn_grow(txn, mark))) break;
     }
     if (rc) {
         orc_txn_abort(txn);
@@ -498,7 +497,7 @@ orc_table_state *txn_table_state(orc_txn *txn, uint32_t table)
 
 /* ---- map growth -------------------------------------------------------------- */
 
-int txn_grow(orc_txn *txn, size_t changeset_mark, uint32_t instr_mark)
+int txn_grow(orc_txn *txn, size_t changeset_mark)
 {
     orc_envcore *core = txn->core;
     uint64_t version = txn->version;
@@ -507,7 +506,6 @@ int txn_grow(orc_txn *txn, size_t changeset_mark, uint32_t instr_mark)
     uint8_t *redo = n ? malloc(n) : NULL;
     if (n && !redo) return txn_poison(txn, orc_fail(ORC_ERR_NOMEM, "saving the transaction for map growth"));
     if (n) memcpy(redo, txn->changeset.data, n);
-    (void)instr_mark;
     orc_buf meta = txn->meta_redo;
     txn->meta_redo = (orc_buf){0};
     int rc;
