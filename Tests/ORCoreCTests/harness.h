@@ -126,4 +126,28 @@ static inline orc_value v_link(uint32_t table, uint64_t key)
     return v;
 }
 
+/* Exact equality: same type and the same bits (floats by bits, strings by bytes). */
+static inline bool value_identical(const orc_value *a, const orc_value *b)
+{
+    if (a->type != b->type) return false;
+    switch (a->type) {
+    case ORC_TYPE_NULL: return true;
+    case ORC_TYPE_BOOL: return a->boolean == b->boolean;
+    case ORC_TYPE_INT: return a->integer == b->integer;
+    case ORC_TYPE_FLOAT: return memcmp(&a->fnum, &b->fnum, sizeof(float)) == 0;
+    case ORC_TYPE_DOUBLE: return memcmp(&a->dnum, &b->dnum, sizeof(double)) == 0;
+    case ORC_TYPE_STRING:
+    case ORC_TYPE_BINARY:
+        return a->string.size == b->string.size &&
+               (a->string.size == 0 || memcmp(a->string.data, b->string.data, a->string.size) == 0);
+    case ORC_TYPE_TIMESTAMP:
+        return a->timestamp.seconds == b->timestamp.seconds && a->timestamp.nanoseconds == b->timestamp.nanoseconds;
+    case ORC_TYPE_DECIMAL: return a->decimal.w[0] == b->decimal.w[0] && a->decimal.w[1] == b->decimal.w[1];
+    case ORC_TYPE_OBJECT_ID: return memcmp(a->object_id, b->object_id, 12) == 0;
+    case ORC_TYPE_UUID: return memcmp(a->uuid, b->uuid, 16) == 0;
+    case ORC_TYPE_LINK: return a->link.table == b->link.table && a->link.key == b->link.key;
+    default: return false;
+    }
+}
+
 #endif

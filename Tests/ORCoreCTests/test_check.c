@@ -7,8 +7,8 @@
  * forked child (after the test closed its environment) with plain mdb_* calls
  * on the documented layout (internal.h, row.c's record, log_format.h).
  */
-#include "harness.h"
 #include "internal.h"
+#include "person_fixture.h"
 #include "log_format.h"
 
 #include <stdlib.h>
@@ -16,26 +16,10 @@
 #include <unistd.h>
 
 
-/* Person (1): id pk, name, age indexed, friend, tags, nums, dict, addr, addrs, any, friends.
- * Address (2, embedded): city indexed. Note (3): text indexed, n. */
-enum { PERSON = 1, ADDRESS = 2, NOTE = 3 };
-enum { P_ID, P_NAME, P_AGE, P_FRIEND, P_TAGS, P_NUMS, P_DICT, P_ADDR, P_ADDRS, P_ANY, P_FRIENDS, P_NCOLS };
+/* The schema of person_fixture.h, with Address.city and Note.text indexed. */
 
 static int make_schema(orc_txn *txn)
 {
-    static const orc_prop_spec person[P_NCOLS] = {
-        {"id", ORC_TYPE_INT, ORC_COLL_NONE, ORC_PROP_PRIMARY_KEY, 0},
-        {"name", ORC_TYPE_STRING, ORC_COLL_NONE, 0, 0},
-        {"age", ORC_TYPE_INT, ORC_COLL_NONE, ORC_PROP_INDEXED, 0},
-        {"friend", ORC_TYPE_LINK, ORC_COLL_NONE, ORC_PROP_OPTIONAL, PERSON},
-        {"tags", ORC_TYPE_STRING, ORC_COLL_LIST, 0, 0},
-        {"nums", ORC_TYPE_INT, ORC_COLL_SET, 0, 0},
-        {"dict", ORC_TYPE_STRING, ORC_COLL_DICT, ORC_PROP_OPTIONAL, 0},
-        {"addr", ORC_TYPE_LINK, ORC_COLL_NONE, ORC_PROP_OPTIONAL, ADDRESS},
-        {"addrs", ORC_TYPE_LINK, ORC_COLL_LIST, 0, ADDRESS},
-        {"any", ORC_TYPE_MIXED, ORC_COLL_NONE, ORC_PROP_OPTIONAL, 0},
-        {"friends", ORC_TYPE_LINK, ORC_COLL_LIST, 0, PERSON},
-    };
     orc_prop_spec city = {"city", ORC_TYPE_STRING, ORC_COLL_NONE, ORC_PROP_INDEXED, 0};
     orc_prop_spec text = {"text", ORC_TYPE_STRING, ORC_COLL_NONE, ORC_PROP_INDEXED, 0};
     orc_prop_spec n = {"n", ORC_TYPE_INT, ORC_COLL_NONE, 0, 0};
@@ -44,7 +28,7 @@ static int make_schema(orc_txn *txn)
     int rc = orc_class_add(txn, "Person", ORC_CLASS_TOP_LEVEL, &t);
     if (!rc) rc = orc_class_add(txn, "Address", ORC_CLASS_EMBEDDED, &t);
     if (!rc) rc = orc_class_add(txn, "Note", ORC_CLASS_TOP_LEVEL, &t);
-    for (int i = 0; !rc && i < P_NCOLS; i++) rc = orc_prop_add(txn, PERSON, &person[i], &col);
+    for (int i = 0; !rc && i < P_NCOLS; i++) rc = orc_prop_add(txn, PERSON, &person_props[i], &col);
     if (!rc) rc = orc_prop_add(txn, ADDRESS, &city, &col);
     if (!rc) rc = orc_prop_add(txn, NOTE, &text, &col);
     if (!rc) rc = orc_prop_add(txn, NOTE, &n, &col);

@@ -16,28 +16,6 @@
 
 
 
-static bool same(const orc_value *a, const orc_value *b)
-{
-    if (a->type != b->type) return false;
-    switch (a->type) {
-    case ORC_TYPE_NULL: return true;
-    case ORC_TYPE_BOOL: return a->boolean == b->boolean;
-    case ORC_TYPE_INT: return a->integer == b->integer;
-    case ORC_TYPE_FLOAT: return memcmp(&a->fnum, &b->fnum, 4) == 0;
-    case ORC_TYPE_DOUBLE: return memcmp(&a->dnum, &b->dnum, 8) == 0;
-    case ORC_TYPE_STRING:
-    case ORC_TYPE_BINARY:
-        return a->string.size == b->string.size &&
-               (!a->string.size || memcmp(a->string.data, b->string.data, a->string.size) == 0);
-    case ORC_TYPE_TIMESTAMP:
-        return a->timestamp.seconds == b->timestamp.seconds && a->timestamp.nanoseconds == b->timestamp.nanoseconds;
-    case ORC_TYPE_DECIMAL: return a->decimal.w[0] == b->decimal.w[0] && a->decimal.w[1] == b->decimal.w[1];
-    case ORC_TYPE_OBJECT_ID: return memcmp(a->object_id, b->object_id, 12) == 0;
-    case ORC_TYPE_UUID: return memcmp(a->uuid, b->uuid, 16) == 0;
-    case ORC_TYPE_LINK: return a->link.table == b->link.table && a->link.key == b->link.key;
-    default: return false;
-    }
-}
 
 static off_t file_size(const char *path)
 {
@@ -55,7 +33,7 @@ static bool objects_equal(orc_txn *a, orc_txn *b, uint32_t t, uint64_t key, cons
             orc_value va, vb;
             HOK(orc_obj_get(a, t, key, p.col, &va));
             HOK(orc_obj_get(b, t, key, p.col, &vb));
-            if (!same(&va, &vb)) HFAIL("%s.%s of key %" PRIu64 " differs in the copy", ci->name, p.name, key);
+            if (!value_identical(&va, &vb)) HFAIL("%s.%s of key %" PRIu64 " differs in the copy", ci->name, p.name, key);
             continue;
         }
         size_t na, nb;
@@ -66,11 +44,11 @@ static bool objects_equal(orc_txn *a, orc_txn *b, uint32_t t, uint64_t key, cons
             orc_value va, vb;
             HOK(orc_coll_get(a, t, key, p.col, e, &va));
             HOK(orc_coll_get(b, t, key, p.col, e, &vb));
-            if (!same(&va, &vb)) HFAIL("%s.%s[%zu] of key %" PRIu64 " differs", ci->name, p.name, e, key);
+            if (!value_identical(&va, &vb)) HFAIL("%s.%s[%zu] of key %" PRIu64 " differs", ci->name, p.name, e, key);
             if (p.collection == ORC_COLL_DICT) {
                 HOK(orc_dict_key_at(a, t, key, p.col, e, &va));
                 HOK(orc_dict_key_at(b, t, key, p.col, e, &vb));
-                if (!same(&va, &vb)) HFAIL("%s.%s key #%zu differs", ci->name, p.name, e);
+                if (!value_identical(&va, &vb)) HFAIL("%s.%s key #%zu differs", ci->name, p.name, e);
             }
         }
     }

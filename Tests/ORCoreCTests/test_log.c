@@ -5,8 +5,8 @@
  * the transaction's LMDB handle (internal.h); damaged changesets are re-sealed
  * with the format's checksum (log_format.h) to reach the decoder's own checks.
  */
-#include "harness.h"
 #include "internal.h"
+#include "person_fixture.h"
 #include "log_format.h"
 
 #include <stdlib.h>
@@ -27,25 +27,6 @@ static bool name_is(const orc_instr *in, const char *s)
 /* Person (1): id pk, name, age indexed, friend -> Person, tags list<string>, nums set<int>,
  * dict dict<string?>, addr -> Address, addrs list<Address>, any mixed?, friends list<Person>.
  * Address (2, embedded): city. Note (3, no pk): text, n. */
-enum { PERSON = 1, ADDRESS = 2, NOTE = 3 };
-enum { P_ID, P_NAME, P_AGE, P_FRIEND, P_TAGS, P_NUMS, P_DICT, P_ADDR, P_ADDRS, P_ANY, P_FRIENDS, P_NCOLS };
-enum { A_CITY };
-enum { N_TEXT, N_N };
-
-static const orc_prop_spec person_props[P_NCOLS] = {
-    {"id", ORC_TYPE_INT, ORC_COLL_NONE, ORC_PROP_PRIMARY_KEY, 0},
-    {"name", ORC_TYPE_STRING, ORC_COLL_NONE, 0, 0},
-    {"age", ORC_TYPE_INT, ORC_COLL_NONE, ORC_PROP_INDEXED, 0},
-    {"friend", ORC_TYPE_LINK, ORC_COLL_NONE, ORC_PROP_OPTIONAL, PERSON},
-    {"tags", ORC_TYPE_STRING, ORC_COLL_LIST, 0, 0},
-    {"nums", ORC_TYPE_INT, ORC_COLL_SET, 0, 0},
-    {"dict", ORC_TYPE_STRING, ORC_COLL_DICT, ORC_PROP_OPTIONAL, 0},
-    {"addr", ORC_TYPE_LINK, ORC_COLL_NONE, ORC_PROP_OPTIONAL, ADDRESS},
-    {"addrs", ORC_TYPE_LINK, ORC_COLL_LIST, 0, ADDRESS},
-    {"any", ORC_TYPE_MIXED, ORC_COLL_NONE, ORC_PROP_OPTIONAL, 0},
-    {"friends", ORC_TYPE_LINK, ORC_COLL_LIST, 0, PERSON},
-};
-
 /* Creates the schema in its own transaction (version 1 of a new file). */
 static int make_schema(orc_env *env)
 {

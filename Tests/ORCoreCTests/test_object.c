@@ -34,35 +34,12 @@ static orc_value v_uuid(uint8_t seed)
     return v;
 }
 
-/* Exact equality: same type and the same bits. */
-static bool same(const orc_value *a, const orc_value *b)
-{
-    if (a->type != b->type) return false;
-    switch (a->type) {
-    case ORC_TYPE_NULL: return true;
-    case ORC_TYPE_BOOL: return a->boolean == b->boolean;
-    case ORC_TYPE_INT: return a->integer == b->integer;
-    case ORC_TYPE_FLOAT: return memcmp(&a->fnum, &b->fnum, sizeof(float)) == 0;
-    case ORC_TYPE_DOUBLE: return memcmp(&a->dnum, &b->dnum, sizeof(double)) == 0;
-    case ORC_TYPE_STRING:
-    case ORC_TYPE_BINARY:
-        return a->string.size == b->string.size &&
-               (a->string.size == 0 || memcmp(a->string.data, b->string.data, a->string.size) == 0);
-    case ORC_TYPE_TIMESTAMP:
-        return a->timestamp.seconds == b->timestamp.seconds && a->timestamp.nanoseconds == b->timestamp.nanoseconds;
-    case ORC_TYPE_DECIMAL: return a->decimal.w[0] == b->decimal.w[0] && a->decimal.w[1] == b->decimal.w[1];
-    case ORC_TYPE_OBJECT_ID: return memcmp(a->object_id, b->object_id, 12) == 0;
-    case ORC_TYPE_UUID: return memcmp(a->uuid, b->uuid, 16) == 0;
-    case ORC_TYPE_LINK: return a->link.table == b->link.table && a->link.key == b->link.key;
-    default: return false;
-    }
-}
 
 static bool get_is(orc_txn *txn, uint32_t t, uint64_t k, uint16_t c, const orc_value *want)
 {
     orc_value v;
     HOK(orc_obj_get(txn, t, k, c, &v));
-    if (!same(&v, want)) HFAIL("table %u key %" PRIu64 " col %u: got type %d, want type %d (or different bits)", t, k, c, v.type, want->type);
+    if (!value_identical(&v, want)) HFAIL("table %u key %" PRIu64 " col %u: got type %d, want type %d (or different bits)", t, k, c, v.type, want->type);
     return true;
 }
 
@@ -737,7 +714,7 @@ TEST(object_erase_nulls_links_and_updates_backlinks)
     CHECK_OK(orc_coll_size(r, tp, p[2], cdogs, &n));
     CHECK_EQ(n, 1);
     CHECK_OK(orc_coll_get(r, tp, p[2], cdogs, 0, &v));
-    CHECK(same(&v, &d1));
+    CHECK(value_identical(&v, &d1));
     CHECK_OK(orc_coll_size(r, tp, p[3], cset, &n));
     CHECK_EQ(n, 0);
     CHECK_OK(orc_coll_size(r, tp, p[3], cdict, &n));
@@ -745,7 +722,7 @@ TEST(object_erase_nulls_links_and_updates_backlinks)
     CHECK_OK(orc_dict_get(r, tp, p[3], cdict, "a", 1, &v));
     CHECK_EQ(v.type, ORC_TYPE_NULL);
     CHECK_OK(orc_dict_get(r, tp, p[3], cdict, "b", 1, &v));
-    CHECK(same(&v, &d1));
+    CHECK(value_identical(&v, &d1));
     CHECK_OK(orc_obj_backlink_count(r, td, d[1], &blc));
     CHECK_EQ(blc, 2);
     CHECK_RC(orc_obj_backlink_count(r, td, d[0], &blc), ORC_ERR_NOT_FOUND);
@@ -1048,10 +1025,10 @@ TEST(object_row_cursor_reads_in_key_order)
         orc_value a, b, c, d;
         CHECK_OK(orc_row_get(row, ci, &a));
         CHECK_OK(orc_obj_get(r, t, keys.keys[n], ci, &b));
-        CHECK(same(&a, &b));
+        CHECK(value_identical(&a, &b));
         CHECK_OK(orc_row_get(row, cs, &c));
         CHECK_OK(orc_obj_get(r, t, keys.keys[n], cs, &d));
-        CHECK(same(&c, &d));
+        CHECK(value_identical(&c, &d));
         char want[32];
         snprintf(want, sizeof want, "row %" PRId64, a.integer / 3);
         CHECK(c.string.size == strlen(want) && memcmp(c.string.data, want, c.string.size) == 0);
@@ -1073,7 +1050,7 @@ TEST(object_row_cursor_reads_in_key_order)
         orc_value a, b;
         CHECK_OK(orc_row_get(row, ci, &a));
         CHECK_OK(orc_obj_get(r, t, keys.keys[i], ci, &b));
-        CHECK(same(&a, &b));
+        CHECK(value_identical(&a, &b));
     }
     orc_value dummy;
     CHECK_RC(orc_row_get(row, 999, &dummy), ORC_ERR_NOT_FOUND);
