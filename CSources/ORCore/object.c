@@ -379,13 +379,7 @@ static int set_columns(orc_txn *txn, const orc_class *c, uint64_t key, const uin
         if (rc) break;
         if ((rc = row_get(c, row, size, cols[i], &olds[i]))) break;
         if (derived) continue;
-        bool embedded_target = p->type == ORC_TYPE_LINK && schema_class(txn, p->link_table) &&
-                               schema_class(txn, p->link_table)->kind == ORC_CLASS_EMBEDDED;
-        if (embedded_target && vals[i].type != ORC_TYPE_NULL) {
-            rc = orc_fail(ORC_ERR_EMBEDDED, "'%s.%s' holds an embedded object: create it with orc_obj_create_embedded",
-                          c->name, p->name);
-            break;
-        }
+        /* check_value refuses links to embedded objects (they are made by orc_obj_create_embedded). */
         if ((rc = check_value(txn, c, p, &vals[i]))) break;
         if ((int32_t)cols[i] == c->pk_col && orc_value_compare(&olds[i], &vals[i]) != 0)
             rc = orc_fail(ORC_ERR_INVALID_ARG, "the primary key '%s.%s' of an existing object cannot change", c->name, p->name);
