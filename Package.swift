@@ -5,6 +5,8 @@ let package = Package(
     name: "OpenRealm",
     products: [
         .library(name: "ORCore", targets: ["ORCore"]),
+        .library(name: "OpenRealm", targets: ["OpenRealm"]),
+        .library(name: "RealmSwift", targets: ["RealmSwift"]),
     ],
     targets: [
         .systemLibrary(
@@ -26,6 +28,21 @@ let package = Package(
             publicHeadersPath: "include",
             cSettings: [.define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("lmdb"), .linkedLibrary("zstd"), .linkedLibrary("pthread"), .linkedLibrary("m")]
+        ),
+        .target(
+            name: "OpenRealm",
+            dependencies: ["ORCore"],
+            path: "Sources/OpenRealm"
+        ),
+        .target(
+            name: "RealmSwift",
+            dependencies: ["OpenRealm"],
+            path: "Sources/RealmSwift"
+        ),
+        .testTarget(
+            name: "OpenRealmTests",
+            dependencies: ["OpenRealm", "ORCore"],
+            path: "Tests/OpenRealmTests"
         ),
         .testTarget(
             name: "ORCoreTests",

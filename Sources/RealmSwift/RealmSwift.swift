@@ -1,0 +1,3 @@
+// `import RealmSwift` brings in the whole OpenRealm API, so code written for the
+// Realm Swift SDK builds unchanged.
+@_exported import OpenRealm
