@@ -71,11 +71,6 @@ public struct RealmError: Swift.Error, Equatable, Hashable, CustomStringConverti
     public var errorDescription: String? { message }
     public var description: String { "Realm.Error(\(code)): \(message)" }
 
-    /// Lets `catch Realm.Error.fileNotFound` match an error by its code.
-    public static func ~= (code: Code, error: any Swift.Error) -> Bool {
-        (error as? RealmError)?.code == code
-    }
-
     public static var fail: Code { .fail }
     public static var fileAccess: Code { .fileAccess }
     public static var filePermissionDenied: Code { .filePermissionDenied }
@@ -94,4 +89,12 @@ public struct RealmError: Swift.Error, Equatable, Hashable, CustomStringConverti
     public static var objectInvalidated: Code { .objectInvalidated }
     public static var readOnly: Code { .readOnly }
     public static var invalidArgument: Code { .invalidArgument }
+}
+
+extension RealmError.Code {
+    /// Lets `catch Realm.Error.fileNotFound` match an error by its code. (A member
+    /// operator must take its own type, so this lives on `Code`, not `RealmError`.)
+    public static func ~= (code: RealmError.Code, error: any Swift.Error) -> Bool {
+        (error as? RealmError)?.code == code
+    }
 }

@@ -1,0 +1,212 @@
+import Foundation
+import ORCore
+
+/// An ordered list of values or objects, the type of list properties:
+///
+/// ```swift
+/// class Team: Object {
+///     @Persisted var tasks: List<Task>
+///     @Persisted var members: List<String>
+/// }
+/// ```
+///
+/// Unmanaged, a list holds its elements itself; the list of a managed object reads and
+/// writes the realm (writes inside a write transaction).
+public final class List<Element: RealmCollectionValue>: RandomAccessCollection, MutableCollection, CustomStringConvertible {
+    var unmanaged: [Element]
+    let location: CollectionLocation?
+
+    /// An empty unmanaged list.
+    public init() {
+        unmanaged = []
+        location = nil
+    }
+
+    /// An unmanaged list holding `elements`.
+    public convenience init<S: Sequence>(_ elements: S) where S.Element == Element {
+        self.init()
+        unmanaged = Array(elements)
+    }
+
+    init(managed object: ObjectBase, index: Int) {
+        unmanaged = []
+        location = CollectionLocation(object, index)
+    }
+
+    /// The realm managing the list, nil when unmanaged.
+    public var realm: Realm? { location?.realm }
+    /// Whether the owning object was deleted.
+    public var isInvalidated: Bool { location.map { !orc_obj_exists($0.txn, $0.table, $0.key) } ?? false }
+    public var isFrozen: Bool { location?.realm.isFrozen ?? false }
+
+    // MARK: Collection
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public var count: Int { location?.size() ?? unmanaged.count }
+    public var isEmpty: Bool { count == 0 }
+
+    public subscript(position: Int) -> Element {
+        get {
+            guard let location else { return unmanaged[position] }
+            return Element._orDecode(location.get(position), location.realm)
+        }
+        set { replace(index: position, object: newValue) }
+    }
+
+    public var first: Element? { isEmpty ? nil : self[0] }
+    public var last: Element? { let n = count; return n == 0 ? nil : self[n - 1] }
+
+    public func index(of element: Element) -> Int? {
+        guard let location else { return unmanaged.firstIndex(of: element) }
+        var found = 0
+        let context = _ORWriteContext(realm: location.realm, policy: .error, arena: ByteArena())
+        if let object = element as? ObjectBase, object._realm == nil { return nil }
+        guard var value = try? element._orEncode(context) else { return nil }
+        if Element._orIsEmbedded { return indices.first { self[$0] == element } }
+        return orc_coll_find(location.txn, location.table, location.key, location.column, &value, &found) == ORC_OK ? found : nil
+    }
+
+    public func contains(_ element: Element) -> Bool { index(of: element) != nil }
+
+    // MARK: Mutation
+
+    /// Appends an element (an unmanaged object is added to the realm).
+    public func append(_ element: Element) { insert(element, at: count) }
+
+    /// Appends every element of a sequence.
+    public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
+        guard location != nil else { unmanaged.append(contentsOf: elements); return }
+        for element in elements { append(element) }
+    }
+
+    public func insert(_ element: Element, at index: Int) {
+        guard let location else { unmanaged.insert(element, at: index); return }
+        location.write("insert into") { context, txn in
+            guard index >= 0 && index <= location.size() else {
+                throw RealmError(.invalidArgument, "Index \(index) is out of bounds (must be at most \(location.size())) in '\(location.name)'.")
+            }
+            if Element._orIsEmbedded {
+                var child: UInt64 = 0
+                try location.check(orc_obj_create_embedded(txn, location.table, location.key, location.column, index, nil, &child), "Inserting into")
+                try location.realm._fillEmbedded(element as! ObjectBase, key: child, policy: .error)
+                return
+            }
+            var value = try element._orEncode(context)
+            try location.check(orc_list_insert(txn, location.table, location.key, location.column, index, &value), "Inserting into")
+        }
+    }
+
+    public func remove(at index: Int) {
+        guard let location else { unmanaged.remove(at: index); return }
+        location.write("remove from") { _, txn in
+            try location.check(orc_list_erase(txn, location.table, location.key, location.column, index), "Removing from")
+        }
+    }
+
+    public func removeFirst() { precondition(!isEmpty, "Cannot remove the first element of an empty list."); remove(at: 0) }
+    public func removeLast() { precondition(!isEmpty, "Cannot remove the last element of an empty list."); remove(at: count - 1) }
+
+    public func removeAll() {
+        guard let location else { unmanaged.removeAll(); return }
+        location.write("clear") { _, txn in
+            try location.check(orc_coll_clear(txn, location.table, location.key, location.column), "Clearing")
+        }
+    }
+
+    /// Replaces the element at `index`.
+    public func replace(index: Int, object: Element) {
+        guard let location else { unmanaged[index] = object; return }
+        location.write("replace in") { context, txn in
+            if Element._orIsEmbedded {
+                try location.check(orc_list_erase(txn, location.table, location.key, location.column, index), "Replacing in")
+                var child: UInt64 = 0
+                try location.check(orc_obj_create_embedded(txn, location.table, location.key, location.column, index, nil, &child), "Replacing in")
+                try location.realm._fillEmbedded(object as! ObjectBase, key: child, policy: .error)
+                return
+            }
+            var value = try object._orEncode(context)
+            try location.check(orc_list_set(txn, location.table, location.key, location.column, index, &value), "Replacing in")
+        }
+    }
+
+    /// Moves the element at `from` so that it ends at `to`.
+    public func move(from: Int, to: Int) {
+        guard let location else { let e = unmanaged.remove(at: from); unmanaged.insert(e, at: to); return }
+        location.write("move in") { _, txn in
+            try location.check(orc_list_move(txn, location.table, location.key, location.column, from, to), "Moving in")
+        }
+    }
+
+    public func swapAt(_ index1: Int, _ index2: Int) {
+        guard location != nil else { unmanaged.swapAt(index1, index2); return }
+        guard index1 != index2 else { return }
+        let (low, high) = (Swift.min(index1, index2), Swift.max(index1, index2))
+        move(from: low, to: high)
+        move(from: high - 1, to: low)
+    }
+
+    public func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C) where C.Element == Element {
+        guard location != nil else { unmanaged.replaceSubrange(subrange, with: newElements); return }
+        for _ in subrange { remove(at: subrange.lowerBound) }
+        for (offset, element) in newElements.enumerated() { insert(element, at: subrange.lowerBound + offset) }
+    }
+
+    public var description: String {
+        "List<\(Element.self)> [\n" + map { "\t\($0)" }.joined(separator: ",\n") + "\n]"
+    }
+
+    /// The elements as an array (a snapshot).
+    var elements: [Element] { location == nil ? unmanaged : map { $0 } }
+}
+
+extension List: _Persistable {
+    public static var _orDescriptor: _ORPropertyDescriptor {
+        var descriptor = Element._orDescriptor
+        descriptor.collection = ORC_COLL_LIST
+        return descriptor
+    }
+    public static func _orDefault() -> List<Element> { List() }
+    public static func _orGet(_ object: ObjectBase, _ index: Int) -> List<Element> { List(managed: object, index: index) }
+    public static func _orSet(_ object: ObjectBase, _ index: Int, _ value: List<Element>) {
+        let realm = object._realm!
+        realm.requireWrite()
+        let context = _ORWriteContext(realm: realm, policy: .error, arena: realm.arena)
+        do { try value._orAssign(to: object, index: index, context: context) } catch { realm._failWrite(error) }
+    }
+    public static func _orRecord(_ recorder: _KeyPathRecorder, _ object: ObjectBase, _ index: Int) -> List<Element> {
+        recorder.append(object, index)
+        return List()
+    }
+    public static func _orFromAny(_ value: Any?, _ context: _ORWriteContext?) throws -> List<Element> {
+        if let list = value as? List<Element> { return List(list.elements) }
+        guard let unwrapped = AnyValueConversion.unwrap(value) else { return List() }
+        guard let sequence = unwrapped as? any Sequence else {
+            throw RealmError(.invalidValue, "Invalid value '\(unwrapped)' for a List<\(Element.self)>: expected a sequence.")
+        }
+        var result: [Element] = []
+        for element in sequence { result.append(try Element._orFromAny(element, context)) }
+        return List(result)
+    }
+    public func _orToAny() -> Any? { self }
+}
+
+extension List: CollectionAssignable {
+    func _orAssign(to object: ObjectBase, index: Int, context: _ORWriteContext) throws {
+        let source = elements
+        let target = List(managed: object, index: index)
+        let location = target.location!
+        try location.check(orc_coll_clear(location.realm.writeTxn!, location.table, location.key, location.column), "Clearing")
+        for (i, element) in source.enumerated() {
+            let txn = location.realm.writeTxn!
+            if Element._orIsEmbedded {
+                var child: UInt64 = 0
+                try location.check(orc_obj_create_embedded(txn, location.table, location.key, location.column, i, nil, &child), "Inserting into")
+                try location.realm._fillEmbedded(element as! ObjectBase, key: child, policy: context.policy)
+            } else {
+                var value = try element._orEncode(context)
+                try location.check(orc_list_insert(txn, location.table, location.key, location.column, i, &value), "Inserting into")
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import ORCore
+
+/// An object read and written by property name through the stored schema, without a
+/// model class: what migrations work with.
+public final class DynamicObject: Object {
+    var _dynamicEntry: StoredSchema.ClassEntry!
+    var _dynamicReadOnly = false
+
+    public required init() { super.init() }
+
+    init(realm: Realm, entry: StoredSchema.ClassEntry, key: UInt64, readOnly: Bool) {
+        super.init()
+        _realm = realm
+        _key = key
+        _dynamicEntry = entry
+        _dynamicReadOnly = readOnly
+    }
+
+    static func create(realm: Realm, entry: StoredSchema.ClassEntry, value: Any) throws -> DynamicObject {
+        let txn = realm.txn
+        let values = (value as? [String: Any]) ?? [:]
+        var cols: [UInt16] = []
+        var encoded: [orc_value] = []
+        var later: [(StoredSchema.PropertyEntry, Any?)] = []
+        for property in entry.properties {
+            guard let given = values[property.name] else { continue }
+            if property.collection != ORC_COLL_NONE { later.append((property, given)); continue }
+            cols.append(property.column)
+            encoded.append(try DynamicValues.encode(given, property, realm))
+        }
+        if let pk = entry.properties.first(where: \.isPrimaryKey), values[pk.name] == nil {
+            throw RealmError(.invalidValue, "Missing value for primary key property '\(entry.name).\(pk.name)'.")
+        }
+        var key: UInt64 = 0
+        try ORC.check(orc_obj_create(txn, entry.table, cols, encoded, cols.count, &key), "Creating a '\(entry.name)'")
+        let object = DynamicObject(realm: realm, entry: entry, key: key, readOnly: false)
+        for (property, given) in later { object[property.name] = given }
+        return object
+    }
+
+    public override var description: String {
+        guard let entry = _dynamicEntry else { return "DynamicObject(unbound)" }
+        let fields = entry.properties.map { "\($0.name) = \(self[$0.name].map { "\($0)" } ?? "nil")" }
+        return "\(entry.name) {\n" + fields.map { "    \($0);" }.joined(separator: "\n") + "\n}"
+    }
+
+    /// The value of a property by name: scalars as Swift values, links as `DynamicObject`,
+    /// collections as arrays (dictionaries as `[String: Any]`).
+    public override subscript(key: String) -> Any? {
+        get {
+            guard let entry = _dynamicEntry, let realm = _realm else { return nil }
+            guard let property = entry.property(named: key) else {
+                preconditionFailure("Invalid property name '\(key)' for class '\(entry.name)'.")
+            }
+            return DynamicValues.read(realm, entry, _key, property)
+        }
+        set {
+            guard let entry = _dynamicEntry, let realm = _realm else { return }
+            guard let property = entry.property(named: key) else {
+                preconditionFailure("Invalid property name '\(key)' for class '\(entry.name)'.")
+            }
+            precondition(!_dynamicReadOnly, "Cannot modify '\(entry.name).\(key)' of an old object in a migration: modify the new object.")
+            realm.requireWrite()
+            do {
+                try DynamicValues.write(newValue, realm, entry, _key, property)
+            } catch {
+                realm._failWrite(error)
+            }
+        }
+    }
+}
+
+/// Conversions between Swift values and stored values by the stored property's type.
+enum DynamicValues {
+    static func decode(_ value: orc_value, _ realm: Realm, linkTable: UInt32) -> Any? {
+        switch value.type {
+        case ORC_TYPE_NULL: return nil
+        case ORC_TYPE_BOOL: return value.boolean
+        case ORC_TYPE_INT: return Int(value.integer)
+        case ORC_TYPE_FLOAT: return value.fnum
+        case ORC_TYPE_DOUBLE: return value.dnum
+        case ORC_TYPE_STRING: return String._orDecode(value, realm)
+        case ORC_TYPE_BINARY: return Data._orDecode(value, realm)
+        case ORC_TYPE_TIMESTAMP: return Date._orDecode(value, realm)
+        case ORC_TYPE_DECIMAL: return Decimal128._orDecode(value, realm)
+        case ORC_TYPE_OBJECT_ID: return ObjectId._orDecode(value, realm)
+        case ORC_TYPE_UUID: return UUID._orDecode(value, realm)
+        case ORC_TYPE_LINK:
+            guard let entry = realm._coordinator.storedSchema(realm.txn)[table: value.link.table] else { return nil }
+            return DynamicObject(realm: realm, entry: entry, key: value.link.key, readOnly: false)
+        default: return nil
+        }
+    }
+
+    static func read(_ realm: Realm, _ entry: StoredSchema.ClassEntry, _ key: UInt64, _ property: StoredSchema.PropertyEntry) -> Any? {
+        let txn = realm.txn
+        var value = orc_value()
+        switch property.collection {
+        case ORC_COLL_NONE:
+            guard orc_obj_get(txn, entry.table, key, property.column, &value) == ORC_OK else { return nil }
+            return decode(value, realm, linkTable: property.linkTable)
+        case ORC_COLL_DICT:
+            var size = 0
+            guard orc_coll_size(txn, entry.table, key, property.column, &size) == ORC_OK else { return nil }
+            var result: [String: Any] = [:]
+            for i in 0..<size {
+                var k = orc_value()
+                guard orc_dict_key_at(txn, entry.table, key, property.column, i, &k) == ORC_OK else { continue }
+                let name = String._orDecode(k, realm)
+                let status = name.withCString { orc_dict_get(txn, entry.table, key, property.column, $0, strlen($0), &value) }
+                if status == ORC_OK { result[name] = decode(value, realm, linkTable: property.linkTable) ?? NSNull() }
+            }
+            return result
+        default:
+            var size = 0
+            guard orc_coll_size(txn, entry.table, key, property.column, &size) == ORC_OK else { return nil }
+            var result: [Any] = []
+            for i in 0..<size where orc_coll_get(txn, entry.table, key, property.column, i, &value) == ORC_OK {
+                result.append(decode(value, realm, linkTable: property.linkTable) ?? NSNull())
+            }
+            return result
+        }
+    }
+
+    static func encode(_ given: Any?, _ property: StoredSchema.PropertyEntry, _ realm: Realm) throws -> orc_value {
+        let context = _ORWriteContext(realm: realm, policy: .error, arena: realm.arena)
+        guard let given = AnyValueConversion.unwrap(given) else { return .null }
+        func convert<T: _PersistableValue>(_ type: T.Type) throws -> orc_value {
+            try T._orFromAny(given, context)._orEncode(context)
+        }
+        switch property.type {
+        case ORC_TYPE_BOOL: return try convert(Bool.self)
+        case ORC_TYPE_INT: return try convert(Int64.self)
+        case ORC_TYPE_FLOAT: return try convert(Float.self)
+        case ORC_TYPE_DOUBLE: return try convert(Double.self)
+        case ORC_TYPE_STRING: return try convert(String.self)
+        case ORC_TYPE_BINARY: return try convert(Data.self)
+        case ORC_TYPE_TIMESTAMP: return try convert(Date.self)
+        case ORC_TYPE_DECIMAL: return try convert(Decimal128.self)
+        case ORC_TYPE_OBJECT_ID: return try convert(ObjectId.self)
+        case ORC_TYPE_UUID: return try convert(UUID.self)
+        case ORC_TYPE_MIXED: return try convert(AnyRealmValue.self)
+        case ORC_TYPE_LINK:
+            if let object = given as? ObjectBase, object._realm != nil {
+                let table = object._dynamicTable ?? object._bound?.table ?? 0
+                return .link(table, object._key)
+            }
+            throw RealmError(.invalidValue, "A link value must be a managed object; got '\(given)'.")
+        default:
+            throw RealmError(.invalidValue, "Cannot store '\(given)' in property '\(property.name)'.")
+        }
+    }
+
+    static func write(_ given: Any?, _ realm: Realm, _ entry: StoredSchema.ClassEntry, _ key: UInt64, _ property: StoredSchema.PropertyEntry) throws {
+        let txn = realm.txn
+        switch property.collection {
+        case ORC_COLL_NONE:
+            var value = try encode(given, property, realm)
+            try ORC.check(orc_obj_set(txn, entry.table, key, property.column, &value), "Setting '\(entry.name).\(property.name)'")
+        case ORC_COLL_DICT:
+            try ORC.check(orc_coll_clear(txn, entry.table, key, property.column), "Setting '\(entry.name).\(property.name)'")
+            for (k, v) in (given as? [String: Any]) ?? [:] {
+                var value = try encode(v, property, realm)
+                try ORC.check(k.withCString { orc_dict_set(txn, entry.table, key, property.column, $0, strlen($0), &value) },
+                              "Setting '\(entry.name).\(property.name)[\(k)]'")
+            }
+        default:
+            try ORC.check(orc_coll_clear(txn, entry.table, key, property.column), "Setting '\(entry.name).\(property.name)'")
+            let elements = (given as? [Any]) ?? []
+            for (i, element) in elements.enumerated() {
+                var value = try encode(element, property, realm)
+                if property.collection == ORC_COLL_SET {
+                    try ORC.check(orc_set_insert(txn, entry.table, key, property.column, &value, nil), "Setting '\(entry.name).\(property.name)'")
+                } else {
+                    try ORC.check(orc_list_insert(txn, entry.table, key, property.column, i, &value), "Setting '\(entry.name).\(property.name)'")
+                }
+            }
+        }
+    }
+}
+
+extension ObjectBase {
+    var _dynamicTable: UInt32? { (self as? DynamicObject)?._dynamicEntry?.table }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import ORCore
+
+extension ObjectBase {
+    /// Sets an unmanaged object's properties from a dictionary (by name), an array (in
+    /// property order) or another object (by name). Returns the indexes of the
+    /// properties given. With `realm`, nested values that describe objects are created
+    /// in it.
+    @discardableResult
+    func _setValues(from value: Any, policy: Realm.UpdatePolicy, realm: Realm?) throws -> Set<Int> {
+        let info = _typeInfo
+        let context = realm.map { _ORWriteContext(realm: $0, policy: policy, arena: $0.arena) }
+        var given = Set<Int>()
+        func assign(_ index: Int, _ raw: Any?) throws {
+            let property = info.properties[index]
+            guard property.isStored else { return }
+            let converted: Any
+            do {
+                converted = try property.valueType._orFromAny(raw, context)
+            } catch let error as RealmError {
+                throw RealmError(error.code, "Invalid value for property '\(info.className).\(property.name)': \(error.message)")
+            }
+            guard property.field.setUnmanaged(self, property.offset, converted) else {
+                throw RealmError(.invalidValue, "Invalid value '\(raw.map { "\($0)" } ?? "nil")' for property '\(info.className).\(property.name)'.")
+            }
+            given.insert(index)
+        }
+        switch value {
+        case let dictionary as [String: Any?]:
+            for (name, raw) in dictionary {
+                guard let index = info.index(ofProperty: name) else {
+                    throw RealmError(.invalidValue, "Invalid property name '\(name)' for class '\(info.className)'.")
+                }
+                try assign(index, raw)
+            }
+        case let dictionary as [String: Any]:
+            for (name, raw) in dictionary {
+                guard let index = info.index(ofProperty: name) else {
+                    throw RealmError(.invalidValue, "Invalid property name '\(name)' for class '\(info.className)'.")
+                }
+                try assign(index, raw)
+            }
+        case let array as [Any]:
+            let stored = info.properties.indices.filter { info.properties[$0].isStored }
+            guard array.count == stored.count else {
+                throw RealmError(.invalidValue, "Invalid array input: number of values (\(array.count)) does not match number of properties (\(stored.count)) of class '\(info.className)'.")
+            }
+            for (index, raw) in zip(stored, array) { try assign(index, raw) }
+        case let object as ObjectBase:
+            for (index, property) in info.properties.enumerated() where property.isStored {
+                let sourceInfo = object._typeInfo
+                if object is DynamicObject {
+                    if (object as? DynamicObject)?._dynamicEntry?.property(named: property.name) != nil { try assign(index, object[property.name]) }
+                } else if sourceInfo.index(ofProperty: property.name) != nil {
+                    try assign(index, object[property.name])
+                }
+            }
+        default:
+            throw RealmError(.invalidValue, "Invalid value '\(value)' of type '\(type(of: value))' to initialize an object of class '\(info.className)': use a dictionary, an array or an object.")
+        }
+        return given
+    }
+
+    func _describe(depth: Int) -> String {
+        let info = _typeInfo
+        if self is DynamicObject { return description }
+        if isInvalidated { return "[invalid object]" }
+        let indent = String(repeating: "\t", count: depth + 1)
+        var lines: [String] = []
+        for property in info.properties where property.isStored {
+            let value = self[property.name]
+            let text: String
+            switch AnyValueConversion.unwrap(value) {
+            case nil: text = "(null)"
+            case let object as ObjectBase:
+                text = depth < 2 ? object._describe(depth: depth + 1) : "<\(object._typeInfo.className)>"
+            case let string as String: text = "\"\(string)\""
+            case let other?: text = "\(other)"
+            }
+            lines.append("\(indent)\(property.name) = \(text);")
+        }
+        let close = String(repeating: "\t", count: depth)
+        return "\(info.className) {\n" + lines.joined(separator: "\n") + "\n\(close)}"
+    }
+}
+
+extension ObjectBase {
+    /// Typed property reads by index for the dynamic paths (`object["name"]`).
+    func _value(at index: Int) -> Any? {
+        _typeInfo.properties[index].field.getAny(self, index)
+    }
+}
+
+extension PersistedField {
+    /// Reads a property without knowing its static type.
+    static func getAny(_ object: ObjectBase, _ index: Int) -> Any? {
+        let property = object._typeInfo.properties[index]
+        if object._realm != nil, object._bound != nil {
+            return property.valueType._orGetAny(object, index)
+        }
+        return (unmanagedValue(object, property.offset) as? any _Persistable)?._orToAny()
+    }
+
+    /// Writes a property without knowing its static type: converts the value first.
+    static func setAny(_ object: ObjectBase, _ index: Int, _ value: Any?, policy: Realm.UpdatePolicy) throws {
+        let property = object._typeInfo.properties[index]
+        guard property.isStored else {
+            throw RealmError(.invalidArgument, "Property '\(property.name)' is a LinkingObjects property and cannot be set.")
+        }
+        if let realm = object._realm, object._bound != nil {
+            realm.requireWrite()
+            let context = _ORWriteContext(realm: realm, policy: policy, arena: realm.arena)
+            let converted = try property.valueType._orFromAny(value, context)
+            property.valueType._orSetAny(object, index, converted)
+            return
+        }
+        let converted = try property.valueType._orFromAny(value, nil)
+        _ = setUnmanaged(object, property.offset, converted)
+    }
+}
+
+extension _Persistable {
+    static func _orGetAny(_ object: ObjectBase, _ index: Int) -> Any? {
+        _orGet(object, index)._orToAny()
+    }
+
+    static func _orSetAny(_ object: ObjectBase, _ index: Int, _ value: Any) {
+        guard let typed = value as? Self else { return }
+        _orSet(object, index, typed)
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// The root of every model class: `Object`, `EmbeddedObject` and `AsymmetricObject`.
+///
+/// An instance is *unmanaged* (its `@Persisted` values live in the instance) until it is
+/// added to a realm, or *managed* (every property read and write goes straight to the
+/// realm's storage). Managed instances are confined to the thread of their realm.
+open class ObjectBase: CustomStringConvertible {
+    /// The realm managing this object, nil while unmanaged.
+    final var _realm: Realm?
+    /// The class binding (table and columns) in `_realm`; set with `_realm`.
+    final var _bound: BoundClass?
+    /// The object key in its table; meaningful while managed.
+    final var _key: UInt64 = 0
+    /// Set while the instance only records which properties are read (typed key paths).
+    final var _recorder: _KeyPathRecorder?
+    /// Values set by name (`object["name"] = ...`, `Object(value:)`) on an unmanaged object.
+    final var _unmanagedValues: [Int: Any]?
+
+    public required init() {}
+
+    /// The realm managing this object, or nil for an unmanaged object.
+    public var realm: Realm? { _realm }
+
+    /// Whether the object was deleted, or its realm invalidated, since it was read.
+    public var isInvalidated: Bool {
+        guard let realm = _realm, let bound = _bound else { return false }
+        return !realm._objectExists(bound, _key)
+    }
+
+    /// Whether the object belongs to a frozen realm.
+    public var isFrozen: Bool { _realm?.isFrozen ?? false }
+
+    /// The schema of this object's class.
+    public var objectSchema: ObjectSchema { Self._typeInfo.objectSchema }
+
+    /// The class name stored in the realm; by default the Swift class name without its module.
+    open class func className() -> String {
+        let name = String(describing: self)
+        return name
+    }
+
+    /// The class's Swift metadata (properties, schema), computed once per class.
+    static var _typeInfo: ObjectTypeInfo { ObjectTypeInfo.of(self) }
+    final var _typeInfo: ObjectTypeInfo { ObjectTypeInfo.of(type(of: self)) }
+
+    open var description: String { _describe(depth: 0) }
+
+    // MARK: Property access by name
+
+    /// Reads or writes a property by name: `task["progressMinutes"] = 30`. An unknown name stops
+    /// with a precondition message; a value of the wrong type stops too outside a write and
+    /// fails the write inside one.
+    open subscript(key: String) -> Any? {
+        get {
+            guard let index = _typeInfo.index(ofProperty: key) else {
+                preconditionFailure("Invalid property name '\(key)' for class '\(_typeInfo.className)'.")
+            }
+            return _typeInfo.properties[index].field.getAny(self, index)
+        }
+        set {
+            guard let index = _typeInfo.index(ofProperty: key) else {
+                preconditionFailure("Invalid property name '\(key)' for class '\(_typeInfo.className)'.")
+            }
+            do {
+                try _typeInfo.properties[index].field.setAny(self, index, newValue, policy: .error)
+            } catch {
+                if let realm = _realm, realm.isInWriteTransaction { realm._failWrite(error) } else {
+                    preconditionFailure(error.localizedDescription)
+                }
+            }
+        }
+    }
+
+    /// Whether two instances are the same stored object (managed), or the same instance.
+    public func isSameObject(as object: ObjectBase?) -> Bool {
+        guard let object else { return false }
+        if self === object { return true }
+        guard let a = _bound, let b = object._bound, let ra = _realm, let rb = object._realm else { return false }
+        return _key == object._key && a.table == b.table && ra._coordinator === rb._coordinator
+    }
+}
+
+extension ObjectBase: Equatable, Hashable {
+    /// Managed objects are equal when they are the same stored object; unmanaged ones
+    /// only to themselves.
+    public static func == (lhs: ObjectBase, rhs: ObjectBase) -> Bool { lhs.isSameObject(as: rhs) }
+
+    public func hash(into hasher: inout Hasher) {
+        if let bound = _bound, _realm != nil {
+            hasher.combine(bound.table)
+            hasher.combine(_key)
+        } else {
+            hasher.combine(ObjectIdentifier(self))
+        }
+    }
+}
+
+/// A top-level model class. Subclass it and declare `@Persisted` properties:
+///
+/// ```swift
+/// class Task: Object {
+///     @Persisted(primaryKey: true) var _id: ObjectId
+///     @Persisted var taskName: String
+///     @Persisted var progressMinutes: Int
+/// }
+/// ```
+open class Object: ObjectBase {
+    public required init() { super.init() }
+
+    /// Creates an unmanaged object from a dictionary of property values, an array of values
+    /// in property order, or another object. Nested dictionaries and arrays create linked
+    /// and embedded objects.
+    public convenience init(value: Any) {
+        self.init()
+        do {
+            try _setValues(from: value, policy: .error, realm: nil)
+        } catch {
+            preconditionFailure(error.localizedDescription)
+        }
+    }
+}
+
+/// An object that exists only as the value of one parent's property and is deleted with it.
+open class EmbeddedObject: ObjectBase {
+    public required init() { super.init() }
+
+    /// Creates an unmanaged embedded object from a dictionary, an array or another object.
+    public convenience init(value: Any) {
+        self.init()
+        do {
+            try _setValues(from: value, policy: .error, realm: nil)
+        } catch {
+            preconditionFailure(error.localizedDescription)
+        }
+    }
+}
+
+/// An object that can only be created (and, in sync, only uploaded): it cannot be read
+/// back, queried or subscribed to.
+open class AsymmetricObject: ObjectBase {
+    public required init() { super.init() }
+
+    /// Creates an unmanaged asymmetric object from a dictionary, an array or another object.
+    public convenience init(value: Any) {
+        self.init()
+        do {
+            try _setValues(from: value, policy: .error, realm: nil)
+        } catch {
+            preconditionFailure(error.localizedDescription)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import ORCore
+
+/// An enum stored through its raw value (an integer or string type):
+///
+/// ```swift
+/// enum Priority: Int, PersistableEnum { case low, medium, high }
+/// class Task: Object { @Persisted var priority: Priority }
+/// ```
+///
+/// A property holding a raw value no case matches reads as the first case.
+public protocol PersistableEnum: _OptionalPersistable, RawRepresentable, CaseIterable, Hashable
+where RawValue: _OptionalPersistable {}
+
+extension PersistableEnum {
+    public static var _orValueDescriptor: _ORPropertyDescriptor {
+        var descriptor = RawValue._orValueDescriptor
+        descriptor.isEnum = true
+        return descriptor
+    }
+
+    public static func _orDefault() -> Self { allCases.first! }
+
+    public static func _orDecode(_ value: orc_value, _ realm: Realm?) -> Self {
+        Self(rawValue: RawValue._orDecode(value, realm)) ?? allCases.first!
+    }
+
+    public func _orEncode(_ context: _ORWriteContext) throws -> orc_value {
+        try rawValue._orEncode(context)
+    }
+
+    public func _orToAny() -> Any? { self }
+
+    public static func _orFromAny(_ value: Any?, _ context: _ORWriteContext?) throws -> Self {
+        if let typed = value as? Self { return typed }
+        let raw = try RawValue._orFromAny(value, context)
+        guard let result = Self(rawValue: raw) else {
+            throw RealmError(.invalidValue, "'\(raw)' is not a raw value of enum '\(Self.self)'.")
+        }
+        return result
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+
+/// Declares a stored property of a model class.
+///
+/// ```swift
+/// class Task: Object {
+///     @Persisted(primaryKey: true) var _id: ObjectId
+///     @Persisted(indexed: true) var assignee: String?
+///     @Persisted var progressMinutes = 0
+///     @Persisted var tags: List<String>
+///     @Persisted(originProperty: "tasks") var teams: LinkingObjects<Team>
+/// }
+/// ```
+///
+/// On an unmanaged object the value lives in the wrapper; once the object is managed,
+/// every read and write goes to the realm.
+@propertyWrapper
+public struct Persisted<Value: _Persistable> {
+    enum Storage {
+        /// Unmanaged, never read or written: the declared default is the type's default.
+        case unmanagedNoDefault
+        case unmanaged(Value)
+        /// Managed: the index of the property in its class.
+        case managed(Int)
+    }
+
+    var storage: Storage
+    let options: PersistedOptions
+
+    @available(*, unavailable, message: "@Persisted can only be used on a property of an Object, EmbeddedObject or AsymmetricObject subclass")
+    public var wrappedValue: Value {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    /// A property holding the type's default value (zero, empty, nil, or a new
+    /// `ObjectId`/`UUID`/`Date` for those types).
+    public init() {
+        storage = .unmanagedNoDefault
+        options = []
+    }
+
+    /// A property with a default value.
+    public init(wrappedValue value: Value) {
+        storage = .unmanaged(value)
+        options = []
+    }
+
+    init(options: PersistedOptions) {
+        storage = .unmanagedNoDefault
+        self.options = options
+    }
+
+    public static subscript<EnclosingSelf: ObjectBase>(
+        _enclosingInstance observed: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Value {
+        get {
+            switch observed[keyPath: storageKeyPath].storage {
+            case .managed(let index):
+                if let recorder = observed._recorder {
+                    return Value._orRecord(recorder, observed, index)
+                }
+                return Value._orGet(observed, index)
+            case .unmanaged(let value):
+                return value
+            case .unmanagedNoDefault:
+                let value = Value._orDefault()
+                observed[keyPath: storageKeyPath].storage = .unmanaged(value)
+                return value
+            }
+        }
+        set {
+            switch observed[keyPath: storageKeyPath].storage {
+            case .managed(let index):
+                if observed._recorder != nil { return }
+                Value._orSet(observed, index, newValue)
+            case .unmanaged, .unmanagedNoDefault:
+                observed[keyPath: storageKeyPath].storage = .unmanaged(newValue)
+            }
+        }
+    }
+}
+
+/// What a `@Persisted` declaration says beyond the value type.
+struct PersistedOptions: OptionSet, Sendable {
+    let rawValue: UInt8
+    static let indexed = PersistedOptions(rawValue: 1)
+    static let primaryKey = PersistedOptions(rawValue: 2)
+}
+
+extension Persisted where Value: _Indexable {
+    /// An indexed property: equality, `IN` and range queries on it use an index.
+    public init(indexed: Bool) {
+        self.init(options: indexed ? .indexed : [])
+    }
+
+    /// An indexed property with a default value.
+    public init(wrappedValue value: Value, indexed: Bool) {
+        storage = .unmanaged(value)
+        options = indexed ? .indexed : []
+    }
+}
+
+extension Persisted where Value: _PrimaryKey {
+    /// The primary key of the class: unique among its objects, and how
+    /// `object(ofType:forPrimaryKey:)` and updates by `add(_:update:)` find an object.
+    public init(primaryKey: Bool) {
+        self.init(options: primaryKey ? .primaryKey : [])
+    }
+
+    /// A primary key with a default value.
+    public init(wrappedValue value: Value, primaryKey: Bool) {
+        storage = .unmanaged(value)
+        options = primaryKey ? .primaryKey : []
+    }
+}
+
+extension Persisted where Value: _LinkingObjectsProtocol {
+    /// The objects of `Value.Element` whose property `originProperty` links to this object.
+    public init(originProperty: String) {
+        storage = .unmanaged(Value(_originProperty: originProperty))
+        options = []
+    }
+}
+
+extension Persisted: CustomStringConvertible {
+    public var description: String {
+        switch storage {
+        case .managed(let index): return "Persisted(managed property #\(index))"
+        case .unmanaged(let value): return "Persisted(\(value))"
+        case .unmanagedNoDefault: return "Persisted(default)"
+        }
+    }
+}
+
+/// Type-erased access to a `Persisted` field of an object at a byte offset: how the
+/// schema reader, `add`, `Object(value:)` and `object["name"]` reach properties whose
+/// static type they do not know. The offset comes from the runtime's field list.
+protocol PersistedField {
+    static var valueType: any _Persistable.Type { get }
+    static func options(_ object: ObjectBase, _ offset: Int) -> PersistedOptions
+    static func declaredValue(_ object: ObjectBase, _ offset: Int) -> Any?
+    static func makeManaged(_ object: ObjectBase, _ offset: Int, _ index: Int)
+    static func unmanagedValue(_ object: ObjectBase, _ offset: Int) -> Any
+    static func setUnmanaged(_ object: ObjectBase, _ offset: Int, _ value: Any) -> Bool
+}
+
+extension Persisted: PersistedField {
+    static var valueType: any _Persistable.Type { Value.self }
+
+    @inline(__always)
+    private static func pointer(_ object: ObjectBase, _ offset: Int) -> UnsafeMutablePointer<Persisted<Value>> {
+        (Unmanaged.passUnretained(object).toOpaque() + offset).assumingMemoryBound(to: Persisted<Value>.self)
+    }
+
+    static func options(_ object: ObjectBase, _ offset: Int) -> PersistedOptions {
+        pointer(object, offset).pointee.options
+    }
+
+    static func declaredValue(_ object: ObjectBase, _ offset: Int) -> Any? {
+        if case .unmanaged(let value) = pointer(object, offset).pointee.storage { return value }
+        return nil
+    }
+
+    static func makeManaged(_ object: ObjectBase, _ offset: Int, _ index: Int) {
+        pointer(object, offset).pointee.storage = .managed(index)
+    }
+
+    static func unmanagedValue(_ object: ObjectBase, _ offset: Int) -> Any {
+        let field = pointer(object, offset)
+        switch field.pointee.storage {
+        case .unmanaged(let value): return value
+        case .unmanagedNoDefault, .managed:
+            let value = Value._orDefault()
+            field.pointee.storage = .unmanaged(value)
+            return value
+        }
+    }
+
+    static func setUnmanaged(_ object: ObjectBase, _ offset: Int, _ value: Any) -> Bool {
+        guard let typed = value as? Value else { return false }
+        pointer(object, offset).pointee.storage = .unmanaged(typed)
+        return true
+    }
+}

@@ -1,0 +1,272 @@
+import Foundation
+import ORCore
+
+/// Collections that can be written into a managed object's property from any source
+/// (an unmanaged collection, a managed one, an array given by name).
+protocol CollectionAssignable {
+    /// Replaces the elements of the property `index` of the managed `object`.
+    func _orAssign(to object: ObjectBase, index: Int, context: _ORWriteContext) throws
+}
+
+extension Realm {
+    // MARK: Adding objects
+
+    /// Adds an unmanaged object, and every unmanaged object it links to, to the realm;
+    /// the object becomes managed. With `.modified` or `.all`, an existing object with
+    /// the same primary key is updated instead (its changed or all properties).
+    ///
+    /// Must be called inside a write transaction. A failure (a duplicate primary key
+    /// with `.error`) fails the transaction: `write` throws it and commits nothing.
+    public func add(_ object: Object, update: UpdatePolicy = .error) {
+        requireWrite("add objects")
+        do { _ = try _add(object, policy: update, only: nil) } catch { _failWrite(error) }
+    }
+
+    /// Adds an asymmetric object.
+    public func create<T: AsymmetricObject>(_ type: T.Type, value: Any = [String: Any]()) {
+        requireWrite("create objects")
+        do {
+            let object = T()
+            try object._setValues(from: value, policy: .error, realm: nil)
+            _ = try _add(object, policy: .error, only: nil)
+        } catch { _failWrite(error) }
+    }
+
+    /// Adds every object of a sequence (see `add(_:update:)`).
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Iterator.Element: Object {
+        requireWrite("add objects")
+        do {
+            for object in objects { _ = try _add(object, policy: update, only: nil) }
+        } catch { _failWrite(error) }
+    }
+
+    /// Creates a managed object from a dictionary of values, an array of values in
+    /// property order, or another object, and returns it. Nested dictionaries and
+    /// arrays create linked objects. With `.modified` or `.all`, an object with the same
+    /// primary key is updated with the given values only.
+    @discardableResult
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
+        requireWrite("create objects")
+        do {
+            return try _create(type, value: value, policy: update)
+        } catch {
+            _failWrite(error)
+            return T()
+        }
+    }
+
+    func _create<T: ObjectBase>(_ type: T.Type, value: Any, policy: UpdatePolicy) throws -> T {
+        let object = T()
+        let given = try object._setValues(from: value, policy: policy, realm: self)
+        if T.self is EmbeddedObject.Type {
+            throw RealmError(.invalidValue, "Embedded objects cannot be created on their own: set them as the value of a parent's property.")
+        }
+        let existing = try _add(object, policy: policy, only: given)
+        return existing as? T ?? object
+    }
+
+    /// The binding for a linked object, adding it first when it is unmanaged.
+    func _addForLink(_ object: ObjectBase, policy: UpdatePolicy) throws -> BoundClass {
+        if let realm = object._realm, let bound = object._bound {
+            guard realm._coordinator === _coordinator else {
+                throw RealmError(.invalidValue, "Cannot link to an object of another realm; add or create it in this realm.")
+            }
+            guard orc_obj_exists(txn, bound.table, object._key) else {
+                throw RealmError(.objectInvalidated, "Cannot link to a deleted object of class '\(bound.className)'.")
+            }
+            return bound
+        }
+        if object is EmbeddedObject {
+            throw RealmError(.invalidValue, "An embedded object can only be set as the value of its parent's property.")
+        }
+        try _add(object, policy: policy == .error ? .error : policy, only: nil)
+        return object._bound!
+    }
+
+    /// Adds (or updates) an object. `only`: the property indexes given by the caller
+    /// (for `create` with a dictionary: an update writes only those). Returns the object.
+    @discardableResult
+    func _add(_ object: ObjectBase, policy: UpdatePolicy, only: Set<Int>?) throws -> ObjectBase {
+        if let realm = object._realm {
+            guard realm._coordinator === _coordinator else {
+                throw RealmError(.invalidValue, "Object of class '\(object._typeInfo.className)' is already managed by another Realm. Use create(_:value:update:) to copy it into this one.")
+            }
+            return object
+        }
+        let info = object._typeInfo
+        if info.kind == ORC_CLASS_EMBEDDED {
+            throw RealmError(.invalidValue, "Embedded objects of class '\(info.className)' cannot be added directly: set them as the value of a parent's property.")
+        }
+        if policy != .error && info.primaryKey == nil {
+            throw RealmError(.invalidArgument, "'\(info.className)' does not have a primary key and can not be updated.")
+        }
+        guard let bound = try _bind(type(of: object), create: true) else {
+            throw RealmError(.schemaMismatch, "Class '\(info.className)' is not in the realm's schema.")
+        }
+        let txn = writeTxn!
+        let context = _ORWriteContext(realm: self, policy: policy, arena: arena)
+        // The values to write, read out of the unmanaged instance before it becomes managed.
+        let values = info.properties.map { $0.field.unmanagedValue(object, $0.offset) }
+
+        var existingKey: UInt64?
+        if policy != .error, let pkIndex = info.primaryKeyIndex {
+            var pk = try (values[pkIndex] as! any _PersistableValue)._orEncode(context)
+            var key: UInt64 = 0
+            let status = orc_obj_find(txn, bound.table, &pk, &key)
+            if status == ORC_OK { existingKey = key } else if status != ORC_ERR_NOT_FOUND {
+                throw ORC.error(status, "Finding '\(info.className)' by primary key")
+            }
+        }
+
+        var cols: [UInt16] = []
+        var encoded: [orc_value] = []
+        var linkIndexes: [Int] = []
+        var laterIndexes: [Int] = []
+        for (i, property) in info.properties.enumerated() where property.isStored {
+            if existingKey != nil, let only, !only.contains(i) { continue }
+            if property.descriptor.collection != ORC_COLL_NONE || property.isEmbeddedLink {
+                laterIndexes.append(i)
+                continue
+            }
+            if property.descriptor.type == ORC_TYPE_LINK {
+                linkIndexes.append(i)
+                continue
+            }
+            let value = try (values[i] as! any _PersistableValue)._orEncode(context)
+            if let existingKey, policy == .modified {
+                var current = orc_value()
+                if orc_obj_get(txn, bound.table, existingKey, bound.columns[i], &current) == ORC_OK,
+                   current.type == value.type, withUnsafePointer(to: value, { orc_value_compare(&current, $0) }) == 0 {
+                    continue
+                }
+            }
+            if existingKey != nil && i == info.primaryKeyIndex { continue }
+            cols.append(bound.columns[i])
+            encoded.append(value)
+        }
+
+        let key: UInt64
+        if let existingKey {
+            key = existingKey
+            if !cols.isEmpty {
+                try ORC.check(orc_obj_set_many(txn, bound.table, key, cols, encoded, cols.count), "Updating '\(info.className)'")
+            }
+        } else {
+            var newKey: UInt64 = 0
+            let status = orc_obj_create(txn, bound.table, cols, encoded, cols.count, &newKey)
+            if status == ORC_ERR_EXISTS, let pkIndex = info.primaryKeyIndex {
+                throw RealmError(.primaryKeyExists, "Attempting to create an object of type '\(info.className)' with an existing primary key value '\(values[pkIndex])'.")
+            }
+            try ORC.check(status, "Creating an object of class '\(info.className)'")
+            key = newKey
+        }
+        arena.reset()
+        _manage(object, bound, key)
+
+        // Links after the row exists, so that cycles of unmanaged objects resolve.
+        for i in linkIndexes {
+            let value = values[i] as! any _PersistableValue
+            var link = try value._orEncode(context)
+            if let existingKey, policy == .modified {
+                var current = orc_value()
+                if orc_obj_get(txn, bound.table, existingKey, bound.columns[i], &current) == ORC_OK,
+                   orc_value_compare(&current, &link) == 0 && current.type == link.type { continue }
+            }
+            try ORC.check(orc_obj_set(txn, bound.table, key, bound.columns[i], &link), "Setting '\(info.className).\(info.properties[i].name)'")
+        }
+        for i in laterIndexes {
+            let property = info.properties[i]
+            if property.isEmbeddedLink {
+                try _setEmbedded(object, i, AnyValueConversion.unwrap(values[i]) as? ObjectBase, policy: policy)
+            } else if let collection = values[i] as? CollectionAssignable {
+                try collection._orAssign(to: object, index: i, context: context)
+            }
+        }
+        arena.reset()
+        return object
+    }
+
+    /// Sets an embedded-object property: the previous child is deleted and `child`'s
+    /// values are copied into a new child row; an unmanaged `child` becomes its accessor.
+    func _setEmbedded(_ parent: ObjectBase, _ index: Int, _ child: ObjectBase?, policy: UpdatePolicy) throws {
+        let bound = parent._bound!
+        let txn = writeTxn!
+        guard let child else {
+            var null = orc_value.null
+            try ORC.check(orc_obj_set(txn, bound.table, parent._key, bound.columns[index], &null),
+                          "Setting '\(bound.className).\(bound.info.properties[index].name)'")
+            return
+        }
+        var childKey: UInt64 = 0
+        try ORC.check(orc_obj_create_embedded(txn, bound.table, parent._key, bound.columns[index], 0, nil, &childKey),
+                      "Creating the embedded object of '\(bound.className).\(bound.info.properties[index].name)'")
+        try _fillEmbedded(child, key: childKey, policy: policy)
+    }
+
+    /// Copies an embedded object's values into the row `key` just created for it.
+    func _fillEmbedded(_ child: ObjectBase, key: UInt64, policy: UpdatePolicy) throws {
+        let type = Swift.type(of: child)
+        guard let childBound = try _bind(type, create: true) else { return }
+        let info = childBound.info
+        let source: [Any]
+        if child._realm != nil {
+            // A managed embedded object (copying from another parent): read its values by name.
+            source = info.properties.map { child[$0.name] as Any }
+        } else {
+            source = info.properties.map { $0.field.unmanagedValue(child, $0.offset) }
+        }
+        let context = _ORWriteContext(realm: self, policy: policy, arena: arena)
+        let target: ObjectBase = child._realm == nil ? child : type.init()
+        _manage(target, childBound, key)
+        for (i, property) in info.properties.enumerated() where property.isStored {
+            let value = source[i]
+            if property.isEmbeddedLink {
+                try _setEmbedded(target, i, AnyValueConversion.unwrap(value) as? ObjectBase, policy: policy)
+            } else if property.descriptor.collection != ORC_COLL_NONE {
+                if let collection = value as? CollectionAssignable {
+                    try collection._orAssign(to: target, index: i, context: context)
+                } else if let array = value as? [Any] {
+                    try (property.valueType._orFromAny(array, context) as? CollectionAssignable)?._orAssign(to: target, index: i, context: context)
+                }
+            } else {
+                var encoded = try (property.valueType._orFromAny(value, context) as! any _PersistableValue)._orEncode(context)
+                try ORC.check(orc_obj_set(writeTxn, childBound.table, key, childBound.columns[i], &encoded),
+                              "Setting '\(info.className).\(property.name)'")
+            }
+        }
+    }
+
+    // MARK: Deleting
+
+    /// Deletes an object: links to it become nil, lists drop it, and its embedded
+    /// objects are deleted with it. Inside a write transaction only.
+    public func delete(_ object: ObjectBase) {
+        requireWrite("delete objects")
+        guard let realm = object._realm, realm._coordinator === _coordinator else {
+            _failWrite(RealmError(.invalidArgument, "Can only delete an object from the Realm it belongs to."))
+            return
+        }
+        let table = object._dynamicTable ?? object._bound!.table
+        let status = orc_obj_erase(writeTxn, table, object._key)
+        if status != ORC_OK && status != ORC_ERR_NOT_FOUND {
+            _failWrite(ORC.error(status, "Deleting an object"))
+        }
+    }
+
+    /// Deletes every object of a sequence (a `Results`, a `List`, an array).
+    public func delete<S: Sequence>(_ objects: S) where S.Iterator.Element: ObjectBase {
+        requireWrite("delete objects")
+        let targets = objects.map { $0 }
+        for object in targets { delete(object) }
+    }
+
+    /// Deletes every object of every class.
+    public func deleteAll() {
+        requireWrite("delete objects")
+        let stored = _coordinator.storedSchema(writeTxn!)
+        for entry in stored.classes where entry.kind != ORC_CLASS_EMBEDDED {
+            let status = orc_table_clear(writeTxn, entry.table)
+            if status != ORC_OK { _failWrite(ORC.error(status, "Deleting every '\(entry.name)'")); return }
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import ORCore
+import Synchronization
+
+/// One open realm file in this process: the ORCore environment, the bindings of model
+/// classes to tables, and the lifetime of in-memory data. Every `Realm` instance of
+/// the file holds its coordinator; the environment closes (and in-memory data is
+/// deleted) when the last one goes.
+final class RealmCoordinator: @unchecked Sendable {
+    let path: String
+    let env: OpaquePointer
+    let isInMemory: Bool
+    private let state = Mutex<State>(State())
+
+    struct State {
+        var bindings: [ObjectIdentifier: BoundClass] = [:]
+        var byTable: [UInt32: BoundClass] = [:]
+        var stored: StoredSchema?
+        var storedVersion: UInt64 = .max
+        var schemaVersion: UInt64?
+    }
+
+    private static let open = Mutex<[String: Weak]>([:])
+    private struct Weak { weak var coordinator: RealmCoordinator? }
+
+    static let schemaVersionKey = "openrealm.schemaVersion"
+
+    private init(path: String, env: OpaquePointer, isInMemory: Bool) {
+        self.path = path
+        self.env = env
+        self.isInMemory = isInMemory
+    }
+
+    deinit {
+        orc_env_close(env)
+        if isInMemory { _ = orc_env_delete_files(path) }
+    }
+
+    /// The coordinator of the configuration's file, opening the file if this process
+    /// has not got it open.
+    static func coordinator(for configuration: Realm.Configuration) throws(RealmError) -> RealmCoordinator {
+        if configuration.encryptionKey != nil {
+            throw RealmError(.fail, "Encrypted realms are not supported by OpenRealm: open the realm without an encryptionKey.")
+        }
+        let path = try configuration.resolvedPath()
+        return try open.withLock { table throws(RealmError) -> RealmCoordinator in
+            if let existing = table[path]?.coordinator { return existing }
+            let coordinator = try openFile(path, configuration)
+            table[path] = Weak(coordinator: coordinator)
+            return coordinator
+        }
+    }
+
+    /// Deletes the file of a coordinator only the caller holds and opens it anew
+    /// (`deleteRealmIfMigrationNeeded`).
+    static func recreate(_ coordinator: inout RealmCoordinator?, _ configuration: Realm.Configuration) throws(RealmError) -> RealmCoordinator {
+        let path = coordinator!.path
+        guard isKnownUniquelyReferenced(&coordinator!) else {
+            throw RealmError(.schemaMismatch, "The schema of '\(path)' needs a migration and the file cannot be deleted: it is open elsewhere in this process.")
+        }
+        open.withLock { _ = $0.removeValue(forKey: path) }
+        coordinator = nil
+        if !configuration.isInMemory {
+            try ORC.check(orc_env_delete_files(path), "Deleting '\(path)' for deleteRealmIfMigrationNeeded")
+        }
+        return try Self.coordinator(for: configuration)
+    }
+
+    /// Whether this process has the file open.
+    static func isOpen(_ path: String) -> Bool {
+        open.withLock { $0[path]?.coordinator != nil }
+    }
+
+    private static func openFile(_ path: String, _ configuration: Realm.Configuration) throws(RealmError) -> RealmCoordinator {
+        let fm = FileManager.default
+        if !configuration.isInMemory, let seed = configuration.seedFilePath, !fm.fileExists(atPath: path) {
+            guard fm.fileExists(atPath: seed.path) else {
+                throw RealmError(.fileNotFound, "The seed file '\(seed.path)' does not exist.")
+            }
+            do { try fm.copyItem(atPath: seed.path, toPath: path) } catch {
+                throw RealmError(.fileAccess, "Copying the seed file '\(seed.path)' to '\(path)' failed: \(error.localizedDescription)")
+            }
+        }
+        var flags: UInt32 = 0
+        if configuration.isInMemory { flags |= UInt32(ORC_ENV_NO_SYNC) }
+        if configuration.readOnly {
+            flags |= UInt32(ORC_ENV_READ_ONLY)
+            if !fm.fileExists(atPath: path) {
+                throw RealmError(.fileNotFound, "Cannot open '\(path)' read-only: the file does not exist.")
+            }
+        }
+        var env: OpaquePointer?
+        try check(orc_env_open(path, flags, nil, &env), opening: path)
+        if let shouldCompact = configuration.shouldCompactOnLaunch, !configuration.readOnly, !configuration.isInMemory {
+            var info = orc_env_info()
+            let total = (try? fm.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            if orc_env_info_get(env, &info) == ORC_OK, shouldCompact(total, info.used_bytes) {
+                env = try compact(env!, path: path, flags: flags)
+            }
+        }
+        return RealmCoordinator(path: path, env: env!, isInMemory: configuration.isInMemory)
+    }
+
+    private static func compact(_ env: OpaquePointer, path: String, flags: UInt32) throws(RealmError) -> OpaquePointer {
+        let temporary = path + ".compact-\(getpid())"
+        _ = orc_env_delete_files(temporary)
+        let status = orc_env_copy(env, temporary)
+        orc_env_close(env)
+        if status == ORC_OK {
+            if rename(temporary, path) != 0 { _ = orc_env_delete_files(temporary) }
+        } else {
+            _ = orc_env_delete_files(temporary)
+        }
+        var reopened: OpaquePointer?
+        try check(orc_env_open(path, flags, nil, &reopened), opening: path)
+        return reopened!
+    }
+
+    private static func check(_ status: Int32, opening path: String) throws(RealmError) {
+        guard status != ORC_OK else { return }
+        let message = ORC.lastMessage
+        switch status {
+        case ORC_ERR_NOT_FOUND, 2:
+            throw RealmError(.fileNotFound, "Cannot open '\(path)': the file does not exist. \(message)")
+        case ORC_ERR_NOT_A_REALM, ORC_ERR_CORRUPT:
+            throw RealmError(.invalidDatabase, "Cannot open '\(path)': it is not a realm file or it is damaged. \(message)")
+        case 13, 1, 30:
+            throw RealmError(.filePermissionDenied, "Cannot open '\(path)': permission denied. \(message)")
+        default:
+            throw ORC.error(status, "Opening '\(path)'")
+        }
+    }
+
+    // MARK: Schema and bindings
+
+    /// The stored schema as of `txn` (cached per version).
+    func storedSchema(_ txn: OpaquePointer) -> StoredSchema {
+        let version = orc_txn_version(txn)
+        if !orc_txn_is_write(txn), let cached = state.withLock({ $0.storedVersion == version ? $0.stored : nil }) {
+            return cached
+        }
+        let schema = StoredSchema(txn: txn)
+        if !orc_txn_is_write(txn) {
+            state.withLock { $0.stored = schema; $0.storedVersion = version }
+        }
+        return schema
+    }
+
+    func binding(_ type: ObjectBase.Type) -> BoundClass? {
+        state.withLock { $0.bindings[ObjectIdentifier(type)] }
+    }
+
+    func binding(table: UInt32) -> BoundClass? {
+        state.withLock { $0.byTable[table] }
+    }
+
+    func bind(_ info: ObjectTypeInfo, _ entry: StoredSchema.ClassEntry) -> BoundClass {
+        state.withLock { s in
+            if let existing = s.bindings[ObjectIdentifier(info.type)], existing.table == entry.table,
+               existing.columns.count == info.properties.count, !existing.columns.contains(BoundClass.noColumn) || true {
+                let fresh = BoundClass(info: info, entry: entry)
+                if fresh.columns == existing.columns { return existing }
+            }
+            let bound = BoundClass(info: info, entry: entry)
+            s.bindings[ObjectIdentifier(info.type)] = bound
+            s.byTable[entry.table] = bound
+            return bound
+        }
+    }
+
+    func invalidateBindings() {
+        state.withLock { s in
+            s.bindings.removeAll()
+            s.byTable.removeAll()
+            s.stored = nil
+            s.storedVersion = .max
+        }
+    }
+
+    static func readSchemaVersion(_ txn: OpaquePointer) -> UInt64? {
+        var data: UnsafeRawPointer?
+        var size = 0
+        guard orc_meta_get(txn, schemaVersionKey, &data, &size) == ORC_OK, size == 8, let data else { return nil }
+        return data.loadUnaligned(as: UInt64.self)
+    }
+
+    static func writeSchemaVersion(_ txn: OpaquePointer, _ version: UInt64) throws(RealmError) {
+        var v = version
+        try ORC.check(orc_meta_set(txn, schemaVersionKey, &v, 8), "Storing the schema version")
+    }
+}

@@ -1,0 +1,185 @@
+@_spi(Reflection) import Swift
+import Foundation
+import ORCore
+import Synchronization
+
+/// What OpenRealm knows about one model class, read once from the Swift runtime:
+/// its stored `@Persisted` fields (name, byte offset in the instance, value type) and
+/// the options each declaration gives (indexed, primary key, origin property).
+///
+/// There is no runtime class list on Linux: a class is known once its `ObjectTypeInfo`
+/// exists, which happens the first time the class is used with OpenRealm (named in
+/// `objectTypes`, added, queried, linked from a known class). `knownTypes` lists them;
+/// it is the schema of a realm opened without `objectTypes`.
+final class ObjectTypeInfo: @unchecked Sendable {
+    struct PropertyInfo {
+        let name: String
+        let offset: Int
+        let field: any PersistedField.Type
+        let valueType: any _Persistable.Type
+        let descriptor: _ORPropertyDescriptor
+        let isIndexed: Bool
+        let isPrimaryKey: Bool
+        /// For `LinkingObjects`: the linking class's property.
+        let originProperty: String?
+
+        var isLinkingObjects: Bool { descriptor.isLinkingObjects }
+        /// Stored in a column (everything but `LinkingObjects`).
+        var isStored: Bool { !descriptor.isLinkingObjects }
+        var isEmbeddedLink: Bool {
+            descriptor.type == ORC_TYPE_LINK && (descriptor.target.map { $0 is EmbeddedObject.Type } ?? false)
+        }
+    }
+
+    let type: ObjectBase.Type
+    let className: String
+    let kind: orc_class_kind
+    let properties: [PropertyInfo]
+    let primaryKeyIndex: Int?
+    private let indexByName: [String: Int]
+    /// A declaration the schema cannot hold (a non-optional link, two primary keys).
+    let invalidReason: String?
+
+    private(set) lazy var objectSchema: ObjectSchema = ObjectSchema(self)
+
+    func index(ofProperty name: String) -> Int? { indexByName[name] }
+
+    var primaryKey: PropertyInfo? { primaryKeyIndex.map { properties[$0] } }
+
+    private init(_ type: ObjectBase.Type) {
+        self.type = type
+        className = type.className()
+        if type is EmbeddedObject.Type {
+            kind = ORC_CLASS_EMBEDDED
+        } else if type is AsymmetricObject.Type {
+            kind = ORC_CLASS_ASYMMETRIC
+        } else {
+            kind = ORC_CLASS_TOP_LEVEL
+        }
+
+        var fields: [(name: String, offset: Int, field: any PersistedField.Type)] = []
+        let fieldOptions = _EachFieldOptions(rawValue: 1 << 0)  // .classType
+        _ = _forEachField(of: type, options: fieldOptions) { name, offset, fieldType, _ in
+            if let field = fieldType as? any PersistedField.Type {
+                var label = String(cString: name)
+                if label.hasPrefix("_") { label.removeFirst() }
+                fields.append((label, offset, field))
+            }
+            return true
+        }
+
+        // A probe instance tells what each declaration says (options, origin properties).
+        let probe = type.init()
+        var properties: [PropertyInfo] = []
+        var problems: [String] = []
+        var primaryKeyIndex: Int?
+        for (name, offset, field) in fields {
+            let options = field.options(probe, offset)
+            let descriptor = field.valueType._orDescriptor
+            var origin: String?
+            if descriptor.isLinkingObjects {
+                origin = (field.declaredValue(probe, offset) as? any _LinkingObjectsProtocol)?._originPropertyName
+                if origin == nil || origin!.isEmpty {
+                    problems.append("'\(name)' is a LinkingObjects property without an origin property: declare it with @Persisted(originProperty:).")
+                }
+            }
+            if descriptor.type == ORC_TYPE_LINK && descriptor.collection == ORC_COLL_NONE && !descriptor.optional {
+                problems.append("Property '\(name)' links to '\(descriptor.target.map { $0.className() } ?? "?")' and must be declared optional.")
+            }
+            if options.contains(.primaryKey) {
+                if primaryKeyIndex != nil {
+                    problems.append("Properties '\(properties[primaryKeyIndex!].name)' and '\(name)' are both declared the primary key.")
+                }
+                primaryKeyIndex = properties.count
+            }
+            properties.append(PropertyInfo(
+                name: name, offset: offset, field: field, valueType: field.valueType, descriptor: descriptor,
+                isIndexed: options.contains(.indexed), isPrimaryKey: options.contains(.primaryKey),
+                originProperty: origin))
+        }
+        if kind == ORC_CLASS_EMBEDDED, let pk = primaryKeyIndex {
+            problems.append("Embedded class cannot have a primary key ('\(properties[pk].name)').")
+        }
+        self.properties = properties
+        self.primaryKeyIndex = primaryKeyIndex
+        var byName: [String: Int] = [:]
+        for (i, p) in properties.enumerated() { byName[p.name] = i }
+        indexByName = byName
+        invalidReason = problems.isEmpty ? nil : "Class '\(className)': " + problems.joined(separator: " ")
+    }
+
+    // MARK: The process-wide registry
+
+    private static let registry = Mutex<[ObjectIdentifier: ObjectTypeInfo]>([:])
+    private static let registrationOrder = Mutex<[ObjectTypeInfo]>([])
+
+    static func of(_ type: ObjectBase.Type) -> ObjectTypeInfo {
+        let id = ObjectIdentifier(type)
+        if let info = registry.withLock({ $0[id] }) { return info }
+        let built = ObjectTypeInfo(type)   // outside the lock: the probe runs user code
+        let (info, inserted) = registry.withLock { table -> (ObjectTypeInfo, Bool) in
+            if let existing = table[id] { return (existing, false) }
+            table[id] = built
+            return (built, true)
+        }
+        if inserted {
+            registrationOrder.withLock { $0.append(info) }
+            for property in info.properties { if let target = property.descriptor.target { _ = of(target) } }
+        }
+        return info
+    }
+
+    /// Every model class this process has used so far, in the order first used.
+    static var knownTypes: [ObjectTypeInfo] { registrationOrder.withLock { $0 } }
+
+    /// The known class stored under `name`.
+    static func named(_ name: String) -> ObjectTypeInfo? {
+        registrationOrder.withLock { list in list.first { $0.className == name } }
+    }
+
+    /// The classes `types` name and every class they link to, transitively.
+    static func closure(of types: [ObjectBase.Type]) -> [ObjectTypeInfo] {
+        var result: [ObjectTypeInfo] = []
+        var seen = Set<ObjectIdentifier>()
+        var queue = types
+        while let next = queue.first {
+            queue.removeFirst()
+            guard seen.insert(ObjectIdentifier(next)).inserted else { continue }
+            let info = of(next)
+            result.append(info)
+            for property in info.properties { if let target = property.descriptor.target { queue.append(target) } }
+        }
+        return result
+    }
+}
+
+/// Collects the property names a typed key path reads (`\Task.owner?.name` gives
+/// `owner.name`), by reading it on instances whose properties only record.
+public final class _KeyPathRecorder {
+    var names: [String] = []
+    var objects: [ObjectBase] = []
+
+    func append(_ object: ObjectBase, _ index: Int) {
+        names.append(object._typeInfo.properties[index].name)
+    }
+
+    func makeRecordingObject(_ type: ObjectBase.Type) -> ObjectBase {
+        let info = ObjectTypeInfo.of(type)
+        let object = type.init()
+        for (i, property) in info.properties.enumerated() {
+            property.field.makeManaged(object, property.offset, i)
+        }
+        object._recorder = self
+        objects.append(object)
+        return object
+    }
+
+    /// The dotted property path a key path of `T` reads.
+    static func names<T: ObjectBase>(of keyPath: PartialKeyPath<T>) -> [String] {
+        let recorder = _KeyPathRecorder()
+        let object = recorder.makeRecordingObject(T.self) as! T
+        _ = object[keyPath: keyPath]
+        precondition(!recorder.names.isEmpty, "Key path \(keyPath) does not read a @Persisted property of '\(T.className())'.")
+        return recorder.names
+    }
+}
