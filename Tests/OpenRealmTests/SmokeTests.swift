@@ -36,3 +36,42 @@ final class SmokeTests: XCTestCase {
         print(team)
     }
 }
+
+final class SmokeQueryTests: XCTestCase {
+    func testQueries() throws {
+        let realm = try Realm(configuration: .init(inMemoryIdentifier: "smoke-q"))
+        try realm.write {
+            for i in 0..<10 {
+                let team = SmokeTeam()
+                team.teamName = "T\(i)"
+                if i % 2 == 0 { team.members.append("Bob Smith") }
+                team.tasks.append(SmokeTask(value: ["taskName": "t\(i)", "progressMinutes": i * 20, "completed": i % 3 == 0]))
+                realm.add(team)
+            }
+        }
+        let tasks = realm.objects(SmokeTask.self)
+        XCTAssertEqual(tasks.count, 10)
+        let long = tasks.where { $0.progressMinutes >= 60 }
+        XCTAssertEqual(long.count, 7)
+        let rql = tasks.filter("progressMinutes >= 60")
+        XCTAssertEqual(rql.count, 7)
+        XCTAssertEqual(long.queryDescription, rql.queryDescription)
+        let bob = realm.objects(SmokeTeam.self).where { $0.members.contains("Bob Smith") }
+        XCTAssertEqual(bob.count, 5)
+        XCTAssertEqual(bob.queryDescription, realm.objects(SmokeTeam.self).filter("'Bob Smith' IN members").queryDescription)
+        print(bob.queryDescription, long.queryDescription)
+        let sorted = tasks.sorted(byKeyPath: "progressMinutes", ascending: false)
+        XCTAssertEqual(sorted.first?.progressMinutes, 180)
+        XCTAssertEqual(tasks.sum(ofProperty: "progressMinutes") as Int, 900)
+        XCTAssertEqual(tasks.max(ofProperty: "progressMinutes") as Int?, 180)
+        let avg: Double? = tasks.average(ofProperty: "progressMinutes")
+        XCTAssertEqual(avg, 90)
+        XCTAssertThrowsError(try tasks.filter("priority IN {1, 2}", arguments: [])) { error in
+            XCTAssertEqual((error as? Realm.Error)?.code, .invalidQuery)
+            print((error as? Realm.Error)?.message ?? "")
+        }
+        XCTAssertThrowsError(try tasks.filter("progressMinutes >= AND", arguments: [])) { error in
+            print((error as? Realm.Error)?.message ?? "")
+        }
+    }
+}

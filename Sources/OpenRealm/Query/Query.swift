@@ -1,0 +1,286 @@
+import Foundation
+
+/// A typed query, built in a `where` closure from the model's own properties:
+///
+/// ```swift
+/// realm.objects(Task.self).where { $0.progressMinutes >= 60 && $0.assignee == "Ali" }
+/// realm.objects(Team.self).where { $0.members.contains("Bob Smith") }
+/// ```
+///
+/// It builds the same query tree the Realm Query Language parser does, so a typed
+/// query and its RQL equivalent run the same program and render the same canonical
+/// string.
+@dynamicMemberLookup
+public struct Query<T> {
+    enum Node {
+        /// A property path from the queried object (empty: the object itself).
+        case keyPath(QueryKeyPath)
+        /// A finished condition (`Query<Bool>` from a comparison).
+        case predicate(QueryPredicate)
+    }
+
+    let node: Node
+
+    init(_ node: Node) { self.node = node }
+
+    /// The root of a query on `T`: the object itself.
+    public init() { node = .keyPath(QueryKeyPath([])) }
+
+    var keyPath: QueryKeyPath {
+        guard case .keyPath(let path) = node else {
+            preconditionFailure("A condition cannot be used as a property in a query.")
+        }
+        return path
+    }
+
+    func appending(_ names: [String]) -> QueryKeyPath {
+        var path = keyPath
+        path.components += names.map { .property($0) }
+        return path
+    }
+
+    /// The property `member` of the queried object.
+    public subscript<V>(dynamicMember member: KeyPath<T, V>) -> Query<V> where T: ObjectBase {
+        Query<V>(.keyPath(appending(_KeyPathRecorder.names(of: member))))
+    }
+
+    /// The property `member` of a linked object (through an optional link).
+    public subscript<V, U: ObjectBase>(dynamicMember member: KeyPath<U, V>) -> Query<V> where T == U? {
+        Query<V>(.keyPath(appending(_KeyPathRecorder.names(of: member))))
+    }
+
+    /// The condition this query stands for: a comparison, or a bool property being true.
+    var predicate: QueryPredicate {
+        switch node {
+        case .predicate(let p): return p
+        case .keyPath(let path): return .comparison(QueryComparison(.keyPath(path), .equal, .value(.bool(true))))
+        }
+    }
+
+    func compare(_ op: QueryOperator, _ value: QueryValue, _ options: QueryStringOptions = []) -> Query<Bool> {
+        Query<Bool>(.predicate(.comparison(QueryComparison(.keyPath(keyPath), op, .value(value), options: options))))
+    }
+
+    func compare(_ op: QueryOperator, _ other: Query<some Any>) -> Query<Bool> {
+        Query<Bool>(.predicate(.comparison(QueryComparison(.keyPath(keyPath), op, .keyPath(other.keyPath)))))
+    }
+
+    /// The constant a Swift value stands for.
+    static func constant(_ value: Any?) -> QueryValue {
+        guard let value = AnyValueConversion.unwrap(value) else { return .null }
+        if let enumValue = value as? any PersistableEnum { return constant(enumValue.rawValue) }
+        do { return try QueryArgumentBinder.value(for: value, index: 0) } catch {
+            preconditionFailure("A value of type \(type(of: value)) cannot be used in a query: \((error as? QueryError)?.message ?? "\(error)")")
+        }
+    }
+}
+
+/// Options of string comparisons in typed queries.
+public struct StringOptions: OptionSet, Sendable {
+    public let rawValue: Int8
+    public init(rawValue: Int8) { self.rawValue = rawValue }
+    /// Compare after case folding (`[c]`).
+    public static let caseInsensitive = StringOptions(rawValue: 1)
+    /// Compare ignoring diacritics (`[d]`).
+    public static let diacriticInsensitive = StringOptions(rawValue: 2)
+
+    var queryOptions: QueryStringOptions {
+        var o: QueryStringOptions = []
+        if contains(.caseInsensitive) { o.insert(.caseInsensitive) }
+        if contains(.diacriticInsensitive) { o.insert(.diacriticInsensitive) }
+        return o
+    }
+}
+
+// MARK: Logic
+
+extension Query where T == Bool {
+    public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {
+        Query<Bool>(.predicate(.and([lhs.predicate, rhs.predicate])))
+    }
+
+    public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {
+        Query<Bool>(.predicate(.or([lhs.predicate, rhs.predicate])))
+    }
+
+    public static prefix func ! (query: Query<Bool>) -> Query<Bool> {
+        Query<Bool>(.predicate(.not(query.predicate)))
+    }
+}
+
+// MARK: Equality and ordering
+
+extension Query where T: _Persistable {
+    public static func == (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.equal, constant(rhs)) }
+    public static func == (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.compare(.equal, rhs) }
+    public static func != (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.notEqual, constant(rhs)) }
+    public static func != (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.compare(.notEqual, rhs) }
+
+    /// Whether the property's value is one of `values`.
+    public func `in`<S: Sequence>(_ values: S) -> Query<Bool> where S.Element == T {
+        Query<Bool>(.predicate(.comparison(QueryComparison(.keyPath(keyPath), .in, .list(of: values.map { Self.constant($0) })))))
+    }
+}
+
+/// Types `<`, `<=`, `>`, `>=` and ranges apply to in typed queries.
+public protocol _QueryComparable {}
+extension Int: _QueryComparable {}
+extension Int8: _QueryComparable {}
+extension Int16: _QueryComparable {}
+extension Int32: _QueryComparable {}
+extension Int64: _QueryComparable {}
+extension Float: _QueryComparable {}
+extension Double: _QueryComparable {}
+extension Date: _QueryComparable {}
+extension Decimal128: _QueryComparable {}
+extension String: _QueryComparable {}
+extension ObjectId: _QueryComparable {}
+extension UUID: _QueryComparable {}
+extension AnyRealmValue: _QueryComparable {}
+extension Optional: _QueryComparable where Wrapped: _QueryComparable {}
+
+extension Query where T: _QueryComparable & _Persistable {
+    public static func < (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.lessThan, constant(rhs)) }
+    public static func <= (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.lessThanOrEqual, constant(rhs)) }
+    public static func > (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.greaterThan, constant(rhs)) }
+    public static func >= (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.greaterThanOrEqual, constant(rhs)) }
+    public static func < (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.compare(.lessThan, rhs) }
+    public static func <= (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.compare(.lessThanOrEqual, rhs) }
+    public static func > (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.compare(.greaterThan, rhs) }
+    public static func >= (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.compare(.greaterThanOrEqual, rhs) }
+}
+
+extension Query where T: _QueryComparable & _Persistable & Comparable {
+    /// Whether the value lies in the closed range (`BETWEEN`).
+    public func contains(_ range: ClosedRange<T>) -> Query<Bool> {
+        Query<Bool>(.predicate(.comparison(QueryComparison(.keyPath(keyPath), .between,
+                                                           .list(of: [Self.constant(range.lowerBound), Self.constant(range.upperBound)])))))
+    }
+
+    /// Whether the value lies in the half-open range.
+    public func contains(_ range: Range<T>) -> Query<Bool> {
+        compare(.greaterThanOrEqual, Self.constant(range.lowerBound)) && compare(.lessThan, Self.constant(range.upperBound))
+    }
+}
+
+// MARK: Strings
+
+/// Types the string operators apply to in typed queries.
+public protocol _QueryString {}
+extension String: _QueryString {}
+extension Data: _QueryString {}
+extension Optional: _QueryString where Wrapped: _QueryString {}
+extension AnyRealmValue: _QueryString {}
+
+extension Query where T: _QueryString & _Persistable {
+    /// Whether the string contains `value` (`CONTAINS`).
+    public func contains(_ value: T, options: StringOptions = []) -> Query<Bool> {
+        compare(.contains, Self.constant(value), options.queryOptions)
+    }
+    /// Whether the string begins with `value` (`BEGINSWITH`).
+    public func starts(with value: T, options: StringOptions = []) -> Query<Bool> {
+        compare(.beginsWith, Self.constant(value), options.queryOptions)
+    }
+    /// Whether the string ends with `value` (`ENDSWITH`).
+    public func ends(with value: T, options: StringOptions = []) -> Query<Bool> {
+        compare(.endsWith, Self.constant(value), options.queryOptions)
+    }
+    /// Whether the string matches a pattern with `*` and `?` wildcards (`LIKE`).
+    public func like(_ value: T, caseInsensitive: Bool = false) -> Query<Bool> {
+        compare(.like, Self.constant(value), caseInsensitive ? .caseInsensitive : [])
+    }
+    /// Equality with string options (`==[c]`).
+    public func equals(_ value: T, options: StringOptions = []) -> Query<Bool> {
+        compare(.equal, Self.constant(value), options.queryOptions)
+    }
+    /// Inequality with string options (`!=[c]`).
+    public func notEquals(_ value: T, options: StringOptions = []) -> Query<Bool> {
+        compare(.notEqual, Self.constant(value), options.queryOptions)
+    }
+}
+
+// MARK: Collections
+
+/// Collections typed queries can look into: `List`, `MutableSet`, `LinkingObjects`.
+public protocol _QueryCollection {
+    associatedtype Element
+}
+extension List: _QueryCollection {}
+extension MutableSet: _QueryCollection {}
+extension LinkingObjects: _QueryCollection {}
+
+extension Query where T: _QueryCollection {
+    /// Whether the collection holds `value` (`value IN collection`).
+    public func contains(_ value: T.Element) -> Query<Bool> {
+        Query<Bool>(.predicate(.comparison(QueryComparison(.value(Self.constant(value)), .in, .keyPath(keyPath)))))
+    }
+
+    /// Whether the collection holds any of `values`.
+    public func containsAny<S: Sequence>(in values: S) -> Query<Bool> where S.Element == T.Element {
+        Query<Bool>(.predicate(.comparison(QueryComparison(.keyPath(keyPath), .in, .list(of: values.map { Self.constant($0) }),
+                                                           quantifier: .any))))
+    }
+
+    /// The number of elements (`@count`).
+    public var count: Query<Int> { aggregate(.count) }
+    /// The smallest element (`@min`).
+    public var min: Query<T.Element> { aggregate(.min) }
+    /// The largest element (`@max`).
+    public var max: Query<T.Element> { aggregate(.max) }
+    /// The sum of the elements (`@sum`).
+    public var sum: Query<T.Element> { aggregate(.sum) }
+    /// The mean of the elements (`@avg`).
+    public var avg: Query<T.Element> { aggregate(.avg) }
+
+    func aggregate<V>(_ aggregate: QueryAggregate) -> Query<V> {
+        var path = keyPath
+        path.aggregate = aggregate
+        return Query<V>(.keyPath(path))
+    }
+
+    /// A property of the collection's objects: compared, it matches when any element's does.
+    public subscript<V>(dynamicMember member: KeyPath<T.Element, V>) -> Query<V> where T.Element: ObjectBase {
+        Query<V>(.keyPath(appending(_KeyPathRecorder.names(of: member))))
+    }
+}
+
+extension Query where T: _QueryMap {
+    /// The value at `key` (`dict['key']`).
+    public subscript(key: String) -> Query<T.Value> {
+        var path = keyPath
+        path.components.append(.dictionaryKey(key))
+        return Query<T.Value>(.keyPath(path))
+    }
+
+    /// The keys (`@keys`).
+    public var keys: Query<String> {
+        var path = keyPath
+        path.aggregate = .keys
+        return Query<String>(.keyPath(path))
+    }
+
+    /// The values (`@values`).
+    public var values: Query<T.Value> {
+        var path = keyPath
+        path.aggregate = .values
+        return Query<T.Value>(.keyPath(path))
+    }
+
+    /// The number of entries (`@count`).
+    public var count: Query<Int> {
+        var path = keyPath
+        path.aggregate = .count
+        return Query<Int>(.keyPath(path))
+    }
+
+    /// Whether any value equals `value`.
+    public func contains(_ value: T.Value) -> Query<Bool> {
+        Query<Bool>(.predicate(.comparison(QueryComparison(.value(Self.constant(value)), .in, .keyPath(values.keyPath)))))
+    }
+}
+
+/// Maps typed queries can look into.
+public protocol _QueryMap {
+    associatedtype Value
+}
+extension Map: _QueryMap {}

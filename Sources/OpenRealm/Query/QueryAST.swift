@@ -1,0 +1,319 @@
+/// The query tree: what the RQL parser produces, what the typed `Query<T>` builder
+/// builds by hand, what the renderer prints and the compiler turns into an ORCore
+/// program. Plain values, `Hashable` and `Sendable`; nothing here knows a schema.
+///
+/// Built by hand, `age > 18 AND 'comedy' IN genres SORT(name ASC)` is:
+///
+/// ```swift
+/// ParsedQuery(
+///     predicate: .and([
+///         .comparison(QueryComparison(.keyPath("age"), .greaterThan, .value(.int(18)))),
+///         .comparison(QueryComparison(.keyPath("genres"), .equal, .value(.string("comedy")))),
+///     ]),
+///     descriptors: [.sort([QuerySortKey("name", ascending: true)])])
+/// ```
+
+/// A whole query: a predicate and the SORT / DISTINCT / LIMIT descriptors written
+/// after it, in the order written (ORCore applies them in that order).
+/// `description` is the canonical RQL form (see `QueryRenderer.swift`).
+internal struct ParsedQuery: Hashable, Sendable {
+    /// What an object must satisfy.
+    var predicate: QueryPredicate
+    /// Ordering, deduplication and limit, in the order written.
+    var descriptors: [QueryDescriptor]
+
+    init(predicate: QueryPredicate, descriptors: [QueryDescriptor] = []) {
+        self.predicate = predicate
+        self.descriptors = descriptors
+    }
+}
+
+/// A boolean condition on one object.
+internal indirect enum QueryPredicate: Hashable, Sendable {
+    /// `TRUEPREDICATE`: every object.
+    case truePredicate
+    /// `FALSEPREDICATE`: no object.
+    case falsePredicate
+    /// `a AND b AND ...` (`&&`). An empty list is true.
+    case and([QueryPredicate])
+    /// `a OR b OR ...` (`||`). An empty list is false.
+    case or([QueryPredicate])
+    /// `NOT a` (`!a`).
+    case not(QueryPredicate)
+    /// `lhs op rhs`, with its options and quantifier.
+    case comparison(QueryComparison)
+}
+
+/// `lhs op[options] rhs`, quantified. The quantifier applies to the LEFT operand when it
+/// yields many values (a list, a to-many link path): `ALL scores > 5`. Without one, a
+/// many-valued left side matches when ANY of its values does.
+///
+/// Written forms and their tree: `'comedy' IN genres` is `.value("comedy") IN
+/// .keyPath(genres)`; `priority IN {1, 2}` is `.keyPath(priority) IN .list([...])`;
+/// `x BETWEEN {1, 5}` has a two-element `.list` on the right.
+internal struct QueryComparison: Hashable, Sendable {
+    /// The left operand.
+    var lhs: QueryOperand
+    /// The operator.
+    var op: QueryOperator
+    /// The right operand.
+    var rhs: QueryOperand
+    /// `[c]`, `[d]`, `[cd]`.
+    var options: QueryStringOptions
+    /// `ANY` / `SOME`, `ALL`, `NONE`, or none written.
+    var quantifier: QueryQuantifier
+
+    init(_ lhs: QueryOperand, _ op: QueryOperator, _ rhs: QueryOperand,
+         options: QueryStringOptions = [], quantifier: QueryQuantifier = .implicit) {
+        self.lhs = lhs
+        self.op = op
+        self.rhs = rhs
+        self.options = options
+        self.quantifier = quantifier
+    }
+}
+
+/// Comparison operators. Raw values are ORCore's `ORC_CMP_*` codes.
+internal enum QueryOperator: UInt8, Hashable, Sendable, CaseIterable {
+    /// `==` (also `=`).
+    case equal = 1
+    /// `!=` (also `<>`).
+    case notEqual = 2
+    /// `<`.
+    case lessThan = 3
+    /// `<=` (also `=<`).
+    case lessThanOrEqual = 4
+    /// `>`.
+    case greaterThan = 5
+    /// `>=` (also `=>`).
+    case greaterThanOrEqual = 6
+    /// `BEGINSWITH`: the left string starts with the right one.
+    case beginsWith = 7
+    /// `ENDSWITH`.
+    case endsWith = 8
+    /// `CONTAINS`: the right string occurs in the left one.
+    case contains = 9
+    /// `LIKE`: `*` matches any run, `?` one character.
+    case like = 10
+    /// `IN`: equal to one of a list's values, or (right side a key path) to one of the
+    /// values the path reaches.
+    case `in` = 11
+    /// `BETWEEN {lo, hi}`: lo <= x <= hi.
+    case between = 12
+
+    /// The canonical spelling.
+    var token: String {
+        switch self {
+        case .equal: return "=="
+        case .notEqual: return "!="
+        case .lessThan: return "<"
+        case .lessThanOrEqual: return "<="
+        case .greaterThan: return ">"
+        case .greaterThanOrEqual: return ">="
+        case .beginsWith: return "BEGINSWITH"
+        case .endsWith: return "ENDSWITH"
+        case .contains: return "CONTAINS"
+        case .like: return "LIKE"
+        case .in: return "IN"
+        case .between: return "BETWEEN"
+        }
+    }
+
+    /// Whether the operator orders values (`<`, `<=`, `>`, `>=`, `BETWEEN`).
+    var isOrdering: Bool {
+        switch self {
+        case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .between: return true
+        default: return false
+        }
+    }
+
+    /// Whether the operator works on text (`BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE`).
+    var isStringOperator: Bool {
+        switch self {
+        case .beginsWith, .endsWith, .contains, .like: return true
+        default: return false
+        }
+    }
+
+    /// The operator with its operands swapped (`a < b` is `b > a`), or nil when it has
+    /// no mirror (string operators, IN, BETWEEN).
+    var mirrored: QueryOperator? {
+        switch self {
+        case .equal: return .equal
+        case .notEqual: return .notEqual
+        case .lessThan: return .greaterThan
+        case .lessThanOrEqual: return .greaterThanOrEqual
+        case .greaterThan: return .lessThan
+        case .greaterThanOrEqual: return .lessThanOrEqual
+        default: return nil
+        }
+    }
+}
+
+/// String comparison options. Raw values are ORCore's `ORC_CMP_*_INSENSITIVE` flags.
+internal struct QueryStringOptions: OptionSet, Hashable, Sendable {
+    let rawValue: UInt8
+    init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// `[c]`: compare after Unicode case folding.
+    static let caseInsensitive = QueryStringOptions(rawValue: 0x1)
+    /// `[d]`: compare after removing diacritics.
+    static let diacriticInsensitive = QueryStringOptions(rawValue: 0x2)
+}
+
+/// How a comparison treats a left operand of many values. Raw values are ORCore's
+/// `ORC_Q_*` codes.
+internal enum QueryQuantifier: UInt8, Hashable, Sendable {
+    /// None written: a single value compares as is, many values as `ANY`.
+    case implicit = 0
+    /// `ANY` / `SOME`: at least one value matches. The same as `.implicit` in ORCore.
+    case any = 1
+    /// `ALL`: every value matches (true when there are none).
+    case all = 2
+    /// `NONE`: no value matches.
+    case none = 3
+}
+
+/// One side of a comparison.
+internal enum QueryOperand: Hashable, Sendable {
+    /// A property path: `age`, `dog.name`, `items.@count`, `@links.Person.dogs.name`.
+    case keyPath(QueryKeyPath)
+    /// A constant.
+    case value(QueryValue)
+    /// `{a, b, ...}`: the right side of `IN` and `BETWEEN` (and `== {...}`, read as IN).
+    /// Elements are `.value`, or `.argument` before binding.
+    case list([QueryOperand])
+    /// `$n` or the n-th `%@` (0-based), before binding. Binding replaces it with a
+    /// `.value`, or a `.list` for an array argument.
+    case argument(Int)
+    /// `%K` (the n-th positional argument, 0-based): a key path given as a string
+    /// argument. Binding parses it into a `.keyPath`.
+    case keyPathArgument(Int)
+    /// `SUBQUERY(collection, $x, predicate).@count`: how many objects of a to-many
+    /// link path match the predicate.
+    case subqueryCount(QuerySubquery)
+
+    /// A key path operand from a dotted string of plain property names
+    /// (`.keyPath("dog.name")`); use ``QueryKeyPath`` for subscripts, backlinks and aggregates.
+    static func keyPath(_ dotted: String, aggregate: QueryAggregate? = nil) -> QueryOperand {
+        .keyPath(QueryKeyPath(dotted, aggregate: aggregate))
+    }
+
+    /// A list of constants (`{1, 2, 3}`).
+    static func list(of values: [QueryValue]) -> QueryOperand {
+        .list(values.map { .value($0) })
+    }
+}
+
+/// A property path from the queried object, optionally reduced by an aggregate.
+///
+/// Inside a SUBQUERY predicate paths start at the collection's element: the
+/// subquery variable is not part of the path (`$x.price` has the one component
+/// `price`; `$x` alone has none and stands for the element itself).
+internal struct QueryKeyPath: Hashable, Sendable {
+    /// The steps, from the queried object outward.
+    var components: [QueryKeyPathComponent]
+    /// A trailing `@count`, `@sum`, ... (`items.price.@sum`), or nil.
+    var aggregate: QueryAggregate?
+
+    init(_ components: [QueryKeyPathComponent], aggregate: QueryAggregate? = nil) {
+        self.components = components
+        self.aggregate = aggregate
+    }
+
+    /// A path of plain property names: `QueryKeyPath("dog.owner.name")`.
+    init(_ dotted: String, aggregate: QueryAggregate? = nil) {
+        self.components = dotted.split(separator: ".", omittingEmptySubsequences: false)
+            .map { .property(String($0)) }
+        self.aggregate = aggregate
+    }
+}
+
+/// One step of a key path.
+internal enum QueryKeyPathComponent: Hashable, Sendable {
+    /// A property of the current object: a value, a link (followed), a collection,
+    /// or a LinkingObjects property.
+    case property(String)
+    /// `['key']` after a dictionary property: the value at that key.
+    case dictionaryKey(String)
+    /// `@links.ClassName.property`: the objects of `ClassName` whose `property` links
+    /// to the current object.
+    case backlink(className: String, property: String)
+}
+
+/// An aggregate at the end of a key path. Raw values are ORCore's `ORC_AGG_*` codes.
+internal enum QueryAggregate: UInt8, Hashable, Sendable, CaseIterable {
+    /// `@count`: the number of values (of a string or binary: its length in bytes).
+    case count = 1
+    /// `@size`: the same as `@count`.
+    case size = 2
+    /// `@min`: the smallest number or date.
+    case min = 3
+    /// `@max`: the largest number or date.
+    case max = 4
+    /// `@sum`: the sum of the numbers.
+    case sum = 5
+    /// `@avg`: the average of the numbers.
+    case avg = 6
+    /// `@keys`: a dictionary's keys.
+    case keys = 7
+    /// `@values`: a dictionary's values.
+    case values = 8
+
+    /// The spelling after the `@`.
+    var name: String {
+        switch self {
+        case .count: return "count"
+        case .size: return "size"
+        case .min: return "min"
+        case .max: return "max"
+        case .sum: return "sum"
+        case .avg: return "avg"
+        case .keys: return "keys"
+        case .values: return "values"
+        }
+    }
+
+    /// Whether the aggregate reduces many values to one (all but `@keys` / `@values`).
+    var reduces: Bool { self != .keys && self != .values }
+}
+
+/// `SUBQUERY(collection, $var, predicate)`: counted with `.@count` as an operand.
+internal struct QuerySubquery: Hashable, Sendable {
+    /// A path to linked objects (a list or set of links, a to-many path, backlinks).
+    var collection: QueryKeyPath
+    /// The condition on each element. Its key paths start at the element (the
+    /// variable is dropped); the renderer names the variable `$x` (`$x2`, ... nested).
+    var predicate: QueryPredicate
+
+    init(collection: QueryKeyPath, predicate: QueryPredicate) {
+        self.collection = collection
+        self.predicate = predicate
+    }
+}
+
+/// A result descriptor written after the predicate.
+internal enum QueryDescriptor: Hashable, Sendable {
+    /// `SORT(a ASC, b DESC)`: the first key decides, later keys break ties.
+    case sort([QuerySortKey])
+    /// `DISTINCT(a, b)`: keeps the first object of each distinct combination.
+    case distinct([QueryKeyPath])
+    /// `LIMIT(n)`: keeps the first n objects.
+    case limit(UInt64)
+}
+
+/// One key of a SORT.
+internal struct QuerySortKey: Hashable, Sendable {
+    /// The property path to order by (one value per object).
+    var keyPath: QueryKeyPath
+    /// `ASC` (true) or `DESC`.
+    var ascending: Bool
+
+    init(_ keyPath: QueryKeyPath, ascending: Bool = true) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+    }
+
+    init(_ dotted: String, ascending: Bool = true) {
+        self.init(QueryKeyPath(dotted), ascending: ascending)
+    }
+}

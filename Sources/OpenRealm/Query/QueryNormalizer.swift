@@ -1,0 +1,133 @@
+/// Rewrites a query tree into its normal form: the same meaning in ORCore, one spelling.
+/// The renderer prints the normal form (so equivalent queries render alike) and the
+/// compiler compiles it (so it sees fewer shapes).
+///
+/// The rewrites, each exact under ORCore's semantics and needing no schema:
+///
+/// 1. AND / OR: nested ones of the same kind are flattened; TRUEPREDICATE drops out of
+///    an AND and FALSEPREDICATE out of an OR; an AND holding FALSEPREDICATE is
+///    FALSEPREDICATE and an OR holding TRUEPREDICATE is TRUEPREDICATE; an empty AND is
+///    TRUEPREDICATE, an empty OR FALSEPREDICATE, and a single operand stands alone.
+/// 2. NOT: `NOT NOT p` is `p`; NOT of TRUEPREDICATE / FALSEPREDICATE is the other one.
+/// 3. `x == {list}` is `x IN {list}`; `x IN {v}` (one element) is `x == v`.
+/// 4. `x IN path` (the right side not a list) is `x == path`: ORCore matches a right
+///    side of many values when any of them compares true.
+/// 5. A constant on the left of a key path or SUBQUERY count swaps sides, the operator
+///    mirrored, unless a quantifier was set on it: `'comedy' == genres` is
+///    `genres == 'comedy'`, `5 < age` is `age > 5`. String operators keep their sides.
+/// 6. `ANY` / `SOME` is the implicit quantifier (ORCore treats them alike).
+/// 7. `@size` is `@count`.
+extension ParsedQuery {
+    /// The normal form (see above).
+    func normalized() -> ParsedQuery {
+        ParsedQuery(predicate: predicate.normalized(),
+                    descriptors: descriptors.map { $0.normalized() })
+    }
+}
+
+extension QueryDescriptor {
+    func normalized() -> QueryDescriptor {
+        switch self {
+        case .sort(let keys): return .sort(keys.map { QuerySortKey($0.keyPath.normalized(), ascending: $0.ascending) })
+        case .distinct(let paths): return .distinct(paths.map { $0.normalized() })
+        case .limit: return self
+        }
+    }
+}
+
+extension QueryKeyPath {
+    func normalized() -> QueryKeyPath {
+        aggregate == .size ? QueryKeyPath(components, aggregate: .count) : self
+    }
+}
+
+extension QueryPredicate {
+    /// The normal form (see `QueryNormalizer.swift`).
+    func normalized() -> QueryPredicate {
+        switch self {
+        case .truePredicate, .falsePredicate:
+            return self
+        case .and(let parts):
+            var out: [QueryPredicate] = []
+            for part in parts {
+                switch part.normalized() {
+                case .truePredicate: continue
+                case .falsePredicate: return .falsePredicate
+                case .and(let inner): out.append(contentsOf: inner)
+                case let other: out.append(other)
+                }
+            }
+            return out.isEmpty ? .truePredicate : out.count == 1 ? out[0] : .and(out)
+        case .or(let parts):
+            var out: [QueryPredicate] = []
+            for part in parts {
+                switch part.normalized() {
+                case .falsePredicate: continue
+                case .truePredicate: return .truePredicate
+                case .or(let inner): out.append(contentsOf: inner)
+                case let other: out.append(other)
+                }
+            }
+            return out.isEmpty ? .falsePredicate : out.count == 1 ? out[0] : .or(out)
+        case .not(let inner):
+            switch inner.normalized() {
+            case .not(let p): return p
+            case .truePredicate: return .falsePredicate
+            case .falsePredicate: return .truePredicate
+            case let p: return .not(p)
+            }
+        case .comparison(let c):
+            return .comparison(c.normalized())
+        }
+    }
+}
+
+extension QueryComparison {
+    func normalized() -> QueryComparison {
+        var c = self
+        c.lhs = c.lhs.normalized()
+        c.rhs = c.rhs.normalized()
+        if c.quantifier == .any { c.quantifier = .implicit }
+        if c.op == .equal, case .list = c.rhs { c.op = .in }
+        if c.op == .in {
+            switch c.rhs {
+            case .list(let items):
+                if items.count == 1, case .value = items[0] {
+                    c.op = .equal
+                    c.rhs = items[0]
+                }
+            case .keyPath, .value, .subqueryCount, .keyPathArgument:
+                c.op = .equal
+            case .argument:
+                break // may become a list when bound
+            }
+        }
+        let lhsIsConstant: Bool
+        switch c.lhs {
+        case .value, .argument: lhsIsConstant = true
+        default: lhsIsConstant = false
+        }
+        let rhsIsPath: Bool
+        switch c.rhs {
+        case .keyPath, .subqueryCount, .keyPathArgument: rhsIsPath = true
+        default: rhsIsPath = false
+        }
+        if lhsIsConstant, rhsIsPath, c.quantifier == .implicit, let mirrored = c.op.mirrored {
+            swap(&c.lhs, &c.rhs)
+            c.op = mirrored
+        }
+        return c
+    }
+}
+
+extension QueryOperand {
+    func normalized() -> QueryOperand {
+        switch self {
+        case .keyPath(let path): return .keyPath(path.normalized())
+        case .subqueryCount(let s):
+            return .subqueryCount(QuerySubquery(collection: s.collection.normalized(),
+                                                predicate: s.predicate.normalized()))
+        case .value, .list, .argument, .keyPathArgument: return self
+        }
+    }
+}

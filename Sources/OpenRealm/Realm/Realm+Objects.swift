@@ -1,0 +1,78 @@
+import Foundation
+import ORCore
+
+extension Realm {
+    /// Every object of a class, as live `Results`.
+    public func objects<Element: ObjectBase>(_ type: Element.Type) -> Results<Element> {
+        if type is AsymmetricObject.Type {
+            preconditionFailure("Asymmetric objects of class '\(type.className())' cannot be read or queried.")
+        }
+        return Results(core: ResultsCore(realm: self, type: type, domain: nil, query: ParsedQuery(predicate: .truePredicate)))
+    }
+
+    /// The object of a class with the given primary key, or nil.
+    ///
+    /// The key must have the primary key's type (an `Int` for an int key, an `ObjectId`, a
+    /// `String`, a `UUID`, or nil for an optional key).
+    public func object<Element: ObjectBase, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
+        guard let bound = _bindOrNil(type) else { return nil }
+        guard let pkIndex = bound.info.primaryKeyIndex else {
+            preconditionFailure("'\(bound.className)' does not have a primary key.")
+        }
+        let property = bound.info.properties[pkIndex]
+        let context = _ORWriteContext(realm: self, policy: .error, arena: ByteArena())
+        let converted: any _Persistable
+        do {
+            converted = try property.valueType._orFromAny(key, context)
+        } catch {
+            preconditionFailure("Invalid value '\(key)' of type '\(KeyType.self)' for the primary key '\(bound.className).\(property.name)': \((error as? RealmError)?.message ?? "")")
+        }
+        guard var value = try? (converted as! any _PersistableValue)._orEncode(context) else { return nil }
+        var objectKey: UInt64 = 0
+        let status = orc_obj_find(txn, bound.table, &value, &objectKey)
+        guard status == ORC_OK else { return nil }
+        return _accessor(bound, objectKey) as? Element
+    }
+
+    // MARK: Copies
+
+    /// Writes a compacted copy of the realm to a new file, which must not exist.
+    ///
+    /// - Throws: `.fileExists` when the destination exists, or the file system's error.
+    public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
+        if encryptionKey != nil {
+            throw RealmError(.fail, "Encrypted copies are not supported by OpenRealm: call writeCopy without an encryptionKey.")
+        }
+        if FileManager.default.fileExists(atPath: fileURL.path) {
+            throw RealmError(.fileExists, "Cannot write a copy to '\(fileURL.path)': the file already exists.")
+        }
+        if isInWriteTransaction {
+            throw RealmError(.wrongTransactionState, "Cannot write a copy of a realm inside a write transaction.")
+        }
+        let status = orc_env_copy(_coordinator.env, fileURL.path)
+        if status == ORC_ERR_EXISTS || status == 17 {
+            throw RealmError(.fileExists, "Cannot write a copy to '\(fileURL.path)': the file already exists.")
+        }
+        try ORC.check(status, "Writing a copy to '\(fileURL.path)'")
+    }
+
+    /// Writes a compacted copy of the realm's data where `configuration` says, so that it
+    /// opens with that configuration. Local to local copies carry every object; synced
+    /// configurations are handled by the sync module.
+    ///
+    /// - Throws: `.fileExists` when the destination exists; `.invalidArgument` for an
+    ///   in-memory destination.
+    public func writeCopy(configuration: Configuration) throws {
+        if let hook = Realm._writeCopyHook, configuration._syncConfiguration != nil || self.configuration._syncConfiguration != nil {
+            try hook(self, configuration)
+            return
+        }
+        guard let url = configuration.fileURL else {
+            throw RealmError(.invalidArgument, "writeCopy(configuration:) needs a configuration with a fileURL; in-memory realms cannot be copied to.")
+        }
+        try writeCopy(toFile: url, encryptionKey: configuration.encryptionKey)
+    }
+
+    /// Set by the sync module to copy synced realms (history, subscriptions, identity).
+    nonisolated(unsafe) public static var _writeCopyHook: ((Realm, Configuration) throws -> Void)?
+}

@@ -1,0 +1,61 @@
+import Foundation
+import ORCore
+
+/// The schema a query compiles against: the file's stored classes, plus the
+/// `LinkingObjects` properties the model classes declare (they have no column).
+struct RealmQuerySchema: QuerySchema {
+    let stored: StoredSchema
+
+    func queryClass(named name: String) -> QuerySchemaClass? {
+        guard let entry = stored[name] else { return nil }
+        var properties = entry.properties.compactMap { p -> QuerySchemaProperty? in
+            guard let type = QueryPropertyType(rawValue: UInt8(p.type.rawValue)) else { return nil }
+            return QuerySchemaProperty(name: p.name, column: p.column, type: type,
+                                       collection: QueryCollectionKind(rawValue: UInt8(p.collection.rawValue)) ?? .none,
+                                       isOptional: p.isOptional,
+                                       linkTargetClass: p.type == ORC_TYPE_LINK ? stored.className(ofTable: p.linkTable) : nil)
+        }
+        if let info = ObjectTypeInfo.named(name) {
+            for property in info.properties where property.isLinkingObjects {
+                guard let origin = property.descriptor.target?.className(), let originProperty = property.originProperty else { continue }
+                properties.append(.linkingObjects(name: property.name, originClass: origin, originProperty: originProperty))
+            }
+        }
+        return QuerySchemaClass(name: entry.name, table: entry.table, isEmbedded: entry.kind == ORC_CLASS_EMBEDDED, properties: properties)
+    }
+}
+
+extension QueryError {
+    /// The `Realm.Error` a failing query is thrown as.
+    var realmError: RealmError { RealmError(.invalidQuery, message) }
+}
+
+extension ObjectBase: QueryValueConvertible {
+    var queryValue: QueryValue {
+        guard _realm != nil else {
+            // An unmanaged object matches nothing: no stored object links to it.
+            return .link(table: UInt32.max, key: UInt64.max)
+        }
+        return .link(table: _dynamicTable ?? _bound!.table, key: _key)
+    }
+}
+
+extension AnyRealmValue: QueryValueConvertible {
+    var queryValue: QueryValue {
+        switch self {
+        case .none: return .null
+        case .int(let v): return .int(Int64(v))
+        case .bool(let v): return .bool(v)
+        case .float(let v): return .float(v)
+        case .double(let v): return .double(v)
+        case .string(let v): return .string(v)
+        case .data(let v): return .binary(v)
+        case .date(let v): return QueryValue(date: v)
+        case .object(let v): return v.queryValue
+        case .objectId(let v): return .objectId(v)
+        case .decimal128(let v): return .decimal(v)
+        case .uuid(let v): return .uuid(v)
+        }
+    }
+}
+

@@ -1,0 +1,278 @@
+import Foundation
+import ORCore
+
+/// The objects of a class that match a query, in order: what `realm.objects(_:)`,
+/// `filter`, `where`, `sorted` and `distinct` return.
+///
+/// Results are lazy (nothing is read until they are) and live (after a write in the
+/// same realm, or when the realm moves to a newer version, they show the new state).
+/// Reading an element makes an accessor for that object only.
+///
+/// ```swift
+/// let longTasks = realm.objects(Task.self)
+///     .where { $0.progressMinutes >= 60 }
+///     .sorted(byKeyPath: "dueDate")
+/// ```
+public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
+    let core: ResultsCore
+
+    init(core: ResultsCore) {
+        self.core = core
+    }
+
+    /// The realm the results belong to.
+    public var realm: Realm? { core.realm }
+    /// Whether the realm was invalidated.
+    public var isInvalidated: Bool { false }
+    /// Whether the results are frozen (they never change).
+    public var isFrozen: Bool { core.realm.isFrozen }
+
+    // MARK: Collection
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { core.count }
+    public var count: Int { core.count }
+    public var isEmpty: Bool { core.count == 0 }
+
+    public subscript(position: Int) -> Element {
+        let keys = core.keys
+        precondition(position >= 0 && position < keys.count, "Index \(position) is out of bounds (must be less than \(keys.count)).")
+        return object(forKey: keys[position])
+    }
+
+    func object(forKey key: UInt64) -> Element {
+        guard let bound = core.bound else { preconditionFailure("Class '\(core.className)' is not in the realm.") }
+        return core.realm._accessor(bound, key) as! Element
+    }
+
+    public var first: Element? { core.keys.first.map(object(forKey:)) }
+    public var last: Element? { core.keys.last.map(object(forKey:)) }
+
+    /// The objects at the given indexes.
+    public func objects(at indexes: IndexSet) -> [Element] { indexes.map { self[$0] } }
+
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        let keys = core.keys
+        return keys.map(object(forKey:)).makeIterator()
+    }
+
+    /// The position of an object, or nil.
+    public func index(of object: Element) -> Int? {
+        guard let object = object as? ObjectBase, object._realm != nil, object._bound?.table == core.bound?.table else { return nil }
+        return core.keys.firstIndex(of: object._key)
+    }
+
+    /// The position of the first object matching a query string.
+    public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
+        filter(predicateFormat, args).first.flatMap { index(of: $0) }
+    }
+
+    /// The position of the first object matching a typed query.
+    public func index(matching isIncluded: (Query<Element>) -> Query<Bool>) -> Int? {
+        self.where(isIncluded).first.flatMap { index(of: $0) }
+    }
+
+    public var description: String {
+        let items = prefix(100).map { "\t[\(index(of: $0) ?? 0)] \($0)" }
+        return "Results<\(core.className)> <\(count) objects> (\n" + items.joined(separator: ",\n") + "\n)"
+    }
+
+    // MARK: Filtering
+
+    private func adding(_ parsed: ParsedQuery) -> Results<Element> {
+        var query = core.query
+        switch (query.predicate, parsed.predicate) {
+        case (.truePredicate, let p): query.predicate = p
+        case (let p, .truePredicate): query.predicate = p
+        case (let a, let b): query.predicate = .and([a, b])
+        }
+        query.descriptors += parsed.descriptors
+        return Results(core: core.with(query: query))
+    }
+
+    /// The objects that also match a Realm Query Language string, with `$0`-style or
+    /// `%@` arguments:
+    ///
+    /// ```swift
+    /// realm.objects(Task.self).filter("progressMinutes > $0 AND assignee == $1", 60, "Ali")
+    /// ```
+    ///
+    /// A malformed query, an unknown property or an argument of the wrong type stops the
+    /// program with a message naming the offending token (as Realm does); use
+    /// `filter(_:arguments:)` to check queries that come from users.
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
+        filter(predicateFormat, args)
+    }
+
+    func filter(_ predicateFormat: String, _ args: [Any]) -> Results<Element> {
+        do {
+            return try filter(predicateFormat, arguments: args)
+        } catch {
+            preconditionFailure((error as? RealmError)?.message ?? "\(error)")
+        }
+    }
+
+    /// The throwing form of `filter(_:_:)`: a malformed query throws a `Realm.Error` with
+    /// code `.invalidQuery` and a message naming the offending token and its offset.
+    public func filter(_ predicateFormat: String, arguments: [Any]) throws -> Results<Element> {
+        let parsed: ParsedQuery
+        do {
+            parsed = try QueryParser.parse(predicateFormat, arguments: arguments)
+        } catch let error as QueryError {
+            throw error.realmError
+        }
+        let results = adding(parsed)
+        try results.core.validate()
+        return results
+    }
+
+    /// The objects that also match a typed query:
+    ///
+    /// ```swift
+    /// realm.objects(Task.self).where { $0.progressMinutes >= 60 && !$0.completed }
+    /// ```
+    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        let predicate = isIncluded(Query<Element>()).predicate
+        let results = adding(ParsedQuery(predicate: predicate))
+        do { try results.core.validate() } catch {
+            preconditionFailure((error as? RealmError)?.message ?? "\(error)")
+        }
+        return results
+    }
+
+    // MARK: Sorting and distinct
+
+    /// Sorted by one property (or a path through to-one links).
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    /// Sorted by several keys, the first most significant.
+    public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
+        let keys = sortDescriptors.map { descriptor -> QuerySortKey in
+            do {
+                return QuerySortKey(try QueryParser.parseKeyPath(descriptor.keyPath), ascending: descriptor.ascending)
+            } catch {
+                preconditionFailure("Invalid sort key path '\(descriptor.keyPath)': \((error as? QueryError)?.message ?? "\(error)")")
+            }
+        }
+        let results = adding(ParsedQuery(predicate: .truePredicate, descriptors: [.sort(keys)]))
+        do { try results.core.validate() } catch {
+            preconditionFailure((error as? RealmError)?.message ?? "\(error)")
+        }
+        return results
+    }
+
+    /// Sorted by a typed key path.
+    public func sorted<V: Comparable>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> where Element: ObjectBase {
+        sorted(byKeyPath: _KeyPathRecorder.names(of: keyPath).joined(separator: "."), ascending: ascending)
+    }
+
+    /// Only the first object of each distinct combination of the key paths' values.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String {
+        let paths = keyPaths.map { keyPath -> QueryKeyPath in
+            do { return try QueryParser.parseKeyPath(keyPath) } catch {
+                preconditionFailure("Invalid distinct key path '\(keyPath)': \((error as? QueryError)?.message ?? "\(error)")")
+            }
+        }
+        let results = adding(ParsedQuery(predicate: .truePredicate, descriptors: [.distinct(paths)]))
+        do { try results.core.validate() } catch {
+            preconditionFailure((error as? RealmError)?.message ?? "\(error)")
+        }
+        return results
+    }
+
+    // MARK: Aggregates
+
+    /// The smallest value of a property among the objects, nil when there are none.
+    public func min<T: MinMaxType>(ofProperty property: String) -> T? {
+        core.aggregate(property, .min).flatMap { AggregateValue.convert($0, core.realm) }
+    }
+
+    /// The largest value of a property among the objects, nil when there are none.
+    public func max<T: MinMaxType>(ofProperty property: String) -> T? {
+        core.aggregate(property, .max).flatMap { AggregateValue.convert($0, core.realm) }
+    }
+
+    /// The sum of a property over the objects (zero when there are none).
+    public func sum<T: AddableType>(ofProperty property: String) -> T {
+        guard let value = core.aggregate(property, .sum), let result: T = AggregateValue.convert(value, core.realm) else {
+            return AggregateValue.zero()
+        }
+        return result
+    }
+
+    /// The mean of a property over the objects, nil when there are none.
+    public func average<T: AddableType>(ofProperty property: String) -> T? {
+        core.aggregate(property, .avg).flatMap { AggregateValue.convert($0, core.realm) }
+    }
+
+    public func min<T: MinMaxType>(of keyPath: KeyPath<Element, T>) -> T? where Element: ObjectBase {
+        min(ofProperty: _KeyPathRecorder.names(of: keyPath).joined(separator: "."))
+    }
+    public func max<T: MinMaxType>(of keyPath: KeyPath<Element, T>) -> T? where Element: ObjectBase {
+        max(ofProperty: _KeyPathRecorder.names(of: keyPath).joined(separator: "."))
+    }
+    public func sum<T: AddableType>(of keyPath: KeyPath<Element, T>) -> T where Element: ObjectBase {
+        sum(ofProperty: _KeyPathRecorder.names(of: keyPath).joined(separator: "."))
+    }
+    public func average<T: AddableType>(of keyPath: KeyPath<Element, T>) -> T? where Element: ObjectBase {
+        average(ofProperty: _KeyPathRecorder.names(of: keyPath).joined(separator: "."))
+    }
+
+    /// The canonical query string of these results (the RQL the query renders to).
+    public var queryDescription: String { QueryRenderer.render(core.query) }
+}
+
+extension Results: Equatable {
+    public static func == (lhs: Results<Element>, rhs: Results<Element>) -> Bool { lhs.core === rhs.core }
+}
+
+/// Converts aggregate results to the caller's type.
+enum AggregateValue {
+    static func convert<T>(_ value: orc_value, _ realm: Realm) -> T? {
+        let any: Any?
+        switch value.type {
+        case ORC_TYPE_NULL: return nil
+        case ORC_TYPE_INT: any = Int(value.integer)
+        case ORC_TYPE_FLOAT: any = value.fnum
+        case ORC_TYPE_DOUBLE: any = value.dnum
+        case ORC_TYPE_DECIMAL: any = Decimal128._orDecode(value, realm)
+        case ORC_TYPE_TIMESTAMP: any = Date._orDecode(value, realm)
+        default: any = DynamicValues.decode(value, realm, linkTable: 0)
+        }
+        guard let any else { return nil }
+        if let typed = any as? T { return typed }
+        if T.self == AnyRealmValue.self { return AnyRealmValue.fromAny(any) as? T }
+        if let converted = try? AnyValueConversion.convert(any, to: T.self, nil) { return converted }
+        if let wrapped = T.self as? any OptionalTypeProtocol.Type, let inner = wrapped.wrap(any, realm) { return inner as? T }
+        // A mean of ints read as an int, or a sum past Int64 read as a double: convert numerically.
+        if let d = any as? Double {
+            if T.self == Int.self { return Int(exactly: d.rounded(.towardZero)) as? T }
+            if T.self == Float.self { return Float(d) as? T }
+        }
+        return nil
+    }
+
+    static func zero<T>() -> T {
+        for candidate: Any in [0, Int8(0), Int16(0), Int32(0), Int64(0), Float(0), Double(0), Decimal128(), AnyRealmValue.int(0)] {
+            if let zero = candidate as? T { return zero }
+        }
+        if let optional = T.self as? any OptionalTypeProtocol.Type { return optional.none as! T }
+        preconditionFailure("No zero value of type \(T.self).")
+    }
+}
+
+protocol OptionalTypeProtocol {
+    static var none: Any { get }
+    static func wrap(_ value: Any, _ realm: Realm) -> Any?
+}
+
+extension Optional: OptionalTypeProtocol {
+    static var none: Any { Optional<Wrapped>.none as Any }
+    static func wrap(_ value: Any, _ realm: Realm) -> Any? {
+        if let typed = value as? Wrapped { return Optional(typed) as Any }
+        if let converted = try? AnyValueConversion.convert(value, to: Wrapped.self, nil) { return Optional(converted) as Any }
+        return nil
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import ORCore
+
+/// The engine room of `Results`: a class, a domain (the whole table, or the objects
+/// of a list, set or backlinks, recomputed on every evaluation), a query tree, and
+/// the compiled ORCore query with the keys of its last run. The keys are re-read only
+/// when the realm's snapshot or the write transaction's generation changed, so a
+/// `Results` is lazy and live and costs nothing while nothing changes. No Swift object
+/// is made for a row until it is read.
+final class ResultsCore {
+    let realm: Realm
+    let type: ObjectBase.Type
+    let className: String
+    /// The objects the query ranges over, in their order; nil for the whole table.
+    let domain: (() -> [UInt64])?
+    let query: ParsedQuery
+
+    private var compiled: OpaquePointer?
+    private var cachedKeys: [UInt64] = []
+    private var stamp: (txn: OpaquePointer?, version: UInt64, generation: UInt64) = (nil, .max, .max)
+    /// For a frozen `Results`: the keys are fixed.
+    private let frozenKeys: [UInt64]?
+
+    init(realm: Realm, type: ObjectBase.Type, domain: (() -> [UInt64])?, query: ParsedQuery, frozenKeys: [UInt64]? = nil) {
+        self.realm = realm
+        self.type = type
+        className = type.className()
+        self.domain = domain
+        self.query = query
+        self.frozenKeys = frozenKeys
+    }
+
+    deinit { orc_query_free(compiled) }
+
+    var bound: BoundClass? { realm._bindOrNil(type) }
+
+    /// Compiles the query against the stored schema, throwing `.invalidQuery`.
+    func programBytes() throws -> [UInt8] {
+        let schema = RealmQuerySchema(stored: realm._coordinator.storedSchema(realm.txn))
+        do {
+            return try QueryCompiler.compile(query, className: className, schema: schema)
+        } catch let error as QueryError {
+            throw error.realmError
+        }
+    }
+
+    /// Checks that the query compiles (for the non-throwing builders, which stop on failure).
+    func validate() throws {
+        guard realm._coordinator.storedSchema(realm.txn)[className] != nil else { return }
+        _ = try programBytes()
+    }
+
+    private func compiledQuery(_ txn: OpaquePointer, _ bound: BoundClass) -> OpaquePointer {
+        if let compiled { return compiled }
+        let bytes: [UInt8]
+        do { bytes = try programBytes() } catch {
+            preconditionFailure((error as? RealmError)?.message ?? "\(error)")
+        }
+        var query: OpaquePointer?
+        let status = bytes.withUnsafeBytes { orc_query_compile(txn, bound.table, $0.baseAddress, $0.count, &query) }
+        guard status == ORC_OK, let query else {
+            preconditionFailure("Invalid query for '\(className)': \(ORC.lastMessage)")
+        }
+        compiled = query
+        return query
+    }
+
+    /// Runs `body` with the compiled query, its domain set; recompiles once when the
+    /// schema changed since it was compiled.
+    private func withQuery<R>(_ body: (OpaquePointer, OpaquePointer) -> (Int32, R)) -> R? {
+        let txn = realm.txn
+        guard let bound else { return nil }
+        for attempt in 0..<2 {
+            let query = compiledQuery(txn, bound)
+            if let domain {
+                let keys = domain()
+                let status = keys.withUnsafeBufferPointer { orc_query_set_domain(query, $0.baseAddress ?? UnsafePointer(bitPattern: 8), keys.count) }
+                if status != ORC_OK { preconditionFailure("Evaluating results of '\(className)': \(ORC.lastMessage)") }
+            }
+            let (status, result) = body(txn, query)
+            if status == ORC_OK { return result }
+            if status == ORC_ERR_SCHEMA && attempt == 0 {
+                orc_query_free(compiled)
+                compiled = nil
+                continue
+            }
+            preconditionFailure("Evaluating results of '\(className)': \(ORC.lastMessage)")
+        }
+        return nil
+    }
+
+    private var isFresh: Bool {
+        let txn = realm.txn
+        return stamp.txn == txn && stamp.version == orc_txn_version(txn) && stamp.generation == orc_txn_generation(txn)
+    }
+
+    /// The keys of the matching objects, in order.
+    var keys: [UInt64] {
+        if let frozenKeys { return frozenKeys }
+        if isFresh { return cachedKeys }
+        let txn = realm.txn
+        let keys: [UInt64] = withQuery { txn, query in
+            var out = orc_keys()
+            defer { orc_keys_free(&out) }
+            let status = orc_query_run(txn, query, &out)
+            return (status, status == ORC_OK ? Array(UnsafeBufferPointer(start: out.keys, count: out.count)) : [])
+        } ?? []
+        cachedKeys = keys
+        stamp = (txn, orc_txn_version(txn), orc_txn_generation(txn))
+        return keys
+    }
+
+    var count: Int {
+        if let frozenKeys { return frozenKeys.count }
+        if isFresh { return cachedKeys.count }
+        return withQuery { txn, query in
+            var count: UInt64 = 0
+            let status = orc_query_count(txn, query, &count)
+            return (status, Int(count))
+        } ?? 0
+    }
+
+    /// An aggregate of a property over the matching objects, as ORCore returns it.
+    func aggregate(_ property: String, _ kind: QueryAggregate) -> orc_value? {
+        let schema = RealmQuerySchema(stored: realm._coordinator.storedSchema(realm.txn))
+        let target: QueryCompiler.AggregateTarget
+        do {
+            target = try QueryCompiler(schema: schema).aggregateTarget(property, className: className, aggregate: kind)
+        } catch let error as QueryError {
+            preconditionFailure(error.message)
+        } catch {
+            preconditionFailure("\(error)")
+        }
+        let agg = orc_agg(rawValue: UInt32(kind.rawValue))
+        return withQuery { txn, query in
+            var value = orc_value()
+            let status = orc_query_aggregate(txn, query, target.column, agg, &value)
+            return (status, value)
+        }
+    }
+
+    func with(query newQuery: ParsedQuery) -> ResultsCore {
+        ResultsCore(realm: realm, type: type, domain: domain, query: newQuery)
+    }
+}
