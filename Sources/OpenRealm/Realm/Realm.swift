@@ -31,7 +31,8 @@ public final class Realm {
     /// The configuration the realm was opened with.
     public let configuration: Configuration
     let _coordinator: RealmCoordinator
-    private var readTxn: OpaquePointer?
+    /// The read snapshot, shared with frozen realms made from this one.
+    var snapshot: ReadSnapshot?
     var writeTxn: OpaquePointer?
     /// The first failure inside the current write; the write rolls back and throws it.
     var pendingWriteError: RealmError?
@@ -61,19 +62,18 @@ public final class Realm {
             coordinator = try RealmCoordinator.recreate(&coordinator, configuration)
             try SchemaSetup.prepare(coordinator!, configuration)
         }
-        self.init(coordinator: coordinator!, configuration: configuration, frozenTxn: nil)
+        self.init(coordinator: coordinator!, configuration: configuration, frozen: nil)
     }
 
-    init(coordinator: RealmCoordinator, configuration: Configuration, frozenTxn: OpaquePointer?) {
+    init(coordinator: RealmCoordinator, configuration: Configuration, frozen: ReadSnapshot?) {
         _coordinator = coordinator
         self.configuration = configuration
-        readTxn = frozenTxn
-        isFrozen = frozenTxn != nil
+        snapshot = frozen
+        isFrozen = frozen != nil
     }
 
     deinit {
         if let writeTxn { orc_txn_abort(writeTxn) }
-        if let readTxn { orc_txn_abort(readTxn) }
     }
 
     // MARK: Transactions
@@ -81,14 +81,10 @@ public final class Realm {
     /// The transaction reads go through: the write transaction, or the read snapshot.
     var txn: OpaquePointer {
         if let writeTxn { return writeTxn }
-        if let readTxn { return readTxn }
-        var txn: OpaquePointer?
-        let status = orc_txn_begin(_coordinator.env, Int32(ORC_TXN_READ), &txn)
-        guard status == ORC_OK, let txn else {
-            preconditionFailure("Cannot read the realm at '\(_coordinator.path)': \(ORC.lastMessage)")
-        }
-        readTxn = txn
-        return txn
+        if let snapshot { return snapshot.txn }
+        let fresh = ReadSnapshot(_coordinator)
+        snapshot = fresh
+        return fresh.txn
     }
 
     /// The version of the snapshot this realm reads.
@@ -111,10 +107,7 @@ public final class Realm {
             throw RealmError(.readOnly, "Cannot write to the read-only realm at '\(_coordinator.path)'.")
         }
         // A read snapshot held by this thread would block map growth during the write.
-        if let readTxn {
-            orc_txn_abort(readTxn)
-            self.readTxn = nil
-        }
+        snapshot = nil
         var txn: OpaquePointer?
         try ORC.check(orc_txn_begin(_coordinator.env, Int32(ORC_TXN_WRITE), &txn), "Beginning a write transaction")
         writeTxn = txn
@@ -188,11 +181,10 @@ public final class Realm {
     /// Moves the realm to the latest version. Returns whether anything changed.
     @discardableResult
     public func refresh() -> Bool {
-        guard !isFrozen, writeTxn == nil, let readTxn else { return false }
-        let before = orc_txn_version(readTxn)
-        if orc_txn_renew(readTxn) != ORC_OK {
-            orc_txn_abort(readTxn)
-            self.readTxn = nil
+        guard !isFrozen, writeTxn == nil, snapshot != nil else { return false }
+        let before = orc_txn_version(snapshot!.txn)
+        if !isKnownUniquelyReferenced(&snapshot!) || orc_txn_renew(snapshot!.txn) != ORC_OK {
+            snapshot = nil
         }
         let after = snapshotVersion
         if after != before { _didAdvance() }
@@ -203,10 +195,7 @@ public final class Realm {
     public func invalidate() {
         guard !isFrozen else { return }
         if writeTxn != nil { cancelWrite() }
-        if let readTxn {
-            orc_txn_abort(readTxn)
-            self.readTxn = nil
-        }
+        snapshot = nil
     }
 
     /// Called after this realm committed: the next read sees the new version.
