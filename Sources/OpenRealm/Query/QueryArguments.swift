@@ -138,6 +138,7 @@ internal struct QueryArgumentBinder {
         guard let x = unwrap(raw) else { return .null }
         if x is NSNull { return .null }
         if let convertible = x as? QueryValueConvertible { return convertible.queryValue }
+        if let enumValue = x as? any PersistableEnum { return try value(for: enumValue.rawValue, index: index) }
         switch x {
         case let v as Bool: return .bool(v)
         case let v as Int: return .int(Int64(v))

@@ -51,7 +51,7 @@ internal struct QueryCompiler {
         let q = query.normalized()
         let cls = try queryClass(className)
         var w = QueryProgramWriter()
-        try predicate(q.predicate, cls, into: &w)
+        try predicate(q.predicate, cls, depth: 1, into: &w)
         w.append(try descriptors(q.descriptors, cls))
         return w.bytes
     }
@@ -59,7 +59,7 @@ internal struct QueryCompiler {
     /// Compiles a predicate alone (a program without descriptors).
     func compile(_ predicate: QueryPredicate, className: String) throws -> [UInt8] {
         var w = QueryProgramWriter()
-        try self.predicate(predicate.normalized(), try queryClass(className), into: &w)
+        try self.predicate(predicate.normalized(), try queryClass(className), depth: 1, into: &w)
         return w.bytes
     }
 
@@ -72,7 +72,14 @@ internal struct QueryCompiler {
 
     // MARK: - Predicates
 
-    private func predicate(_ p: QueryPredicate, _ cls: QuerySchemaClass, into w: inout QueryProgramWriter) throws {
+    /// The deepest predicate nesting ORCore compiles (AND / OR / NOT and SUBQUERY levels).
+    static let maxDepth = 64
+
+    private func predicate(_ p: QueryPredicate, _ cls: QuerySchemaClass, depth: Int,
+                           into w: inout QueryProgramWriter) throws {
+        guard depth <= Self.maxDepth else {
+            throw QueryError(.unsupported, "Invalid query: predicates nest deeper than \(Self.maxDepth) levels")
+        }
         switch p {
         case .truePredicate:
             w.u8(QueryProgramWriter.opTrue)
@@ -81,12 +88,12 @@ internal struct QueryCompiler {
         case .and(let parts), .or(let parts):
             if case .and = p { w.u8(QueryProgramWriter.opAnd) } else { w.u8(QueryProgramWriter.opOr) }
             w.u32(UInt32(parts.count))
-            for part in parts { try predicate(part, cls, into: &w) }
+            for part in parts { try predicate(part, cls, depth: depth + 1, into: &w) }
         case .not(let inner):
             w.u8(QueryProgramWriter.opNot)
-            try predicate(inner, cls, into: &w)
+            try predicate(inner, cls, depth: depth + 1, into: &w)
         case .comparison(let c):
-            try comparison(c, cls, into: &w)
+            try comparison(c, cls, depth: depth, into: &w)
         }
     }
 
@@ -129,9 +136,10 @@ internal struct QueryCompiler {
         }
     }
 
-    private func comparison(_ c: QueryComparison, _ cls: QuerySchemaClass, into w: inout QueryProgramWriter) throws {
-        var lhs = try operand(c.lhs, cls)
-        var rhs = try operand(c.rhs, cls)
+    private func comparison(_ c: QueryComparison, _ cls: QuerySchemaClass, depth: Int,
+                            into w: inout QueryProgramWriter) throws {
+        var lhs = try operand(c.lhs, cls, depth: depth)
+        var rhs = try operand(c.rhs, cls, depth: depth)
         let op = c.op
 
         if case .list = lhs {
@@ -177,7 +185,7 @@ internal struct QueryCompiler {
         expression(rhs, into: &w)
     }
 
-    private func operand(_ o: QueryOperand, _ cls: QuerySchemaClass) throws -> Operand {
+    private func operand(_ o: QueryOperand, _ cls: QuerySchemaClass, depth: Int) throws -> Operand {
         switch o {
         case .keyPath(let path):
             return .path(try resolve(path, from: cls))
@@ -199,7 +207,7 @@ internal struct QueryCompiler {
                 throw QueryError(.typeMismatch, "Invalid query: SUBQUERY needs a collection of objects, but \(collection.name) is a \(collection.typeDescription)")
             }
             var inner = QueryProgramWriter()
-            try predicate(s.predicate, target, into: &inner)
+            try predicate(s.predicate, target, depth: depth + 1, into: &inner)
             return .subquery(path: collection.bytes, predicate: inner.bytes)
         }
     }

@@ -17,6 +17,8 @@
 ///    `genres == 'comedy'`, `5 < age` is `age > 5`. String operators keep their sides.
 /// 6. `ANY` / `SOME` is the implicit quantifier (ORCore treats them alike).
 /// 7. `@size` is `@count`.
+/// 8. ALL / NONE on a left side of one value (a constant, a SUBQUERY count) is the
+///    plain comparison / its negation.
 extension ParsedQuery {
     /// The normal form (see above).
     func normalized() -> ParsedQuery {
@@ -76,8 +78,19 @@ extension QueryPredicate {
             case .falsePredicate: return .truePredicate
             case let p: return .not(p)
             }
-        case .comparison(let c):
-            return .comparison(c.normalized())
+        case .comparison(var c):
+            // A quantifier over a left side of one value: ALL is the plain comparison,
+            // NONE its negation.
+            var negate = false
+            switch c.lhs {
+            case .value, .argument, .subqueryCount:
+                if c.quantifier == .all { c.quantifier = .implicit }
+                if c.quantifier == .none { c.quantifier = .implicit; negate = true }
+            default:
+                break
+            }
+            let n = QueryPredicate.comparison(c.normalized())
+            return negate ? .not(n) : n
         }
     }
 }

@@ -39,6 +39,11 @@ internal struct QueryParser {
     private var positional = 0
     /// SUBQUERY variables in scope, innermost last; key paths inside must start with the last.
     private var variables: [String] = []
+    /// Open parentheses, NOTs and SUBQUERYs around the current token.
+    private var nesting = 0
+    /// The deepest nesting read (ORCore runs at most 64 levels of predicates; this
+    /// bounds the parser's recursion well before the stack).
+    static let maxNesting = 100
 
     private init(_ source: String) throws {
         self.source = source
@@ -175,15 +180,24 @@ internal struct QueryParser {
 
     private mutating func notPredicate() throws -> QueryPredicate {
         if isWord(current, "not") || isSymbol(current, "!") {
-            _ = advance()
+            try enter(advance())
+            defer { nesting -= 1 }
             return .not(try notPredicate())
         }
         return try primaryPredicate()
     }
 
+    private mutating func enter(_ t: QueryToken) throws {
+        nesting += 1
+        if nesting > Self.maxNesting {
+            throw unsupported("nesting deeper than \(Self.maxNesting) levels ('\(t.text)')", at: t)
+        }
+    }
+
     private mutating func primaryPredicate() throws -> QueryPredicate {
         if isSymbol(current, "(") {
-            _ = advance()
+            try enter(advance())
+            defer { nesting -= 1 }
             let inner = try orPredicate()
             _ = try expect(")", "')' or AND or OR")
             return inner
@@ -504,7 +518,6 @@ internal struct QueryParser {
                 }
                 _ = advance()
                 components.append(.property(name))
-                if isSymbol(current, "[") { components.append(try subscriptKey()) }
             case .atWord("links"):
                 if first, let innermost = variables.last {
                     throw error("key path '@links' inside SUBQUERY must start with its variable '\(innermost)'", at: t)
@@ -527,6 +540,7 @@ internal struct QueryParser {
             default:
                 throw unexpected(t, expected: first ? "a key path" : "a property name after '.'")
             }
+            while isSymbol(current, "[") { components.append(try subscriptKey()) }
             first = false
             guard isSymbol(current, ".") else { break loop }
             let next = peekToken(1)
@@ -591,6 +605,8 @@ internal struct QueryParser {
 
     private mutating func subquery() throws -> QueryOperand {
         let keyword = advance()
+        try enter(keyword)
+        defer { nesting -= 1 }
         _ = try expect("(", "'(' after SUBQUERY")
         guard startsKeyPath(current) else { throw unexpected(current, expected: "a collection key path in SUBQUERY") }
         let collection = try keyPath()

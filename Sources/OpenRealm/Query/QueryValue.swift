@@ -37,21 +37,9 @@ internal enum QueryValue: Hashable, Sendable {
     /// The timestamp ORCore stores for `date`: whole seconds toward zero and the rest in
     /// nanoseconds with the same sign (rounded to the nearest nanosecond).
     init(date: Date) {
-        let interval = date.timeIntervalSince1970
-        guard interval.isFinite else {
-            self = .timestamp(seconds: interval < 0 ? Int64.min : Int64.max, nanoseconds: 0)
-            return
-        }
-        let whole = interval.rounded(.towardZero)
-        guard whole < 9.2e18, whole > -9.2e18 else {
-            self = .timestamp(seconds: whole < 0 ? Int64.min : Int64.max, nanoseconds: 0)
-            return
-        }
-        var seconds = Int64(whole)
-        var nanos = Int64(((interval - whole) * 1e9).rounded())
-        if nanos >= 1_000_000_000 { seconds += 1; nanos -= 1_000_000_000 }
-        if nanos <= -1_000_000_000 { seconds -= 1; nanos += 1_000_000_000 }
-        self = .timestamp(seconds: seconds, nanoseconds: Int32(nanos))
+        // One conversion for stored values and query constants, so that they compare equal.
+        let t = date.orcTimestamp
+        self = .timestamp(seconds: t.seconds, nanoseconds: t.nanoseconds)
     }
 
     /// A short name of the value's type for messages ("int", "string", "ObjectId", ...).

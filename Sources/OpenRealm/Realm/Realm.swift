@@ -31,12 +31,23 @@ public final class Realm {
     /// The configuration the realm was opened with.
     public let configuration: Configuration
     let _coordinator: RealmCoordinator
+    /// The transaction state, shared by every live instance of the file on this thread.
+    let state: RealmState
     /// The read snapshot, shared with frozen realms made from this one.
-    var snapshot: ReadSnapshot?
-    var writeTxn: OpaquePointer?
+    var snapshot: ReadSnapshot? {
+        get { state.snapshot }
+        set { state.snapshot = newValue }
+    }
+    var writeTxn: OpaquePointer? {
+        get { state.writeTxn }
+        set { state.writeTxn = newValue }
+    }
     /// The first failure inside the current write; the write rolls back and throws it.
-    var pendingWriteError: RealmError?
-    let arena = ByteArena()
+    var pendingWriteError: RealmError? {
+        get { state.pendingWriteError }
+        set { state.pendingWriteError = newValue }
+    }
+    var arena: ByteArena { state.arena }
     /// True for a frozen realm: its snapshot never moves and it cannot write.
     public let isFrozen: Bool
     /// Whether the realm moves to the latest version when notifications are delivered.
@@ -65,15 +76,18 @@ public final class Realm {
         self.init(coordinator: coordinator!, configuration: configuration, frozen: nil)
     }
 
-    init(coordinator: RealmCoordinator, configuration: Configuration, frozen: ReadSnapshot?) {
+    init(coordinator: RealmCoordinator, configuration: Configuration, frozen: ReadSnapshot?, privateState: Bool = false) {
         _coordinator = coordinator
         self.configuration = configuration
-        snapshot = frozen
         isFrozen = frozen != nil
-    }
-
-    deinit {
-        if let writeTxn { orc_txn_abort(writeTxn) }
+        if let frozen {
+            state = RealmState()
+            state.snapshot = frozen
+        } else if privateState {
+            state = RealmState()
+        } else {
+            state = RealmState.forCurrentThread(coordinator)
+        }
     }
 
     // MARK: Transactions
@@ -183,7 +197,7 @@ public final class Realm {
     public func refresh() -> Bool {
         guard !isFrozen, writeTxn == nil, snapshot != nil else { return false }
         let before = orc_txn_version(snapshot!.txn)
-        if !isKnownUniquelyReferenced(&snapshot!) || orc_txn_renew(snapshot!.txn) != ORC_OK {
+        if !isKnownUniquelyReferenced(&state.snapshot!) || orc_txn_renew(snapshot!.txn) != ORC_OK {
             snapshot = nil
         }
         let after = snapshotVersion
@@ -235,8 +249,38 @@ public final class Realm {
 }
 
 extension Realm: Equatable {
-    /// Two instances are equal when they are the same instance.
-    public static func == (lhs: Realm, rhs: Realm) -> Bool { lhs === rhs }
+    /// Two instances are equal when they are the same realm on the same thread (they
+    /// share their transaction state), or the same frozen instance.
+    public static func == (lhs: Realm, rhs: Realm) -> Bool { lhs.state === rhs.state }
+}
+
+/// What the live `Realm` instances of one file on one thread share, as Realm's
+/// per-thread instance cache does: the read snapshot and the write transaction. A
+/// write through one instance is seen by the others at once, and
+/// `isInWriteTransaction` agrees between them.
+final class RealmState {
+    var snapshot: ReadSnapshot?
+    var writeTxn: OpaquePointer?
+    var pendingWriteError: RealmError?
+    let arena = ByteArena()
+
+    deinit {
+        if let writeTxn { orc_txn_abort(writeTxn) }
+    }
+
+    private final class WeakBox {
+        weak var state: RealmState?
+        init(_ state: RealmState) { self.state = state }
+    }
+
+    static func forCurrentThread(_ coordinator: RealmCoordinator) -> RealmState {
+        let key = "openrealm.state." + coordinator.path
+        let dictionary = Thread.current.threadDictionary
+        if let box = dictionary[key] as? WeakBox, let state = box.state { return state }
+        let state = RealmState()
+        dictionary[key] = WeakBox(state)
+        return state
+    }
 }
 
 extension Realm: CustomStringConvertible {

@@ -258,18 +258,18 @@ enum AggregateValue {
         for candidate: Any in [0, Int8(0), Int16(0), Int32(0), Int64(0), Float(0), Double(0), Decimal128(), AnyRealmValue.int(0)] {
             if let zero = candidate as? T { return zero }
         }
-        if let optional = T.self as? any OptionalTypeProtocol.Type { return optional.none as! T }
+        if let optional = T.self as? any OptionalTypeProtocol.Type { return optional.noneValue as! T }
         preconditionFailure("No zero value of type \(T.self).")
     }
 }
 
 protocol OptionalTypeProtocol {
-    static var none: Any { get }
+    static var noneValue: Any { get }
     static func wrap(_ value: Any, _ realm: Realm) -> Any?
 }
 
 extension Optional: OptionalTypeProtocol {
-    static var none: Any { Optional<Wrapped>.none as Any }
+    static var noneValue: Any { Wrapped?.none as Any }
     static func wrap(_ value: Any, _ realm: Realm) -> Any? {
         if let typed = value as? Wrapped { return Optional(typed) as Any }
         if let converted = try? AnyValueConversion.convert(value, to: Wrapped.self, nil) { return Optional(converted) as Any }

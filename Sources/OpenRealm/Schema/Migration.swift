@@ -111,7 +111,7 @@ final class MigrationRunner {
         self.targets = targets
         self.oldVersion = oldVersion
         oldStored = StoredSchema(txn: txn)
-        realm = Realm(coordinator: coordinator, configuration: configuration, frozen: nil)
+        realm = Realm(coordinator: coordinator, configuration: configuration, frozen: nil, privateState: true)
     }
 
     func fail(_ error: Swift.Error) { if firstError == nil { firstError = error } }
