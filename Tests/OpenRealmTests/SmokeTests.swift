@@ -75,3 +75,22 @@ final class SmokeQueryTests: XCTestCase {
         }
     }
 }
+
+final class SmokeAsyncTests: XCTestCase {
+    @MainActor
+    func testAsyncOpen() async throws {
+        let realm = try await Realm(configuration: .init(inMemoryIdentifier: "smoke-async"))
+        try realm.write { realm.add(SmokeTask(value: ["taskName": "async"])) }
+        XCTAssertEqual(realm.objects(SmokeTask.self).count, 1)
+    }
+
+    func testAsyncOpenFromNonisolated() async throws {
+        let count = try await MainActor.run { () -> Int in
+            let realm = try Realm(configuration: .init(inMemoryIdentifier: "smoke-async2"))
+            return realm.objects(SmokeTask.self).count
+        }
+        XCTAssertEqual(count, 0)
+        let realm = try await Realm(configuration: .init(inMemoryIdentifier: "smoke-async3"))
+        _ = realm
+    }
+}

@@ -66,6 +66,11 @@ public final class Realm {
     ///   (not a realm, or damaged), `.filePermissionDenied`, `.schemaMismatch` (the models
     ///   differ and no migration applies; the message lists the differences), `.fail`.
     public convenience init(configuration: Configuration) throws {
+        self.init(coordinator: try Realm.openCoordinator(configuration), configuration: configuration, frozen: nil)
+    }
+
+    /// Opens the file and brings its schema and the models together.
+    static func openCoordinator(_ configuration: Configuration) throws -> RealmCoordinator {
         var coordinator: RealmCoordinator? = try RealmCoordinator.coordinator(for: configuration)
         do {
             try SchemaSetup.prepare(coordinator!, configuration)
@@ -73,7 +78,7 @@ public final class Realm {
             coordinator = try RealmCoordinator.recreate(&coordinator, configuration)
             try SchemaSetup.prepare(coordinator!, configuration)
         }
-        self.init(coordinator: coordinator!, configuration: configuration, frozen: nil)
+        return coordinator!
     }
 
     init(coordinator: RealmCoordinator, configuration: Configuration, frozen: ReadSnapshot?, privateState: Bool = false) {
