@@ -37,20 +37,31 @@ final class ByteArena {
     private var capacity = 0
     private static let chunkSize = 64 * 1024
 
-    deinit { reset(); }
-
-    func reset() {
+    deinit {
         for chunk in chunks { free(chunk) }
-        chunks.removeAll(keepingCapacity: true)
-        current = nil
+    }
+
+    /// Forgets every allocation; keeps the first chunk for reuse, so a write of small
+    /// values allocates nothing.
+    func reset() {
+        guard !chunks.isEmpty else { return }
+        if chunks.count > 1 || capacity != Self.chunkSize {
+            for chunk in chunks.dropFirst() { free(chunk) }
+            chunks.removeSubrange(1...)
+        }
+        current = chunks[0]
+        capacity = Self.chunkSize
         used = 0
-        capacity = 0
     }
 
     private func allocate(_ size: Int) -> UnsafeMutableRawPointer {
         if size > capacity - used || current == nil {
             let chunkSize = max(size, Self.chunkSize)
             let chunk = malloc(max(chunkSize, 1))!
+            if chunks.isEmpty && chunkSize != Self.chunkSize {
+                // Keep the reusable first chunk at the standard size.
+                chunks.append(malloc(Self.chunkSize)!)
+            }
             chunks.append(chunk)
             current = chunk
             used = 0

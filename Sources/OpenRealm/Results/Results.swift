@@ -51,9 +51,9 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     /// The objects at the given indexes.
     public func objects(at indexes: IndexSet) -> [Element] { indexes.map { self[$0] } }
 
-    public func makeIterator() -> IndexingIterator<[Element]> {
-        let keys = core.keys
-        return keys.map(object(forKey:)).makeIterator()
+    /// Iterates the objects matching when iteration began, making each accessor as it is reached.
+    public func makeIterator() -> ResultsIterator<Element> {
+        ResultsIterator(results: self, keys: core.keys)
     }
 
     /// The position of an object, or nil.
@@ -222,6 +222,19 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
 
     /// The canonical query string of these results (the RQL the query renders to).
     public var queryDescription: String { QueryRenderer.render(core.query) }
+}
+
+/// Iterates `Results`, one accessor at a time.
+public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
+    let results: Results<Element>
+    let keys: [UInt64]
+    var position = 0
+
+    public mutating func next() -> Element? {
+        guard position < keys.count else { return nil }
+        defer { position += 1 }
+        return results.object(forKey: keys[position])
+    }
 }
 
 extension Results: Equatable {
