@@ -87,9 +87,10 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
                 throw RealmError(.invalidArgument, "Index \(index) is out of bounds (must be at most \(location.size())) in '\(location.name)'.")
             }
             if Element._orIsEmbedded {
+                let source = (element as! ObjectBase)._detachedCopy()
                 var child: UInt64 = 0
                 try location.check(orc_obj_create_embedded(txn, location.table, location.key, location.column, index, nil, &child), "Inserting into")
-                try location.realm._fillEmbedded(element as! ObjectBase, key: child, policy: .error)
+                try location.realm._fillEmbedded(source, key: child, policy: .error)
                 return
             }
             var value = try element._orEncode(context)
@@ -119,10 +120,11 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         guard let location else { unmanaged[index] = object; return }
         location.write("replace in") { context, txn in
             if Element._orIsEmbedded {
+                let source = (object as! ObjectBase)._detachedCopy()
                 try location.check(orc_list_erase(txn, location.table, location.key, location.column, index), "Replacing in")
                 var child: UInt64 = 0
                 try location.check(orc_obj_create_embedded(txn, location.table, location.key, location.column, index, nil, &child), "Replacing in")
-                try location.realm._fillEmbedded(object as! ObjectBase, key: child, policy: .error)
+                try location.realm._fillEmbedded(source, key: child, policy: .error)
                 return
             }
             var value = try object._orEncode(context)
@@ -193,7 +195,8 @@ extension List: _Persistable {
 
 extension List: CollectionAssignable {
     func _orAssign(to object: ObjectBase, index: Int, context: _ORWriteContext) throws {
-        let source = elements
+        // Embedded elements are copied before the clear, which may delete them (`list = list`).
+        let source = Element._orIsEmbedded ? elements.map { ($0 as! ObjectBase)._detachedCopy() as! Element } : elements
         let target = List(managed: object, index: index)
         let location = target.location!
         try location.check(orc_coll_clear(location.realm.writeTxn!, location.table, location.key, location.column), "Clearing")
@@ -208,5 +211,12 @@ extension List: CollectionAssignable {
                 try location.check(orc_list_insert(txn, location.table, location.key, location.column, i, &value), "Inserting into")
             }
         }
+    }
+}
+
+extension List: EmbeddedCollection {
+    func _orDetachedElements() -> Any? {
+        guard Element._orIsEmbedded, location != nil else { return nil }
+        return map { ($0 as! ObjectBase)._detachedCopy() }
     }
 }

@@ -57,11 +57,12 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
     public func updateValue(_ value: Value, forKey key: Key) {
         guard let location else { unmanaged[key] = value; return }
         location.write("set in") { context, txn in
-            if Value._orIsEmbedded {
+            if Value._orIsEmbedded, let object = AnyValueConversion.unwrap(value) as? ObjectBase {
+                let source = object._detachedCopy()
                 var child: UInt64 = 0
                 var dictKey = context.arena.string(key._orKey)
                 try location.check(orc_obj_create_embedded(txn, location.table, location.key, location.column, 0, &dictKey, &child), "Setting in")
-                try location.realm._fillEmbedded(value as! ObjectBase, key: child, policy: .error)
+                try location.realm._fillEmbedded(source, key: child, policy: .error)
                 return
             }
             var encoded = try value._orEncode(context)
@@ -146,22 +147,35 @@ extension Map: _Persistable {
 
 extension Map: CollectionAssignable {
     func _orAssign(to object: ObjectBase, index: Int, context: _ORWriteContext) throws {
+        // Embedded values are copied before the clear, which may delete them (`map = map`).
         let source = entries
+        let detached = Value._orIsEmbedded ? source.map { (AnyValueConversion.unwrap($0.1) as? ObjectBase)?._detachedCopy() } : []
         let target = Map(managed: object, index: index)
         let location = target.location!
         try location.check(orc_coll_clear(location.realm.writeTxn!, location.table, location.key, location.column), "Clearing")
-        for (key, value) in source {
+        for (i, (key, value)) in source.enumerated() {
             let txn = location.realm.writeTxn!
-            if Value._orIsEmbedded {
+            if Value._orIsEmbedded, let object = detached[i] {
                 var child: UInt64 = 0
                 var dictKey = context.arena.string(key._orKey)
                 try location.check(orc_obj_create_embedded(txn, location.table, location.key, location.column, 0, &dictKey, &child), "Setting in")
-                try location.realm._fillEmbedded(value as! ObjectBase, key: child, policy: context.policy)
+                try location.realm._fillEmbedded(object, key: child, policy: context.policy)
                 continue
             }
             var encoded = try value._orEncode(context)
             let status = key._orKey.withCString { orc_dict_set(txn, location.table, location.key, location.column, $0, strlen($0), &encoded) }
             try location.check(status, "Setting key '\(key._orKey)' in")
         }
+    }
+}
+
+extension Map: EmbeddedCollection {
+    func _orDetachedElements() -> Any? {
+        guard Value._orIsEmbedded, location != nil else { return nil }
+        var result: [String: Any] = [:]
+        for (key, value) in self {
+            result[key._orKey] = (AnyValueConversion.unwrap(value) as? ObjectBase)?._detachedCopy() ?? NSNull()
+        }
+        return result
     }
 }

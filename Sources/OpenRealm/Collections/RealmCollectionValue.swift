@@ -94,6 +94,14 @@ struct CollectionLocation {
 }
 
 extension _PersistableValue {
-    /// Whether values of this type are embedded objects (stored as children, not links).
-    static var _orIsEmbedded: Bool { (Self.self as? ObjectBase.Type).map { $0 is EmbeddedObject.Type } ?? false }
+    /// Whether values of this type are embedded objects, optional or not (stored as
+    /// children, not links).
+    static var _orIsEmbedded: Bool { _orDescriptor.target.map { $0 is EmbeddedObject.Type } ?? false }
+}
+
+/// A managed collection that may hold embedded objects: `_detachedCopy` copies them.
+protocol EmbeddedCollection {
+    /// Unmanaged deep copies of the elements (a dictionary for maps), or nil when the
+    /// elements are not embedded objects.
+    func _orDetachedElements() -> Any?
 }

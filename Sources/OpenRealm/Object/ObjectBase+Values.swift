@@ -85,6 +85,28 @@ extension ObjectBase {
 }
 
 extension ObjectBase {
+    /// An unmanaged deep copy of a managed embedded object (the object itself when
+    /// unmanaged): what assigning it to a property copies. Taken before any row changes,
+    /// because the assignment may delete the very object it copies
+    /// (`parent.child = parent.child`, `list[0] = list[0]`).
+    func _detachedCopy() -> ObjectBase {
+        guard _realm != nil, self is EmbeddedObject else { return self }
+        let info = _typeInfo
+        let copy = type(of: self).init()
+        for (i, property) in info.properties.enumerated() where property.isStored {
+            var value = property.field.getAny(self, i)
+            if let child = AnyValueConversion.unwrap(value) as? EmbeddedObject {
+                value = child._detachedCopy()
+            } else if let collection = value as? EmbeddedCollection, let detached = collection._orDetachedElements() {
+                value = detached
+            }
+            if let converted = try? property.valueType._orFromAny(value, nil) {
+                _ = property.field.setUnmanaged(copy, property.offset, converted)
+            }
+        }
+        return copy
+    }
+
     /// Typed property reads by index for the dynamic paths (`object["name"]`).
     func _value(at index: Int) -> Any? {
         _typeInfo.properties[index].field.getAny(self, index)

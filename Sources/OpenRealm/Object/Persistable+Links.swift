@@ -35,11 +35,12 @@ extension ObjectBase: _OptionalPersistable {
             throw RealmError(.invalidValue, "Invalid nil value for a link to '\(className())'.")
         }
         if value is [String: Any] || value is [Any] || value is ObjectBase {
-            if let realm = context?.realm {
+            // An embedded object is built unmanaged: its parent's write copies it into its row.
+            if let realm = context?.realm, !(self is EmbeddedObject.Type) {
                 return try realm._create(Self.self, value: value, policy: context!.policy)
             }
             let object = Self()
-            try object._setValues(from: value, policy: .error, realm: nil)
+            try object._setValues(from: value, policy: context?.policy ?? .error, realm: context?.realm)
             return object
         }
         throw RealmError(.invalidValue, "Invalid value '\(value)' of type '\(type(of: value))' for a link to '\(className())'.")

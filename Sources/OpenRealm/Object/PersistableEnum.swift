@@ -8,8 +8,9 @@ import ORCore
 /// class Task: Object { @Persisted var priority: Priority }
 /// ```
 ///
-/// A property holding a raw value no case matches reads as the first case.
-public protocol PersistableEnum: _OptionalPersistable, RawRepresentable, CaseIterable, Hashable
+/// A property holding a raw value no case matches reads as the first case. Enums can
+/// also be the elements of `List`, `MutableSet` and `Map`.
+public protocol PersistableEnum: _OptionalPersistable, RawRepresentable, CaseIterable, RealmCollectionValue
 where RawValue: _OptionalPersistable {}
 
 extension PersistableEnum {

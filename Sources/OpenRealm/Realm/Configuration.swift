@@ -57,7 +57,9 @@ extension Realm {
         /// returning true compacts the file before it opens.
         public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)?
         /// The model classes of the realm. When nil, the schema is every model class this
-        /// process has used so far, and classes used later are added on first write.
+        /// process has used so far, and classes used later are added on first write. Classes
+        /// that cannot join that schema unambiguously (an invalid declaration, or a stored
+        /// name two known classes share) are left out until used, when their problem is thrown.
         public var objectTypes: [ObjectBase.Type]?
         /// A realm file copied to `fileURL` when no file exists there yet.
         public var seedFilePath: URL?

@@ -6,11 +6,15 @@ import ORCore
 extension Realm {
     /// The binding of a model class in this file. When the class is not stored yet it
     /// is added (with the classes it links to) if the realm is in a write transaction;
-    /// otherwise nil.
+    /// otherwise nil. A class outside the configuration's `objectTypes` is an error.
     func _bind(_ type: ObjectBase.Type, create: Bool) throws(RealmError) -> BoundClass? {
         if let bound = _coordinator.binding(type) { return bound }
         let info = ObjectTypeInfo.of(type)
-        if let invalid = info.invalidReason { throw RealmError(.schemaMismatch, "Schema validation failed: \(invalid)") }
+        if let types = configuration.objectTypes,
+           !ObjectTypeInfo.closure(of: types).contains(where: { $0.type == type }) {
+            throw RealmError(.schemaMismatch, "Object type '\(info.className)' is not managed by this realm: add '\(String(reflecting: type))' to the configuration's objectTypes.")
+        }
+        if let invalid = info.schemaProblem { throw RealmError(.schemaMismatch, "Schema validation failed: \(invalid)") }
         let txn = self.txn
         var stored = _coordinator.storedSchema(txn)
         if stored[info.className] == nil {

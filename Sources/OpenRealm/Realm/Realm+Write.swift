@@ -19,7 +19,10 @@ extension Realm {
     /// with `.error`) fails the transaction: `write` throws it and commits nothing.
     public func add(_ object: Object, update: UpdatePolicy = .error) {
         requireWrite("add objects")
-        do { _ = try _add(object, policy: update, only: nil) } catch { _failWrite(error) }
+        do {
+            try Self._requirePrimaryKey(type(of: object), update)
+            _ = try _add(object, policy: update, only: nil)
+        } catch { _failWrite(error) }
     }
 
     /// Adds an asymmetric object.
@@ -36,7 +39,10 @@ extension Realm {
     public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Iterator.Element: Object {
         requireWrite("add objects")
         do {
-            for object in objects { _ = try _add(object, policy: update, only: nil) }
+            for object in objects {
+                try Self._requirePrimaryKey(type(of: object), update)
+                _ = try _add(object, policy: update, only: nil)
+            }
         } catch { _failWrite(error) }
     }
 
@@ -48,10 +54,20 @@ extension Realm {
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
         requireWrite("create objects")
         do {
+            try Self._requirePrimaryKey(type, update)
             return try _create(type, value: value, policy: update)
         } catch {
             _failWrite(error)
             return T()
+        }
+    }
+
+    /// Updating needs a primary key to find the existing object. Only the object given to
+    /// `add`/`create` must have one: linked objects without a primary key are created anew.
+    static func _requirePrimaryKey(_ type: ObjectBase.Type, _ policy: UpdatePolicy) throws {
+        let info = ObjectTypeInfo.of(type)
+        if policy != .error && info.primaryKey == nil {
+            throw RealmError(.invalidArgument, "'\(info.className)' does not have a primary key and can not be updated.")
         }
     }
 
@@ -96,9 +112,6 @@ extension Realm {
         let info = object._typeInfo
         if info.kind == ORC_CLASS_EMBEDDED {
             throw RealmError(.invalidValue, "Embedded objects of class '\(info.className)' cannot be added directly: set them as the value of a parent's property.")
-        }
-        if policy != .error && info.primaryKey == nil {
-            throw RealmError(.invalidArgument, "'\(info.className)' does not have a primary key and can not be updated.")
         }
         guard let bound = try _bind(type(of: object), create: true) else {
             throw RealmError(.schemaMismatch, "Class '\(info.className)' is not in the realm's schema.")
@@ -191,7 +204,8 @@ extension Realm {
     func _setEmbedded(_ parent: ObjectBase, _ index: Int, _ child: ObjectBase?, policy: UpdatePolicy) throws {
         let bound = parent._bound!
         let txn = writeTxn!
-        guard let child else {
+        // Copied first: creating the new child deletes the old one, which may be `child`.
+        guard let child = child?._detachedCopy() else {
             var null = orc_value.null
             try ORC.check(orc_obj_set(txn, bound.table, parent._key, bound.columns[index], &null),
                           "Setting '\(bound.className).\(bound.info.properties[index].name)'")

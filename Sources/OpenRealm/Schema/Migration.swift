@@ -129,7 +129,9 @@ final class MigrationRunner {
             indexes += diff.indexes.map { (info, $0.0, $0.1) }
             let modelPK = info.primaryKey?.name
             let storedPK = entry.primaryKeyColumn >= 0 ? entry.properties.first { $0.column == UInt16(entry.primaryKeyColumn) }?.name : nil
-            if modelPK != storedPK {
+            // The block may change primary key values (uniqueness is checked after it), so
+            // the key is lifted during the migration and set again afterwards.
+            if modelPK != storedPK || storedPK != nil {
                 try ORC.check(orc_class_set_primary_key(txn, entry.table, -1), "Removing the primary key of '\(info.className)'")
                 primaryKeys.append((entry.table, info.className, modelPK))
             }

@@ -26,8 +26,10 @@ final class ObjectTypeInfo: @unchecked Sendable {
         var isLinkingObjects: Bool { descriptor.isLinkingObjects }
         /// Stored in a column (everything but `LinkingObjects`).
         var isStored: Bool { !descriptor.isLinkingObjects }
+        /// A single link to an embedded object (not a collection of them).
         var isEmbeddedLink: Bool {
-            descriptor.type == ORC_TYPE_LINK && (descriptor.target.map { $0 is EmbeddedObject.Type } ?? false)
+            descriptor.type == ORC_TYPE_LINK && descriptor.collection == ORC_COLL_NONE
+                && (descriptor.target.map { $0 is EmbeddedObject.Type } ?? false)
         }
     }
 
@@ -83,7 +85,8 @@ final class ObjectTypeInfo: @unchecked Sendable {
                     problems.append("'\(name)' is a LinkingObjects property without an origin property: declare it with @Persisted(originProperty:).")
                 }
             }
-            if descriptor.type == ORC_TYPE_LINK && descriptor.collection == ORC_COLL_NONE && !descriptor.optional {
+            if descriptor.type == ORC_TYPE_LINK && descriptor.collection == ORC_COLL_NONE && !descriptor.optional
+                && !descriptor.isLinkingObjects {
                 problems.append("Property '\(name)' links to '\(descriptor.target.map { $0.className() } ?? "?")' and must be declared optional.")
             }
             if options.contains(.primaryKey) {
@@ -106,6 +109,26 @@ final class ObjectTypeInfo: @unchecked Sendable {
         for (i, p) in properties.enumerated() { byName[p.name] = i }
         indexByName = byName
         invalidReason = problems.isEmpty ? nil : "Class '\(className)': " + problems.joined(separator: " ")
+    }
+
+    /// Why the class cannot be stored: its own declarations (`invalidReason`), or a
+    /// `LinkingObjects` property whose origin property does not exist or does not link
+    /// to this class. Nil when it can.
+    var schemaProblem: String? {
+        if let invalidReason { return invalidReason }
+        for property in properties where property.isLinkingObjects {
+            guard let origin = property.originProperty, let target = property.descriptor.target else { continue }
+            let targetInfo = ObjectTypeInfo.of(target)
+            guard let index = targetInfo.index(ofProperty: origin) else {
+                return "Class '\(className)': property '\(property.name)' follows '\(targetInfo.className).\(origin)', which does not exist."
+            }
+            let originDescriptor = targetInfo.properties[index].descriptor
+            if originDescriptor.type != ORC_TYPE_LINK || originDescriptor.isLinkingObjects
+                || originDescriptor.target?.className() != className {
+                return "Class '\(className)': property '\(property.name)' follows '\(targetInfo.className).\(origin)', which does not link to '\(className)'."
+            }
+        }
+        return nil
     }
 
     // MARK: The process-wide registry

@@ -9,16 +9,32 @@ enum SchemaSetup {
     /// Thrown inside the open when `deleteRealmIfMigrationNeeded` applies.
     struct DeleteAndRetry: Error {}
 
-    static func targetTypes(_ configuration: Realm.Configuration) -> [ObjectTypeInfo] {
-        if let types = configuration.objectTypes { return ObjectTypeInfo.closure(of: types) }
-        return ObjectTypeInfo.closure(of: ObjectTypeInfo.knownTypes.map(\.type))
+    /// The classes a configuration opens with. With `objectTypes`, those and the classes
+    /// they link to, all of which must be valid and have distinct stored names. Without,
+    /// every known class except those that cannot be stored unambiguously (an invalid
+    /// declaration, a stored name several known classes share, or a link to such a
+    /// class): those are bound when first used, which reports their problem then.
+    static func targetTypes(_ configuration: Realm.Configuration) throws(RealmError) -> [ObjectTypeInfo] {
+        if let types = configuration.objectTypes {
+            let infos = ObjectTypeInfo.closure(of: types)
+            if let invalid = infos.compactMap(\.schemaProblem).first {
+                throw RealmError(.schemaMismatch, "Schema validation failed: \(invalid)")
+            }
+            if let (name, clash) = Dictionary(grouping: infos, by: \.className).first(where: { $0.value.count > 1 }) {
+                throw RealmError(.schemaMismatch, "Schema validation failed: the model classes "
+                                 + clash.map { "'\(String(reflecting: $0.type))'" }.joined(separator: " and ")
+                                 + " are both stored as class '\(name)'; list only one of them in objectTypes.")
+            }
+            return infos
+        }
+        let known = ObjectTypeInfo.closure(of: ObjectTypeInfo.knownTypes.map(\.type))
+        let countByName = Dictionary(grouping: known, by: \.className).mapValues(\.count)
+        func storable(_ info: ObjectTypeInfo) -> Bool { info.schemaProblem == nil && countByName[info.className] == 1 }
+        return known.filter { info in ObjectTypeInfo.closure(of: [info.type]).allSatisfy(storable) }
     }
 
     static func prepare(_ coordinator: RealmCoordinator, _ configuration: Realm.Configuration) throws {
-        let targets = targetTypes(configuration)
-        if let invalid = targets.compactMap(\.invalidReason).first {
-            throw RealmError(.schemaMismatch, "Schema validation failed: \(invalid)")
-        }
+        let targets = try targetTypes(configuration)
         var txn: OpaquePointer?
         try ORC.check(orc_txn_begin(coordinator.env, Int32(ORC_TXN_READ), &txn), "Reading the schema")
         let stored = StoredSchema(txn: txn!)
