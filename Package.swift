@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "ORCore", targets: ["ORCore"]),
         .library(name: "OpenRealm", targets: ["OpenRealm"]),
         .library(name: "RealmSwift", targets: ["RealmSwift"]),
+        .library(name: "OpenRealmWire", targets: ["OpenRealmWire"]),
     ],
     targets: [
         .systemLibrary(
@@ -35,6 +36,11 @@ let package = Package(
             path: "Sources/OpenRealm"
         ),
         .target(
+            name: "OpenRealmWire",
+            dependencies: ["CZstd"],
+            path: "Sources/OpenRealmWire"
+        ),
+        .target(
             name: "RealmSwift",
             dependencies: ["OpenRealm"],
             path: "Sources/RealmSwift"
@@ -43,6 +49,11 @@ let package = Package(
             name: "OpenRealmTests",
             dependencies: ["OpenRealm", "ORCore"],
             path: "Tests/OpenRealmTests"
+        ),
+        .testTarget(
+            name: "OpenRealmWireTests",
+            dependencies: ["OpenRealmWire"],
+            path: "Tests/OpenRealmWireTests"
         ),
         .testTarget(
             name: "ORCoreTests",

@@ -1,0 +1,55 @@
+/// A BSON ObjectId as it travels: 12 bytes, compared in byte order.
+///
+/// The wire module does not depend on OpenRealm; the client and server convert
+/// between this and `OpenRealm.ObjectId` (or ORCore's 12-byte value) through ``bytes``.
+public struct WireObjectId: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Bytes 0–7, big-endian, so that integer order on (`head`, `tail`) is byte order.
+    let head: UInt64
+    /// Bytes 8–11, big-endian.
+    let tail: UInt32
+
+    /// The id made of these 12 bytes, or nil when `bytes` does not hold exactly 12.
+    public init?(bytes: some Collection<UInt8>) {
+        guard bytes.count == 12 else { return nil }
+        var head: UInt64 = 0
+        var tail: UInt32 = 0
+        for (i, byte) in bytes.enumerated() {
+            if i < 8 { head = head << 8 | UInt64(byte) } else { tail = tail << 8 | UInt32(byte) }
+        }
+        self.head = head
+        self.tail = tail
+    }
+
+    init(head: UInt64, tail: UInt32) {
+        self.head = head
+        self.tail = tail
+    }
+
+    /// The 12 bytes, in order.
+    public var bytes: [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(12)
+        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: head >> UInt64(shift))) }
+        for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: tail >> UInt32(shift))) }
+        return out
+    }
+
+    /// 24 lowercase hexadecimal digits.
+    public var description: String { hexString(bytes) }
+
+    public static func < (a: WireObjectId, b: WireObjectId) -> Bool {
+        (a.head, a.tail) < (b.head, b.tail)
+    }
+}
+
+/// Lowercase hexadecimal digits of `bytes`.
+func hexString(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var out = [UInt8]()
+    out.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+        out.append(digits[Int(byte >> 4)])
+        out.append(digits[Int(byte & 0xF)])
+    }
+    return String(decoding: out, as: UTF8.self)
+}
