@@ -588,3 +588,43 @@ final class WriteTests: XCTestCase {
         XCTAssertNotNil(realm.schema["WritePerson"])
     }
 }
+
+final class WriteCreateCopiesTests: XCTestCase {
+    func testCreateCopiesNestedUnmanagedObjects() throws {
+        let realm = try Realm(configuration: .init(inMemoryIdentifier: "create-copies-\(UUID())", objectTypes: [WCCOwner.self, WCCPet.self]))
+        let pet = WCCPet()
+        pet.name = "Rex"
+        let owner = WCCOwner()
+        owner.pet = pet
+        let created = try realm.write { realm.create(WCCOwner.self, value: owner) }
+        XCTAssertNil(pet.realm, "create copies the unmanaged objects it is given")
+        XCTAssertNil(owner.realm)
+        XCTAssertEqual(created.pet?.name, "Rex")
+        XCTAssertNotNil(created.pet?.realm)
+        try realm.write { realm.add(owner) }
+        XCTAssertNotNil(pet.realm, "add adopts the objects it is given")
+        XCTAssertEqual(realm.objects(WCCPet.self).count, 2)
+    }
+
+    func testCreateRefusesACycleOfUnmanagedObjects() throws {
+        let realm = try Realm(configuration: .init(inMemoryIdentifier: "create-cycle-\(UUID())", objectTypes: [WCCOwner.self, WCCPet.self]))
+        let a = WCCOwner()
+        let pet = WCCPet()
+        pet.owner = a
+        a.pet = pet
+        XCTAssertThrowsError(try realm.write { realm.create(WCCOwner.self, value: a) }) { error in
+            XCTAssertEqual((error as? Realm.Error)?.code, .invalidValue)
+        }
+        XCTAssertEqual(realm.objects(WCCOwner.self).count, 0)
+    }
+}
+
+final class WCCOwner: Object {
+    @Persisted var name = ""
+    @Persisted var pet: WCCPet?
+}
+
+final class WCCPet: Object {
+    @Persisted var name = ""
+    @Persisted var owner: WCCOwner?
+}

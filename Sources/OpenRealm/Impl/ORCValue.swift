@@ -113,6 +113,8 @@ public final class _ORWriteContext {
     let realm: Realm?
     let policy: Realm.UpdatePolicy
     let arena: ByteArena
+    /// Set by `create`: unmanaged objects given as values are copied, not added.
+    var copiesObjects = false
 
     init(realm: Realm?, policy: Realm.UpdatePolicy, arena: ByteArena) {
         self.realm = realm

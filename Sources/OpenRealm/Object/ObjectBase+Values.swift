@@ -9,7 +9,11 @@ extension ObjectBase {
     @discardableResult
     func _setValues(from value: Any, policy: Realm.UpdatePolicy, realm: Realm?) throws -> Set<Int> {
         let info = _typeInfo
-        let context = realm.map { _ORWriteContext(realm: $0, policy: policy, arena: $0.arena) }
+        let context = realm.map { realm -> _ORWriteContext in
+            let context = _ORWriteContext(realm: realm, policy: policy, arena: realm.arena)
+            context.copiesObjects = true
+            return context
+        }
         var given = Set<Int>()
         func assign(_ index: Int, _ raw: Any?) throws {
             let property = info.properties[index]

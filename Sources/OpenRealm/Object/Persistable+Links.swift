@@ -30,7 +30,13 @@ extension ObjectBase: _OptionalPersistable {
     public func _orToAny() -> Any? { self }
 
     public class func _orFromAny(_ value: Any?, _ context: _ORWriteContext?) throws -> Self {
-        if let object = value as? Self { return object }
+        if let object = value as? Self {
+            // `create` copies unmanaged (or foreign) objects it is given; `add` and
+            // property writes adopt them.
+            guard let context, context.copiesObjects, let realm = context.realm, !(object is EmbeddedObject),
+                  object._realm?._coordinator !== realm._coordinator else { return object }
+            return try realm._create(Self.self, value: object, policy: context.policy)
+        }
         guard let value = AnyValueConversion.unwrap(value) else {
             throw RealmError(.invalidValue, "Invalid nil value for a link to '\(className())'.")
         }

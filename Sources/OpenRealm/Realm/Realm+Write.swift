@@ -72,6 +72,11 @@ extension Realm {
     }
 
     func _create<T: ObjectBase>(_ type: T.Type, value: Any, policy: UpdatePolicy) throws -> T {
+        state.createDepth += 1
+        defer { state.createDepth -= 1 }
+        if state.createDepth > 100 {
+            throw RealmError(.invalidValue, "Values given to create are nested more than 100 objects deep (a cycle of unmanaged objects?).")
+        }
         let object = T()
         let given = try object._setValues(from: value, policy: policy, realm: self)
         if T.self is EmbeddedObject.Type {

@@ -268,6 +268,8 @@ final class RealmState {
     var writeTxn: OpaquePointer?
     var pendingWriteError: RealmError?
     let arena = ByteArena()
+    /// How deep `create` is inside nested values (a guard against cycles).
+    var createDepth = 0
 
     deinit {
         if let writeTxn { orc_txn_abort(writeTxn) }
