@@ -76,3 +76,15 @@ extension Realm {
     /// Set by the sync module to copy synced realms (history, subscriptions, identity).
     nonisolated(unsafe) public static var _writeCopyHook: ((Realm, Configuration) throws -> Void)?
 }
+
+extension Realm {
+    /// Whether the realm holds no objects at all.
+    public var isEmpty: Bool {
+        let txn = self.txn
+        for entry in _coordinator.storedSchema(txn).classes {
+            var count: UInt64 = 0
+            if orc_table_count(txn, entry.table, &count) == ORC_OK, count > 0 { return false }
+        }
+        return true
+    }
+}
