@@ -6,8 +6,9 @@ import ORCore
 public protocol _ObjectCollectionQueries {
     associatedtype Element: ObjectBase & RealmCollectionValue
     var _queryRealm: Realm? { get }
-    /// The keys of the collection's objects, in order.
-    func _domainKeys() -> [UInt64]
+    /// The keys of the collection's objects, in order, as a realm of the same file sees
+    /// them (none when the owning object does not exist there).
+    var _domain: @Sendable (Realm) -> [UInt64] { get }
 }
 
 extension _ObjectCollectionQueries {
@@ -15,30 +16,54 @@ extension _ObjectCollectionQueries {
         guard let realm = _queryRealm else {
             preconditionFailure("Queries run on managed collections only: add the owning object to a realm first.")
         }
-        return Results(core: ResultsCore(realm: realm, type: Element.self, domain: { [self] in _domainKeys() },
+        return Results(core: ResultsCore(realm: realm, type: Element.self, domain: _domain,
                                          query: ParsedQuery(predicate: .truePredicate)))
     }
+
+    /// The keys of the collection's objects, in order.
+    func _domainKeys() -> [UInt64] { _queryRealm.map(_domain) ?? [] }
 }
 
 extension CollectionLocation {
-    func linkKeys() -> [UInt64] {
-        (0..<size()).map { get($0).link.key }
+    /// The domain of a list or set of links: its targets' keys, read in any realm of the
+    /// file; empty for an unmanaged collection.
+    static func linkDomain(_ location: CollectionLocation?) -> @Sendable (Realm) -> [UInt64] {
+        guard let location else { return { _ in [] } }
+        let table = location.table, key = location.key, column = location.column
+        return { realm in
+            let txn = realm.txn
+            var size = 0
+            guard orc_coll_size(txn, table, key, column, &size) == ORC_OK else { return [] }
+            return (0..<size).compactMap { i in
+                var value = orc_value()
+                return orc_coll_get(txn, table, key, column, i, &value) == ORC_OK ? value.link.key : nil
+            }
+        }
     }
 }
 
 extension List: _ObjectCollectionQueries where Element: ObjectBase {
     public var _queryRealm: Realm? { realm }
-    public func _domainKeys() -> [UInt64] { location?.linkKeys() ?? [] }
+    public var _domain: @Sendable (Realm) -> [UInt64] { CollectionLocation.linkDomain(location) }
 }
 
 extension MutableSet: _ObjectCollectionQueries where Element: ObjectBase {
     public var _queryRealm: Realm? { realm }
-    public func _domainKeys() -> [UInt64] { location?.linkKeys() ?? [] }
+    public var _domain: @Sendable (Realm) -> [UInt64] { CollectionLocation.linkDomain(location) }
 }
 
 extension LinkingObjects: _ObjectCollectionQueries {
     public var _queryRealm: Realm? { realm }
-    public func _domainKeys() -> [UInt64] { keys }
+    public var _domain: @Sendable (Realm) -> [UInt64] {
+        guard let owner, let table = owner._bound?.table, let (originTable, originColumn) = origin() else { return { _ in [] } }
+        let key = owner._key
+        return { realm in
+            var keys = orc_keys()
+            defer { orc_keys_free(&keys) }
+            guard orc_obj_backlinks(realm.txn, table, key, originTable, originColumn, &keys) == ORC_OK else { return [] }
+            return Array(UnsafeBufferPointer(start: keys.keys, count: keys.count))
+        }
+    }
 }
 
 /// The query API every object collection shares with `Results`.
@@ -70,7 +95,15 @@ extension _ObjectCollectionQueries {
         _results().sorted(by: keyPath, ascending: ascending)
     }
 
+    public func sorted<V: Comparable & _OptionalPersistable>(by keyPath: KeyPath<Element, V?>, ascending: Bool = true) -> Results<Element> {
+        _results().sorted(by: keyPath, ascending: ascending)
+    }
+
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String {
+        _results().distinct(by: keyPaths)
+    }
+
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == PartialKeyPath<Element> {
         _results().distinct(by: keyPaths)
     }
 

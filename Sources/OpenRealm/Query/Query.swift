@@ -17,14 +17,25 @@ public struct Query<T> {
         case keyPath(QueryKeyPath)
         /// A finished condition (`Query<Bool>` from a comparison).
         case predicate(QueryPredicate)
+        /// `SUBQUERY(...).@count`, from `(condition).count`: an int to compare.
+        case subqueryCount(QuerySubquery)
     }
 
     let node: Node
+    /// The first collection property on the key path (the path up to and including it),
+    /// carried into the conditions built from it: what a typed subquery ranges over.
+    let collection: QueryKeyPath?
 
-    init(_ node: Node) { self.node = node }
+    init(_ node: Node, collection: QueryKeyPath? = nil) {
+        self.node = node
+        self.collection = collection
+    }
 
     /// The root of a query on `T`: the object itself.
-    public init() { node = .keyPath(QueryKeyPath([])) }
+    public init() {
+        node = .keyPath(QueryKeyPath([]))
+        collection = nil
+    }
 
     var keyPath: QueryKeyPath {
         guard case .keyPath(let path) = node else {
@@ -39,14 +50,20 @@ public struct Query<T> {
         return path
     }
 
+    /// A step to the property `member`, remembering the first collection on the way.
+    func member<V>(_ names: [String]) -> Query<V> {
+        let path = appending(names)
+        return Query<V>(.keyPath(path), collection: collection ?? (V.self is any _QueryCollection.Type ? path : nil))
+    }
+
     /// The property `member` of the queried object.
     public subscript<V>(dynamicMember member: KeyPath<T, V>) -> Query<V> where T: ObjectBase {
-        Query<V>(.keyPath(appending(_KeyPathRecorder.names(of: member))))
+        self.member(_KeyPathRecorder.names(of: member))
     }
 
     /// The property `member` of a linked object (through an optional link).
     public subscript<V, U: ObjectBase>(dynamicMember member: KeyPath<U, V>) -> Query<V> where T == U? {
-        Query<V>(.keyPath(appending(_KeyPathRecorder.names(of: member))))
+        self.member(_KeyPathRecorder.names(of: member))
     }
 
     /// The condition this query stands for: a comparison, or a bool property being true.
@@ -54,15 +71,31 @@ public struct Query<T> {
         switch node {
         case .predicate(let p): return p
         case .keyPath(let path): return .comparison(QueryComparison(.keyPath(path), .equal, .value(.bool(true))))
+        case .subqueryCount: preconditionFailure("A subquery count must be compared with a number: (condition).count > 0.")
         }
     }
 
-    func compare(_ op: QueryOperator, _ value: QueryValue, _ options: QueryStringOptions = []) -> Query<Bool> {
-        Query<Bool>(.predicate(.comparison(QueryComparison(.keyPath(keyPath), op, .value(value), options: options))))
+    /// The left side of a comparison: the key path, or a subquery count.
+    var operand: QueryOperand {
+        switch node {
+        case .keyPath(let path): return .keyPath(path)
+        case .subqueryCount(let subquery): return .subqueryCount(subquery)
+        case .predicate: preconditionFailure("A condition cannot be used as a property in a query.")
+        }
     }
 
-    func compare(_ op: QueryOperator, _ other: Query<some Any>) -> Query<Bool> {
-        Query<Bool>(.predicate(.comparison(QueryComparison(.keyPath(keyPath), op, .keyPath(other.keyPath)))))
+    /// A condition, carrying the collection its key paths run through.
+    func condition(_ comparison: QueryComparison) -> Query<Bool> {
+        Query<Bool>(.predicate(.comparison(comparison)), collection: collection)
+    }
+
+    func compare(_ op: QueryOperator, _ value: QueryValue, _ options: QueryStringOptions = []) -> Query<Bool> {
+        condition(QueryComparison(operand, op, .value(value), options: options))
+    }
+
+    func compare(_ op: QueryOperator, _ other: Query<some Any>, _ options: QueryStringOptions = []) -> Query<Bool> {
+        Query<Bool>(.predicate(.comparison(QueryComparison(operand, op, other.operand, options: options))),
+                    collection: collection ?? other.collection)
     }
 
     /// The constant a Swift value stands for.
@@ -96,15 +129,55 @@ public struct StringOptions: OptionSet, Sendable {
 
 extension Query where T == Bool {
     public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {
-        Query<Bool>(.predicate(.and([lhs.predicate, rhs.predicate])))
+        Query<Bool>(.predicate(.and([lhs.predicate, rhs.predicate])), collection: lhs.collection ?? rhs.collection)
     }
 
     public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {
-        Query<Bool>(.predicate(.or([lhs.predicate, rhs.predicate])))
+        Query<Bool>(.predicate(.or([lhs.predicate, rhs.predicate])), collection: lhs.collection ?? rhs.collection)
     }
 
     public static prefix func ! (query: Query<Bool>) -> Query<Bool> {
-        Query<Bool>(.predicate(.not(query.predicate)))
+        Query<Bool>(.predicate(.not(query.predicate)), collection: query.collection)
+    }
+}
+
+// MARK: Subqueries
+
+extension Query where T == Bool {
+    /// How many objects of a collection satisfy the condition (`SUBQUERY(...).@count`).
+    /// Every property in the condition is read through the same collection:
+    ///
+    /// ```swift
+    /// realm.objects(Team.self).where { ($0.tasks.completed == false && $0.tasks.progressMinutes > 30).count > 0 }
+    /// // SUBQUERY(tasks, $x, $x.completed == false AND $x.progressMinutes > 30).@count > 0
+    /// ```
+    public var count: Query<Int> {
+        guard let collection else {
+            preconditionFailure("A subquery's condition must read properties of a collection's objects, as in ($0.tasks.progressMinutes > 30).count.")
+        }
+        return Query<Int>(.subqueryCount(QuerySubquery(collection: collection, predicate: Self.relative(predicate, to: collection))))
+    }
+
+    /// The predicate with the collection's path cut from the front of its key paths, so
+    /// that they start at the collection's element.
+    static func relative(_ predicate: QueryPredicate, to collection: QueryKeyPath) -> QueryPredicate {
+        func cut(_ operand: QueryOperand) -> QueryOperand {
+            guard case .keyPath(var path) = operand, path.components.starts(with: collection.components) else { return operand }
+            precondition(path.components.count > collection.components.count || path.aggregate == nil,
+                         "A subquery over '\(collection)' cannot use the collection itself in its condition.")
+            path.components.removeFirst(collection.components.count)
+            return .keyPath(path)
+        }
+        switch predicate {
+        case .truePredicate, .falsePredicate: return predicate
+        case .and(let parts): return .and(parts.map { relative($0, to: collection) })
+        case .or(let parts): return .or(parts.map { relative($0, to: collection) })
+        case .not(let inner): return .not(relative(inner, to: collection))
+        case .comparison(var c):
+            c.lhs = cut(c.lhs)
+            c.rhs = cut(c.rhs)
+            return .comparison(c)
+        }
     }
 }
 
@@ -118,7 +191,7 @@ extension Query where T: _Persistable {
 
     /// Whether the property's value is one of `values`.
     public func `in`<S: Sequence>(_ values: S) -> Query<Bool> where S.Element == T {
-        Query<Bool>(.predicate(.comparison(QueryComparison(.keyPath(keyPath), .in, .list(of: values.map { Self.constant($0) })))))
+        condition(QueryComparison(operand, .in, .list(of: values.map { Self.constant($0) })))
     }
 }
 
@@ -150,15 +223,38 @@ extension Query where T: _QueryComparable & _Persistable {
     public static func >= (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.compare(.greaterThanOrEqual, rhs) }
 }
 
+extension Query where T: PersistableEnum, T.RawValue: _QueryComparable {
+    /// The enum's stored raw value, for operators the enum itself lacks
+    /// (`$0.priority.rawValue.contains(1...2)`).
+    public var rawValue: Query<T.RawValue> { Query<T.RawValue>(.keyPath(keyPath), collection: collection) }
+
+    // Enums order by their raw values, as they are stored.
+    public static func < (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.lessThan, constant(rhs)) }
+    public static func <= (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.lessThanOrEqual, constant(rhs)) }
+    public static func > (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.greaterThan, constant(rhs)) }
+    public static func >= (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.greaterThanOrEqual, constant(rhs)) }
+}
+
 extension Query where T: _QueryComparable & _Persistable & Comparable {
     /// Whether the value lies in the closed range (`BETWEEN`).
     public func contains(_ range: ClosedRange<T>) -> Query<Bool> {
-        Query<Bool>(.predicate(.comparison(QueryComparison(.keyPath(keyPath), .between,
-                                                           .list(of: [Self.constant(range.lowerBound), Self.constant(range.upperBound)])))))
+        condition(QueryComparison(operand, .between, .list(of: [Self.constant(range.lowerBound), Self.constant(range.upperBound)])))
     }
 
     /// Whether the value lies in the half-open range.
     public func contains(_ range: Range<T>) -> Query<Bool> {
+        compare(.greaterThanOrEqual, Self.constant(range.lowerBound)) && compare(.lessThan, Self.constant(range.upperBound))
+    }
+}
+
+extension Query {
+    /// Whether an optional value lies in the closed range (`BETWEEN`); nil never does.
+    public func contains<W: _QueryComparable & _OptionalPersistable & Comparable>(_ range: ClosedRange<W>) -> Query<Bool> where T == W? {
+        condition(QueryComparison(operand, .between, .list(of: [Self.constant(range.lowerBound), Self.constant(range.upperBound)])))
+    }
+
+    /// Whether an optional value lies in the half-open range; nil never does.
+    public func contains<W: _QueryComparable & _OptionalPersistable & Comparable>(_ range: Range<W>) -> Query<Bool> where T == W? {
         compare(.greaterThanOrEqual, Self.constant(range.lowerBound)) && compare(.lessThan, Self.constant(range.upperBound))
     }
 }
@@ -197,6 +293,33 @@ extension Query where T: _QueryString & _Persistable {
     public func notEquals(_ value: T, options: StringOptions = []) -> Query<Bool> {
         compare(.notEqual, Self.constant(value), options.queryOptions)
     }
+
+    // The same operators against another property of the object.
+
+    /// Whether the string contains the other property's value.
+    public func contains<U: _QueryString>(_ column: Query<U>, options: StringOptions = []) -> Query<Bool> {
+        compare(.contains, column, options.queryOptions)
+    }
+    /// Whether the string begins with the other property's value.
+    public func starts<U: _QueryString>(with column: Query<U>, options: StringOptions = []) -> Query<Bool> {
+        compare(.beginsWith, column, options.queryOptions)
+    }
+    /// Whether the string ends with the other property's value.
+    public func ends<U: _QueryString>(with column: Query<U>, options: StringOptions = []) -> Query<Bool> {
+        compare(.endsWith, column, options.queryOptions)
+    }
+    /// Whether the string matches the pattern the other property holds.
+    public func like<U: _QueryString>(_ column: Query<U>, caseInsensitive: Bool = false) -> Query<Bool> {
+        compare(.like, column, caseInsensitive ? .caseInsensitive : [])
+    }
+    /// Equality with the other property's value, with string options.
+    public func equals<U: _QueryString>(_ column: Query<U>, options: StringOptions = []) -> Query<Bool> {
+        compare(.equal, column, options.queryOptions)
+    }
+    /// Inequality with the other property's value, with string options.
+    public func notEquals<U: _QueryString>(_ column: Query<U>, options: StringOptions = []) -> Query<Bool> {
+        compare(.notEqual, column, options.queryOptions)
+    }
 }
 
 // MARK: Collections
@@ -212,13 +335,12 @@ extension LinkingObjects: _QueryCollection {}
 extension Query where T: _QueryCollection {
     /// Whether the collection holds `value` (`value IN collection`).
     public func contains(_ value: T.Element) -> Query<Bool> {
-        Query<Bool>(.predicate(.comparison(QueryComparison(.value(Self.constant(value)), .in, .keyPath(keyPath)))))
+        condition(QueryComparison(.value(Self.constant(value)), .in, .keyPath(keyPath)))
     }
 
     /// Whether the collection holds any of `values`.
     public func containsAny<S: Sequence>(in values: S) -> Query<Bool> where S.Element == T.Element {
-        Query<Bool>(.predicate(.comparison(QueryComparison(.keyPath(keyPath), .in, .list(of: values.map { Self.constant($0) }),
-                                                           quantifier: .any))))
+        condition(QueryComparison(.keyPath(keyPath), .in, .list(of: values.map { Self.constant($0) }), quantifier: .any))
     }
 
     /// The number of elements (`@count`).
@@ -232,16 +354,65 @@ extension Query where T: _QueryCollection {
     /// The mean of the elements (`@avg`).
     public var avg: Query<T.Element> { aggregate(.avg) }
 
+    /// A property of the collection's objects: compared, it matches when any element's does.
+    public subscript<V>(dynamicMember member: KeyPath<T.Element, V>) -> Query<V> where T.Element: ObjectBase {
+        self.member(_KeyPathRecorder.names(of: member))
+    }
+}
+
+extension Query {
+    /// The key path reduced by an aggregate (`@count`, `@min`, ...).
     func aggregate<V>(_ aggregate: QueryAggregate) -> Query<V> {
         var path = keyPath
         path.aggregate = aggregate
         return Query<V>(.keyPath(path))
     }
+}
 
-    /// A property of the collection's objects: compared, it matches when any element's does.
-    public subscript<V>(dynamicMember member: KeyPath<T.Element, V>) -> Query<V> where T.Element: ObjectBase {
-        Query<V>(.keyPath(appending(_KeyPathRecorder.names(of: member))))
+extension Query where T: _QueryCollection, T.Element: _Persistable {
+    /// Whether any element equals `value` (`ANY list == value`).
+    public static func == (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { lhs.compare(.equal, constant(rhs)) }
+    /// Whether any element differs from `value` (`ANY list != value`).
+    public static func != (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { lhs.compare(.notEqual, constant(rhs)) }
+}
+
+extension Query where T: _QueryCollection, T.Element: _QueryComparable & _Persistable {
+    // Whether any element compares so with `value` (`ANY list > value`).
+    public static func < (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { lhs.compare(.lessThan, constant(rhs)) }
+    public static func <= (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { lhs.compare(.lessThanOrEqual, constant(rhs)) }
+    public static func > (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { lhs.compare(.greaterThan, constant(rhs)) }
+    public static func >= (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { lhs.compare(.greaterThanOrEqual, constant(rhs)) }
+}
+
+extension Query where T: _QueryCollection, T.Element: _QueryComparable & _Persistable & Comparable {
+    /// Whether every element lies in the closed range (`@min >= low AND @max <= high`).
+    public func contains(_ range: ClosedRange<T.Element>) -> Query<Bool> {
+        (min as Query<T.Element>).compare(.greaterThanOrEqual, Self.constant(range.lowerBound))
+            && (max as Query<T.Element>).compare(.lessThanOrEqual, Self.constant(range.upperBound))
     }
+
+    /// Whether every element lies in the half-open range (`@min >= low AND @max < high`).
+    public func contains(_ range: Range<T.Element>) -> Query<Bool> {
+        (min as Query<T.Element>).compare(.greaterThanOrEqual, Self.constant(range.lowerBound))
+            && (max as Query<T.Element>).compare(.lessThan, Self.constant(range.upperBound))
+    }
+}
+
+// MARK: Aggregates over a property of a collection's objects
+
+extension Query where T: MinMaxType {
+    /// The smallest value of the property among a collection's objects
+    /// (`$0.tasks.progressMinutes.min`, `tasks.@min.progressMinutes`).
+    public var min: Query<T> { aggregate(.min) }
+    /// The largest value of the property among a collection's objects.
+    public var max: Query<T> { aggregate(.max) }
+}
+
+extension Query where T: AddableType {
+    /// The sum of the property over a collection's objects (`tasks.@sum.progressMinutes`).
+    public var sum: Query<T> { aggregate(.sum) }
+    /// The mean of the property over a collection's objects.
+    public var avg: Query<T> { aggregate(.avg) }
 }
 
 extension Query where T: _QueryMap {

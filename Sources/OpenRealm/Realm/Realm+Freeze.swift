@@ -68,13 +68,71 @@ extension Results {
         if core.realm.isFrozen { return self }
         let keys = core.keys
         let frozen = core.realm.freeze()
-        return Results(core: ResultsCore(realm: frozen, type: core.type, domain: nil, query: core.query, frozenKeys: keys))
+        return Results(core: ResultsCore(realm: frozen, type: core.type, domain: core.domain, query: core.query, frozenKeys: keys))
     }
 
     /// Live results of the same query in a live realm on the current thread.
     public func thaw() -> Results<Element>? {
         guard core.realm.isFrozen else { return self }
-        return Results(core: ResultsCore(realm: core.realm.thaw(), type: core.type, domain: nil, query: core.query))
+        return Results(core: ResultsCore(realm: core.realm.thaw(), type: core.type, domain: core.domain, query: core.query))
+    }
+}
+
+extension CollectionLocation {
+    /// The index of the collection's property in its owner's class.
+    var propertyIndex: Int {
+        guard let index = parent._bound?.info.index(ofProperty: propertyName) else {
+            preconditionFailure("'\(name)' is not a property of a model class, so it cannot be frozen or thawed.")
+        }
+        return index
+    }
+}
+
+extension List {
+    /// A frozen copy of this managed list: its elements at the realm's current version.
+    public func freeze() -> List<Element> {
+        guard let location else { preconditionFailure("Unmanaged lists cannot be frozen.") }
+        if location.realm.isFrozen { return self }
+        return List(managed: location.parent.freeze(), index: location.propertyIndex)
+    }
+
+    /// The live list of a frozen list, or nil when its owner was deleted since.
+    public func thaw() -> List<Element>? {
+        guard let location, location.realm.isFrozen else { return self }
+        return location.parent.thaw().map { List(managed: $0, index: location.propertyIndex) }
+    }
+}
+
+extension MutableSet {
+    /// A frozen copy of this managed set: its elements at the realm's current version.
+    public func freeze() -> MutableSet<Element> {
+        guard let location else { preconditionFailure("Unmanaged sets cannot be frozen.") }
+        if location.realm.isFrozen { return self }
+        return MutableSet(managed: location.parent.freeze(), index: location.propertyIndex)
+    }
+
+    /// The live set of a frozen set, or nil when its owner was deleted since.
+    public func thaw() -> MutableSet<Element>? {
+        guard let location, location.realm.isFrozen else { return self }
+        return location.parent.thaw().map { MutableSet(managed: $0, index: location.propertyIndex) }
+    }
+}
+
+extension LinkingObjects {
+    /// Whether these are the backlinks of a frozen object.
+    public var isFrozen: Bool { owner?.isFrozen ?? false }
+
+    /// The backlinks of the frozen copy of the owning object.
+    public func freeze() -> LinkingObjects<Element> {
+        guard let owner else { preconditionFailure("LinkingObjects of an unmanaged object cannot be frozen.") }
+        if owner.isFrozen { return self }
+        return LinkingObjects(owner: owner.freeze(), propertyName: propertyName)
+    }
+
+    /// The live backlinks of a frozen object, or nil when it was deleted since.
+    public func thaw() -> LinkingObjects<Element>? {
+        guard let owner, owner.isFrozen else { return self }
+        return owner.thaw().map { LinkingObjects(owner: $0, propertyName: propertyName) }
     }
 }
 
@@ -110,11 +168,13 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: @unchecked Sen
     }
 }
 
-/// What a `ThreadSafeReference` carries: the class and key of an object, or a query.
+/// What a `ThreadSafeReference` carries: the class and key of an object, or a query
+/// (and, for results of a collection, where the collection is).
 public struct ThreadConfinedPayload: @unchecked Sendable {
     let type: ObjectBase.Type
     let key: UInt64?
     let query: ParsedQuery?
+    var domain: ResultsDomain? = nil
 }
 
 /// Types that belong to one thread and can be handed over with `ThreadSafeReference`.
@@ -136,12 +196,11 @@ extension Object: ThreadConfined {
 
 extension Results: ThreadConfined {
     public var _threadConfinedPayload: ThreadConfinedPayload {
-        precondition(core.domain == nil, "Only results of a whole class can be passed with a ThreadSafeReference.")
-        return ThreadConfinedPayload(type: core.type, key: nil, query: core.query)
+        ThreadConfinedPayload(type: core.type, key: nil, query: core.query, domain: core.domain)
     }
     public static func _resolve(_ payload: ThreadConfinedPayload, in realm: Realm) -> Results<Element>? {
         guard let query = payload.query else { return nil }
-        return Results(core: ResultsCore(realm: realm, type: payload.type, domain: nil, query: query))
+        return Results(core: ResultsCore(realm: realm, type: payload.type, domain: payload.domain, query: query))
     }
 }
 

@@ -49,6 +49,14 @@ extension Realm {
         if isInWriteTransaction {
             throw RealmError(.wrongTransactionState, "Cannot write a copy of a realm inside a write transaction.")
         }
+        // ORCore copies the latest committed version; a frozen realm must be copied at its own.
+        if isFrozen {
+            var latest: UInt64 = 0
+            try ORC.check(orc_env_version(_coordinator.env, &latest), "Reading the version of '\(_coordinator.path)'")
+            if latest != snapshotVersion {
+                throw RealmError(.fail, "Cannot write a copy of a frozen realm at version \(snapshotVersion) to '\(fileURL.path)': the file has moved on to version \(latest), and only the latest version can be copied. Copy the live realm, or freeze it again.")
+            }
+        }
         let status = orc_env_copy(_coordinator.env, fileURL.path)
         if status == ORC_ERR_EXISTS || status == 17 {
             throw RealmError(.fileExists, "Cannot write a copy to '\(fileURL.path)': the file already exists.")

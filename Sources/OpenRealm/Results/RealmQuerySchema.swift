@@ -33,7 +33,8 @@ extension QueryError {
 extension ObjectBase: QueryValueConvertible {
     var queryValue: QueryValue {
         guard _realm != nil else {
-            // An unmanaged object matches nothing: no stored object links to it.
+            // An unmanaged object is in no table: the compiler refuses the comparison (as
+            // Realm does), since this table number is no class's.
             return .link(table: UInt32.max, key: UInt64.max)
         }
         return .link(table: _dynamicTable ?? _bound!.table, key: _key)

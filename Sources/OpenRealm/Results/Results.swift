@@ -56,9 +56,10 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         ResultsIterator(results: self, keys: core.keys)
     }
 
-    /// The position of an object, or nil.
+    /// The position of an object, or nil (also for an object of another realm file).
     public func index(of object: Element) -> Int? {
-        guard let object = object as? ObjectBase, object._realm != nil, object._bound?.table == core.bound?.table else { return nil }
+        guard let object = object as? ObjectBase, let realm = object._realm, realm._coordinator === core.realm._coordinator,
+              object._bound?.table == core.bound?.table else { return nil }
         return core.keys.firstIndex(of: object._key)
     }
 
@@ -168,6 +169,12 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         sorted(byKeyPath: _KeyPathRecorder.names(of: keyPath).joined(separator: "."), ascending: ascending)
     }
 
+    /// Sorted by a typed key path to an optional value (nil first when ascending).
+    public func sorted<V: Comparable & _OptionalPersistable>(by keyPath: KeyPath<Element, V?>, ascending: Bool = true) -> Results<Element>
+    where Element: ObjectBase {
+        sorted(byKeyPath: _KeyPathRecorder.names(of: keyPath).joined(separator: "."), ascending: ascending)
+    }
+
     /// Only the first object of each distinct combination of the key paths' values.
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String {
         let paths = keyPaths.map { keyPath -> QueryKeyPath in
@@ -180,6 +187,11 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
             preconditionFailure((error as? RealmError)?.message ?? "\(error)")
         }
         return results
+    }
+
+    /// Only the first object of each distinct combination of the typed key paths' values.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == PartialKeyPath<Element>, Element: ObjectBase {
+        distinct(by: keyPaths.map { _KeyPathRecorder.names(of: $0).joined(separator: ".") })
     }
 
     // MARK: Aggregates
@@ -271,18 +283,20 @@ enum AggregateValue {
         for candidate: Any in [0, Int8(0), Int16(0), Int32(0), Int64(0), Float(0), Double(0), Decimal128(), AnyRealmValue.int(0)] {
             if let zero = candidate as? T { return zero }
         }
-        if let optional = T.self as? any OptionalTypeProtocol.Type { return optional.noneValue as! T }
+        if let optional = T.self as? any OptionalTypeProtocol.Type { return optional.nilValue as! T }
         preconditionFailure("No zero value of type \(T.self).")
     }
 }
 
 protocol OptionalTypeProtocol {
-    static var noneValue: Any { get }
+    /// `nil` of this optional type. (Not named `none`: a static `none` would shadow the
+    /// case `Optional.none` wherever this module's internals are visible.)
+    static var nilValue: Any { get }
     static func wrap(_ value: Any, _ realm: Realm) -> Any?
 }
 
 extension Optional: OptionalTypeProtocol {
-    static var noneValue: Any { Wrapped?.none as Any }
+    static var nilValue: Any { nil as Wrapped? as Any }
     static func wrap(_ value: Any, _ realm: Realm) -> Any? {
         if let typed = value as? Wrapped { return Optional(typed) as Any }
         if let converted = try? AnyValueConversion.convert(value, to: Wrapped.self, nil) { return Optional(converted) as Any }

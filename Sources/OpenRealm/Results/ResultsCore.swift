@@ -1,6 +1,12 @@
 import Foundation
 import ORCore
 
+/// The objects of a list, set or backlinks, in the collection's order, as a given realm
+/// of the file sees them: a function of the realm rather than of one collection
+/// accessor, so frozen, thawed and handed-over results read the same collection at
+/// their own version. It captures only the collection's location (plain values).
+typealias ResultsDomain = @Sendable (Realm) -> [UInt64]
+
 /// The engine room of `Results`: a class, a domain (the whole table, or the objects
 /// of a list, set or backlinks, recomputed on every evaluation), a query tree, and
 /// the compiled ORCore query with the keys of its last run. The keys are re-read only
@@ -12,7 +18,7 @@ final class ResultsCore {
     let type: ObjectBase.Type
     let className: String
     /// The objects the query ranges over, in their order; nil for the whole table.
-    let domain: (() -> [UInt64])?
+    let domain: ResultsDomain?
     let query: ParsedQuery
 
     private var compiled: OpaquePointer?
@@ -21,7 +27,7 @@ final class ResultsCore {
     /// For a frozen `Results`: the keys are fixed.
     private let frozenKeys: [UInt64]?
 
-    init(realm: Realm, type: ObjectBase.Type, domain: (() -> [UInt64])?, query: ParsedQuery, frozenKeys: [UInt64]? = nil) {
+    init(realm: Realm, type: ObjectBase.Type, domain: ResultsDomain?, query: ParsedQuery, frozenKeys: [UInt64]? = nil) {
         self.realm = realm
         self.type = type
         className = type.className()
@@ -73,7 +79,7 @@ final class ResultsCore {
         for attempt in 0..<2 {
             let query = compiledQuery(txn, bound)
             if let domain {
-                let keys = domain()
+                let keys = domain(realm)
                 let status = keys.withUnsafeBufferPointer { orc_query_set_domain(query, $0.baseAddress ?? UnsafePointer(bitPattern: 8), keys.count) }
                 if status != ORC_OK { preconditionFailure("Evaluating results of '\(className)': \(ORC.lastMessage)") }
             }

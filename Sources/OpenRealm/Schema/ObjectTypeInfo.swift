@@ -85,8 +85,7 @@ final class ObjectTypeInfo: @unchecked Sendable {
                     problems.append("'\(name)' is a LinkingObjects property without an origin property: declare it with @Persisted(originProperty:).")
                 }
             }
-            if descriptor.type == ORC_TYPE_LINK && descriptor.collection == ORC_COLL_NONE && !descriptor.optional
-                && !descriptor.isLinkingObjects {
+            if descriptor.type == ORC_TYPE_LINK && descriptor.collection == ORC_COLL_NONE && !descriptor.optional && !descriptor.isLinkingObjects {
                 problems.append("Property '\(name)' links to '\(descriptor.target.map { $0.className() } ?? "?")' and must be declared optional.")
             }
             if options.contains(.primaryKey) {
