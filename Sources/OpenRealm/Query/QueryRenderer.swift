@@ -155,6 +155,7 @@ internal enum QueryRenderer {
         case .int(let i): return String(i)
         case .double(let d): return double(d)
         case .float(let f):
+            if let integral = integralLiteral(Double(f)) { return integral }
             return f.isFinite ? f.description + "f" : double(Double(f))
         case .string(let s): return string(s)
         case .binary(let d): return "B64\"" + d.base64EncodedString() + "\""
@@ -166,7 +167,16 @@ internal enum QueryRenderer {
         }
     }
 
+    /// Integral numbers render as integers whatever their type (`3.0` and `3` are one
+    /// query: ORCore compares numbers by value), so a typed query on a double property
+    /// and the RQL a person writes for it get the same canonical string.
+    private static func integralLiteral(_ d: Double) -> String? {
+        guard d.isFinite, d == d.rounded(), abs(d) < 9_007_199_254_740_992, !(d == 0 && d.sign == .minus) else { return nil }
+        return String(Int64(d))
+    }
+
     private static func double(_ d: Double) -> String {
+        if let integral = integralLiteral(d) { return integral }
         if d.isNaN { return "nan" }
         if d.isInfinite { return d < 0 ? "-infinity" : "infinity" }
         return d.description
