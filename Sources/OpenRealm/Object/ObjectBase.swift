@@ -19,6 +19,18 @@ open class ObjectBase: CustomStringConvertible {
 
     public required init() {}
 
+    /// Creates an unmanaged object from a dictionary of property values, an array of values
+    /// in property order, or another object. Nested dictionaries and arrays create linked
+    /// and embedded objects. A value that does not fit stops with a message naming it.
+    public convenience init(value: Any) {
+        self.init()
+        do {
+            try _setValues(from: value, policy: .error, realm: nil)
+        } catch {
+            preconditionFailure(error.localizedDescription)
+        }
+    }
+
     /// The realm managing this object, or nil for an unmanaged object.
     public var realm: Realm? { _realm }
 
@@ -108,32 +120,12 @@ extension ObjectBase: Equatable, Hashable {
 open class Object: ObjectBase {
     public required init() { super.init() }
 
-    /// Creates an unmanaged object from a dictionary of property values, an array of values
-    /// in property order, or another object. Nested dictionaries and arrays create linked
-    /// and embedded objects.
-    public convenience init(value: Any) {
-        self.init()
-        do {
-            try _setValues(from: value, policy: .error, realm: nil)
-        } catch {
-            preconditionFailure(error.localizedDescription)
-        }
-    }
 }
 
 /// An object that exists only as the value of one parent's property and is deleted with it.
 open class EmbeddedObject: ObjectBase {
     public required init() { super.init() }
 
-    /// Creates an unmanaged embedded object from a dictionary, an array or another object.
-    public convenience init(value: Any) {
-        self.init()
-        do {
-            try _setValues(from: value, policy: .error, realm: nil)
-        } catch {
-            preconditionFailure(error.localizedDescription)
-        }
-    }
 }
 
 /// An object that can only be created (and, in sync, only uploaded): it cannot be read
@@ -141,13 +133,4 @@ open class EmbeddedObject: ObjectBase {
 open class AsymmetricObject: ObjectBase {
     public required init() { super.init() }
 
-    /// Creates an unmanaged asymmetric object from a dictionary, an array or another object.
-    public convenience init(value: Any) {
-        self.init()
-        do {
-            try _setValues(from: value, policy: .error, realm: nil)
-        } catch {
-            preconditionFailure(error.localizedDescription)
-        }
-    }
 }
