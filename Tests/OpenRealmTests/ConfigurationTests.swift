@@ -235,7 +235,7 @@ final class ConfigurationTests: XCTestCase {
         readOnly.readOnly = true
         let realm = try Realm(configuration: readOnly)
         XCTAssertNotNil(realm.schema["ConfigTask"])
-        assertThrowsRealmError(.readOnly, messageContains: [config.fileURL!.path]) { try realm.beginWrite() }
+        assertThrowsRealmError(.readOnly, messageContains: [config.fileURL!.path]) { try realm.write {} }
         assertThrowsRealmError(.readOnly) {
             try realm.write { realm.add(ConfigTask(value: ["_id": 2])) }
         }

@@ -165,7 +165,7 @@ final class CopyTests: XCTestCase {
         XCTAssertNotNil(error)
         XCTAssertFalse(FileManager.default.fileExists(atPath: nowhere.path))
         // Inside a write transaction.
-        try source.beginWrite()
+        source.beginWrite()
         XCTAssertEqual(qtRealmError { try source.writeCopy(toFile: self.directory.appendingPathComponent("in-write.realm")) }?.code,
                        .wrongTransactionState)
         source.cancelWrite()

@@ -166,7 +166,7 @@ final class DurabilityTests: XCTestCase {
         try writeEverything()
         try withRealm { realm in
             let record = try record(realm, id)
-            try realm.beginWrite()
+            realm.beginWrite()
             record.string = "cancelled"
             realm.add(DurableRecord(value: ["string": "cancelled object"]))
             realm.cancelWrite()

@@ -86,7 +86,7 @@ final class FreezeTests: XCTestCase {
         let frozen = realm.freeze()
         let error = qtRealmError { try frozen.write { } }
         XCTAssertEqual(error?.code, .readOnly)
-        XCTAssertEqual(qtRealmError { try frozen.beginWrite() }?.code, .readOnly)
+        XCTAssertEqual(qtRealmError { try frozen.write {} }?.code, .readOnly)
         XCTAssertFalse(frozen.isInWriteTransaction)
     }
 

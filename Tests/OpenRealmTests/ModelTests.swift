@@ -905,3 +905,18 @@ final class ModelReading: AsymmetricObject {
     @Persisted(primaryKey: true) var _id: ObjectId
     @Persisted var value: Double
 }
+
+final class ModelStoredNameTests: XCTestCase {
+    func testRealmObjectNameRenamesTheStoredClass() throws {
+        let realm = try Realm(configuration: .init(inMemoryIdentifier: "stored-name-\(UUID())", objectTypes: [ModelRenamedTask.self]))
+        try realm.write { realm.add(ModelRenamedTask(value: ["title": "x"])) }
+        XCTAssertNotNil(realm.schema["Task_v2"])
+        XCTAssertNil(realm.schema["ModelRenamedTask"])
+        XCTAssertEqual(realm.objects(ModelRenamedTask.self).filter("title == 'x'").count, 1)
+    }
+}
+
+final class ModelRenamedTask: Object {
+    override class func _realmObjectName() -> String? { "Task_v2" }
+    @Persisted var title = ""
+}

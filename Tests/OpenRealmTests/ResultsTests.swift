@@ -176,7 +176,7 @@ final class ResultsTests: XCTestCase {
         try addItems(3)
         let groupZero = items.where { $0.group == 0 }
         XCTAssertEqual(groupZero.count, 1)
-        try realm.beginWrite()
+        realm.beginWrite()
         realm.create(RTItem.self, value: ["id": 10, "name": "ten", "group": 0])
         XCTAssertEqual(groupZero.count, 2)
         XCTAssertEqual(groupZero.last?.name, "ten")

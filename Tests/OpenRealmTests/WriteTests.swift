@@ -76,7 +76,7 @@ final class WriteTests: XCTestCase {
 
     func testBeginAndCommitWrite() throws {
         let task = WriteTask(value: ["taskName": "Manual"])
-        try realm.beginWrite()
+        realm.beginWrite()
         XCTAssertTrue(realm.isInWriteTransaction)
         realm.add(task)
         task.progressMinutes = 10
@@ -92,7 +92,7 @@ final class WriteTests: XCTestCase {
 
         let added = WriteTask(value: ["taskName": "Discarded"])
         let addedId = added._id
-        try realm.beginWrite()
+        realm.beginWrite()
         realm.add(added)
         kept.progressMinutes = 99
         kept.assignee = "Someone"
@@ -129,7 +129,7 @@ final class WriteTests: XCTestCase {
     func testCommitWriteThrowsTheFirstFailureAndRollsBack() throws {
         try realm.write { realm.add(WritePerson(value: ["name": "Taken"])) }
         let kept = WritePerson(value: ["name": "Would be kept"])
-        try realm.beginWrite()
+        realm.beginWrite()
         realm.add(kept)
         realm.add(WritePerson(value: ["name": "Taken"]))
         realm.create(WritePerson.self, value: ["name": "Other", "age": "not a number"])
@@ -143,8 +143,8 @@ final class WriteTests: XCTestCase {
 
     func testTransactionCallsAtTheWrongTimeThrow() throws {
         assertThrowsRealmError(.wrongTransactionState) { try self.realm.commitWrite() }
-        try realm.beginWrite()
-        assertThrowsRealmError(.wrongTransactionState) { try self.realm.beginWrite() }
+        realm.beginWrite()
+        assertThrowsRealmError(.wrongTransactionState) { try self.realm.write {} }
         assertThrowsRealmError(.wrongTransactionState) { try self.realm.write {} }
         XCTAssertTrue(realm.isInWriteTransaction, "the failed nested begin leaves the outer write open")
         realm.cancelWrite()
@@ -152,8 +152,8 @@ final class WriteTests: XCTestCase {
 
     func testASecondWriteOnTheSameThreadThrowsInsteadOfWaiting() throws {
         let other = try Realm(configuration: realm.configuration)
-        try realm.beginWrite()
-        assertThrowsRealmError(.wrongTransactionState) { try other.beginWrite() }
+        realm.beginWrite()
+        assertThrowsRealmError(.wrongTransactionState) { try other.write {} }
         assertThrowsRealmError(.wrongTransactionState) { try other.write {} }
         XCTAssertTrue(realm.isInWriteTransaction, "the refused begin leaves the first write open")
         realm.cancelWrite()
@@ -481,7 +481,7 @@ final class WriteTests: XCTestCase {
         var readOnly = config
         readOnly.readOnly = true
         let realm = try Realm(configuration: readOnly)
-        assertThrowsRealmError(.readOnly) { try realm.beginWrite() }
+        assertThrowsRealmError(.readOnly) { try realm.write {} }
         assertThrowsRealmError(.readOnly) { try realm.write {} }
         XCTAssertFalse(realm.isInWriteTransaction)
     }
@@ -560,7 +560,7 @@ final class WriteTests: XCTestCase {
     func testDeleteIsRolledBackWithItsWrite() throws {
         let person = WritePerson(value: ["name": "Survivor"])
         try realm.write { realm.add(person) }
-        try realm.beginWrite()
+        realm.beginWrite()
         realm.delete(person)
         XCTAssertTrue(person.isInvalidated)
         realm.cancelWrite()

@@ -46,11 +46,15 @@ open class ObjectBase: CustomStringConvertible {
     /// The schema of this object's class.
     public var objectSchema: ObjectSchema { Self._typeInfo.objectSchema }
 
-    /// The class name stored in the realm; by default the Swift class name without its module.
+    /// The class name stored in the realm: `_realmObjectName()` when a class overrides
+    /// it, else the Swift class name without its module.
     open class func className() -> String {
-        let name = String(describing: self)
-        return name
+        _realmObjectName() ?? String(describing: self)
     }
+
+    /// Override to store the class under another name than its Swift name (for example
+    /// to keep a stored name after renaming the Swift class).
+    open class func _realmObjectName() -> String? { nil }
 
     /// The class's Swift metadata (properties, schema), computed once per class.
     static var _typeInfo: ObjectTypeInfo { ObjectTypeInfo.of(self) }

@@ -115,9 +115,19 @@ public final class Realm {
     /// Begins a write transaction; pair it with `commitWrite()` or `cancelWrite()`.
     /// Waits while another thread or process writes. The realm moves to the latest version.
     ///
+    /// As in the Realm Swift SDK this cannot throw: beginning a write inside a write, or on
+    /// a read-only or frozen realm, stops with a message. `write { }` throws those instead.
+    public func beginWrite() {
+        do { try _beginWrite() } catch {
+            preconditionFailure((error as? RealmError)?.message ?? "\(error)")
+        }
+    }
+
+    /// Begins a write transaction.
+    ///
     /// - Throws: `.wrongTransactionState` when already in a write, `.readOnly` for a
-    ///   read-only or frozen realm.
-    public func beginWrite() throws {
+    ///   read-only or frozen realm, or a storage error.
+    func _beginWrite() throws {
         guard writeTxn == nil else {
             throw RealmError(.wrongTransactionState, "The realm is already in a write transaction.")
         }
@@ -170,7 +180,7 @@ public final class Realm {
     /// error is thrown.
     @discardableResult
     public func write<Result>(withoutNotifying tokens: [NotificationToken] = [], _ block: () throws -> Result) throws -> Result {
-        try beginWrite()
+        try _beginWrite()
         let result: Result
         do {
             result = try block()
