@@ -570,3 +570,35 @@ final class CollectionTests: XCTestCase {
         }
     }
 }
+
+final class CollectionMapQueryTests: XCTestCase {
+    func testQueriesOverMapValues() throws {
+        let realm = try Realm(configuration: .init(inMemoryIdentifier: "map-query-\(UUID())", objectTypes: [CMQOwner.self, CMQItem.self]))
+        let owner = CMQOwner()
+        try realm.write {
+            realm.add(owner)
+            for i in 0..<6 { owner.items["k\(i)"] = CMQItem(value: ["price": i * 10]) }
+            owner.items["none"] = nil as CMQItem?
+            for (i, score) in [3.5, 1.5, 2.0].enumerated() { owner.scores["s\(i)"] = score }
+        }
+        XCTAssertEqual(owner.items.filter("price >= 30").count, 3)
+        XCTAssertEqual(owner.items.where { $0.price < 20 }.count, 2)
+        XCTAssertEqual(owner.items.sorted(byKeyPath: "price", ascending: false).first?.price, 50)
+        XCTAssertEqual(owner.items.max(ofProperty: "price") as Int?, 50)
+        XCTAssertEqual(owner.items.sum(ofProperty: "price") as Int, 150)
+        XCTAssertEqual(owner.scores.min(), 1.5)
+        XCTAssertEqual(owner.scores.max(), 3.5)
+        XCTAssertEqual(owner.scores.sum(), 7.0)
+        XCTAssertEqual(owner.scores.average(), 7.0 / 3)
+        XCTAssertEqual(owner.scores.sorted(), [1.5, 2.0, 3.5])
+    }
+}
+
+final class CMQOwner: Object {
+    @Persisted var items: Map<String, CMQItem?>
+    @Persisted var scores: Map<String, Double>
+}
+
+final class CMQItem: Object {
+    @Persisted var price = 0
+}
