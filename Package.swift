@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -8,6 +8,17 @@ let package = Package(
         .library(name: "OpenRealm", targets: ["OpenRealm"]),
         .library(name: "RealmSwift", targets: ["RealmSwift"]),
         .library(name: "OpenRealmWire", targets: ["OpenRealmWire"]),
+        .library(name: "OpenRealmServer", targets: ["OpenRealmServer"]),
+        .executable(name: "openrealm-server", targets: ["openrealm-server"]),
+    ],
+    dependencies: [
+        // The sync server's dependencies only: OpenRealm, ORCore and OpenRealmWire use none.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -45,6 +56,30 @@ let package = Package(
             dependencies: ["OpenRealm"],
             path: "Sources/RealmSwift"
         ),
+        .target(
+            name: "OpenRealmServer",
+            dependencies: [
+                "OpenRealm",
+                "OpenRealmWire",
+                "ORCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/OpenRealmServer"
+        ),
+        .executableTarget(
+            name: "openrealm-server",
+            dependencies: [
+                "OpenRealmServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/openrealm-server"
+        ),
         .testTarget(
             name: "OpenRealmTests",
             dependencies: ["OpenRealm", "ORCore"],
@@ -54,6 +89,11 @@ let package = Package(
             name: "OpenRealmWireTests",
             dependencies: ["OpenRealmWire"],
             path: "Tests/OpenRealmWireTests"
+        ),
+        .testTarget(
+            name: "OpenRealmServerTests",
+            dependencies: ["OpenRealmServer", "OpenRealmWire", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/OpenRealmServerTests"
         ),
         .testTarget(
             name: "ORCoreTests",

@@ -16,20 +16,20 @@
 /// A whole query: a predicate and the SORT / DISTINCT / LIMIT descriptors written
 /// after it, in the order written (ORCore applies them in that order).
 /// `description` is the canonical RQL form (see `QueryRenderer.swift`).
-internal struct ParsedQuery: Hashable, Sendable {
+package struct ParsedQuery: Hashable, Sendable {
     /// What an object must satisfy.
-    var predicate: QueryPredicate
+    package var predicate: QueryPredicate
     /// Ordering, deduplication and limit, in the order written.
-    var descriptors: [QueryDescriptor]
+    package var descriptors: [QueryDescriptor]
 
-    init(predicate: QueryPredicate, descriptors: [QueryDescriptor] = []) {
+    package init(predicate: QueryPredicate, descriptors: [QueryDescriptor] = []) {
         self.predicate = predicate
         self.descriptors = descriptors
     }
 }
 
 /// A boolean condition on one object.
-internal indirect enum QueryPredicate: Hashable, Sendable {
+package indirect enum QueryPredicate: Hashable, Sendable {
     /// `TRUEPREDICATE`: every object.
     case truePredicate
     /// `FALSEPREDICATE`: no object.
@@ -51,19 +51,19 @@ internal indirect enum QueryPredicate: Hashable, Sendable {
 /// Written forms and their tree: `'comedy' IN genres` is `.value("comedy") IN
 /// .keyPath(genres)`; `priority IN {1, 2}` is `.keyPath(priority) IN .list([...])`;
 /// `x BETWEEN {1, 5}` has a two-element `.list` on the right.
-internal struct QueryComparison: Hashable, Sendable {
+package struct QueryComparison: Hashable, Sendable {
     /// The left operand.
-    var lhs: QueryOperand
+    package var lhs: QueryOperand
     /// The operator.
-    var op: QueryOperator
+    package var op: QueryOperator
     /// The right operand.
-    var rhs: QueryOperand
+    package var rhs: QueryOperand
     /// `[c]`, `[d]`, `[cd]`.
-    var options: QueryStringOptions
+    package var options: QueryStringOptions
     /// `ANY` / `SOME`, `ALL`, `NONE`, or none written.
-    var quantifier: QueryQuantifier
+    package var quantifier: QueryQuantifier
 
-    init(_ lhs: QueryOperand, _ op: QueryOperator, _ rhs: QueryOperand,
+    package init(_ lhs: QueryOperand, _ op: QueryOperator, _ rhs: QueryOperand,
          options: QueryStringOptions = [], quantifier: QueryQuantifier = .implicit) {
         self.lhs = lhs
         self.op = op
@@ -74,7 +74,7 @@ internal struct QueryComparison: Hashable, Sendable {
 }
 
 /// Comparison operators. Raw values are ORCore's `ORC_CMP_*` codes.
-internal enum QueryOperator: UInt8, Hashable, Sendable, CaseIterable {
+package enum QueryOperator: UInt8, Hashable, Sendable, CaseIterable {
     /// `==` (also `=`).
     case equal = 1
     /// `!=` (also `<>`).
@@ -102,7 +102,7 @@ internal enum QueryOperator: UInt8, Hashable, Sendable, CaseIterable {
     case between = 12
 
     /// The canonical spelling.
-    var token: String {
+    package var token: String {
         switch self {
         case .equal: return "=="
         case .notEqual: return "!="
@@ -120,7 +120,7 @@ internal enum QueryOperator: UInt8, Hashable, Sendable, CaseIterable {
     }
 
     /// Whether the operator orders values (`<`, `<=`, `>`, `>=`, `BETWEEN`).
-    var isOrdering: Bool {
+    package var isOrdering: Bool {
         switch self {
         case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .between: return true
         default: return false
@@ -128,7 +128,7 @@ internal enum QueryOperator: UInt8, Hashable, Sendable, CaseIterable {
     }
 
     /// Whether the operator works on text (`BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE`).
-    var isStringOperator: Bool {
+    package var isStringOperator: Bool {
         switch self {
         case .beginsWith, .endsWith, .contains, .like: return true
         default: return false
@@ -137,7 +137,7 @@ internal enum QueryOperator: UInt8, Hashable, Sendable, CaseIterable {
 
     /// The operator with its operands swapped (`a < b` is `b > a`), or nil when it has
     /// no mirror (string operators, IN, BETWEEN).
-    var mirrored: QueryOperator? {
+    package var mirrored: QueryOperator? {
         switch self {
         case .equal: return .equal
         case .notEqual: return .notEqual
@@ -151,18 +151,18 @@ internal enum QueryOperator: UInt8, Hashable, Sendable, CaseIterable {
 }
 
 /// String comparison options. Raw values are ORCore's `ORC_CMP_*_INSENSITIVE` flags.
-internal struct QueryStringOptions: OptionSet, Hashable, Sendable {
-    let rawValue: UInt8
-    init(rawValue: UInt8) { self.rawValue = rawValue }
+package struct QueryStringOptions: OptionSet, Hashable, Sendable {
+    package let rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
     /// `[c]`: compare after Unicode case folding.
-    static let caseInsensitive = QueryStringOptions(rawValue: 0x1)
+    package static let caseInsensitive = QueryStringOptions(rawValue: 0x1)
     /// `[d]`: compare after removing diacritics.
-    static let diacriticInsensitive = QueryStringOptions(rawValue: 0x2)
+    package static let diacriticInsensitive = QueryStringOptions(rawValue: 0x2)
 }
 
 /// How a comparison treats a left operand of many values. Raw values are ORCore's
 /// `ORC_Q_*` codes.
-internal enum QueryQuantifier: UInt8, Hashable, Sendable {
+package enum QueryQuantifier: UInt8, Hashable, Sendable {
     /// None written: a single value compares as is, many values as `ANY`.
     case implicit = 0
     /// `ANY` / `SOME`: at least one value matches. The same as `.implicit` in ORCore.
@@ -174,7 +174,7 @@ internal enum QueryQuantifier: UInt8, Hashable, Sendable {
 }
 
 /// One side of a comparison.
-internal enum QueryOperand: Hashable, Sendable {
+package enum QueryOperand: Hashable, Sendable {
     /// A property path: `age`, `dog.name`, `items.@count`, `@links.Person.dogs.name`.
     case keyPath(QueryKeyPath)
     /// A constant.
@@ -194,12 +194,12 @@ internal enum QueryOperand: Hashable, Sendable {
 
     /// A key path operand from a dotted string of plain property names
     /// (`.keyPath("dog.name")`); use ``QueryKeyPath`` for subscripts, backlinks and aggregates.
-    static func keyPath(_ dotted: String, aggregate: QueryAggregate? = nil) -> QueryOperand {
+    package static func keyPath(_ dotted: String, aggregate: QueryAggregate? = nil) -> QueryOperand {
         .keyPath(QueryKeyPath(dotted, aggregate: aggregate))
     }
 
     /// A list of constants (`{1, 2, 3}`).
-    static func list(of values: [QueryValue]) -> QueryOperand {
+    package static func list(of values: [QueryValue]) -> QueryOperand {
         .list(values.map { .value($0) })
     }
 }
@@ -209,19 +209,19 @@ internal enum QueryOperand: Hashable, Sendable {
 /// Inside a SUBQUERY predicate paths start at the collection's element: the
 /// subquery variable is not part of the path (`$x.price` has the one component
 /// `price`; `$x` alone has none and stands for the element itself).
-internal struct QueryKeyPath: Hashable, Sendable {
+package struct QueryKeyPath: Hashable, Sendable {
     /// The steps, from the queried object outward.
-    var components: [QueryKeyPathComponent]
+    package var components: [QueryKeyPathComponent]
     /// A trailing `@count`, `@sum`, ... (`items.price.@sum`), or nil.
-    var aggregate: QueryAggregate?
+    package var aggregate: QueryAggregate?
 
-    init(_ components: [QueryKeyPathComponent], aggregate: QueryAggregate? = nil) {
+    package init(_ components: [QueryKeyPathComponent], aggregate: QueryAggregate? = nil) {
         self.components = components
         self.aggregate = aggregate
     }
 
     /// A path of plain property names: `QueryKeyPath("dog.owner.name")`.
-    init(_ dotted: String, aggregate: QueryAggregate? = nil) {
+    package init(_ dotted: String, aggregate: QueryAggregate? = nil) {
         self.components = dotted.split(separator: ".", omittingEmptySubsequences: false)
             .map { .property(String($0)) }
         self.aggregate = aggregate
@@ -229,7 +229,7 @@ internal struct QueryKeyPath: Hashable, Sendable {
 }
 
 /// One step of a key path.
-internal enum QueryKeyPathComponent: Hashable, Sendable {
+package enum QueryKeyPathComponent: Hashable, Sendable {
     /// A property of the current object: a value, a link (followed), a collection,
     /// or a LinkingObjects property.
     case property(String)
@@ -241,7 +241,7 @@ internal enum QueryKeyPathComponent: Hashable, Sendable {
 }
 
 /// An aggregate at the end of a key path. Raw values are ORCore's `ORC_AGG_*` codes.
-internal enum QueryAggregate: UInt8, Hashable, Sendable, CaseIterable {
+package enum QueryAggregate: UInt8, Hashable, Sendable, CaseIterable {
     /// `@count`: the number of values (of a string or binary: its length in bytes).
     case count = 1
     /// `@size`: the same as `@count`.
@@ -260,7 +260,7 @@ internal enum QueryAggregate: UInt8, Hashable, Sendable, CaseIterable {
     case values = 8
 
     /// The spelling after the `@`.
-    var name: String {
+    package var name: String {
         switch self {
         case .count: return "count"
         case .size: return "size"
@@ -274,25 +274,25 @@ internal enum QueryAggregate: UInt8, Hashable, Sendable, CaseIterable {
     }
 
     /// Whether the aggregate reduces many values to one (all but `@keys` / `@values`).
-    var reduces: Bool { self != .keys && self != .values }
+    package var reduces: Bool { self != .keys && self != .values }
 }
 
 /// `SUBQUERY(collection, $var, predicate)`: counted with `.@count` as an operand.
-internal struct QuerySubquery: Hashable, Sendable {
+package struct QuerySubquery: Hashable, Sendable {
     /// A path to linked objects (a list or set of links, a to-many path, backlinks).
-    var collection: QueryKeyPath
+    package var collection: QueryKeyPath
     /// The condition on each element. Its key paths start at the element (the
     /// variable is dropped); the renderer names the variable `$x` (`$x2`, ... nested).
-    var predicate: QueryPredicate
+    package var predicate: QueryPredicate
 
-    init(collection: QueryKeyPath, predicate: QueryPredicate) {
+    package init(collection: QueryKeyPath, predicate: QueryPredicate) {
         self.collection = collection
         self.predicate = predicate
     }
 }
 
 /// A result descriptor written after the predicate.
-internal enum QueryDescriptor: Hashable, Sendable {
+package enum QueryDescriptor: Hashable, Sendable {
     /// `SORT(a ASC, b DESC)`: the first key decides, later keys break ties.
     case sort([QuerySortKey])
     /// `DISTINCT(a, b)`: keeps the first object of each distinct combination.
@@ -302,18 +302,18 @@ internal enum QueryDescriptor: Hashable, Sendable {
 }
 
 /// One key of a SORT.
-internal struct QuerySortKey: Hashable, Sendable {
+package struct QuerySortKey: Hashable, Sendable {
     /// The property path to order by (one value per object).
-    var keyPath: QueryKeyPath
+    package var keyPath: QueryKeyPath
     /// `ASC` (true) or `DESC`.
-    var ascending: Bool
+    package var ascending: Bool
 
-    init(_ keyPath: QueryKeyPath, ascending: Bool = true) {
+    package init(_ keyPath: QueryKeyPath, ascending: Bool = true) {
         self.keyPath = keyPath
         self.ascending = ascending
     }
 
-    init(_ dotted: String, ascending: Bool = true) {
+    package init(_ dotted: String, ascending: Bool = true) {
         self.init(QueryKeyPath(dotted), ascending: ascending)
     }
 }

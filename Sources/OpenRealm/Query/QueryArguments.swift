@@ -15,19 +15,19 @@ extension ParsedQuery {
     /// - Throws: ``QueryError`` `.badArgument` naming the argument (`$2`) when there are
     ///   too few arguments or one has a type a query cannot take; `.unsupported` when a
     ///   list argument lands where a list cannot go.
-    func binding(_ arguments: [Any]) throws -> ParsedQuery {
+    package func binding(_ arguments: [Any]) throws -> ParsedQuery {
         let binder = QueryArgumentBinder(arguments: arguments)
         return ParsedQuery(predicate: try binder.bind(predicate),
                            descriptors: descriptors)
     }
 
     /// Whether the query still holds `$n`, `%@` or `%K` placeholders.
-    var hasPlaceholders: Bool { predicate.hasPlaceholders }
+    package var hasPlaceholders: Bool { predicate.hasPlaceholders }
 }
 
 extension QueryPredicate {
     /// Whether the predicate still holds `$n`, `%@` or `%K` placeholders.
-    var hasPlaceholders: Bool {
+    package var hasPlaceholders: Bool {
         switch self {
         case .truePredicate, .falsePredicate: return false
         case .and(let ps), .or(let ps): return ps.contains { $0.hasPlaceholders }
@@ -38,7 +38,7 @@ extension QueryPredicate {
 }
 
 extension QueryOperand {
-    var hasPlaceholders: Bool {
+    package var hasPlaceholders: Bool {
         switch self {
         case .argument, .keyPathArgument: return true
         case .list(let items): return items.contains { $0.hasPlaceholders }

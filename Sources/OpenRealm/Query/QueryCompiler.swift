@@ -29,16 +29,16 @@ import Foundation
 ///   `[c]` / `[d]` only on those too.
 ///
 /// Placeholders must be bound first (``ParsedQuery/binding(_:)``).
-internal struct QueryCompiler {
+package struct QueryCompiler {
     /// The schema key paths are resolved against.
-    let schema: any QuerySchema
+    package let schema: any QuerySchema
 
-    init(schema: any QuerySchema) {
+    package init(schema: any QuerySchema) {
         self.schema = schema
     }
 
     /// Compiles a whole query for objects of `className`: the ORCore program bytes.
-    static func compile(_ query: ParsedQuery, className: String, schema: any QuerySchema) throws -> [UInt8] {
+    package static func compile(_ query: ParsedQuery, className: String, schema: any QuerySchema) throws -> [UInt8] {
         try QueryCompiler(schema: schema).compile(query, className: className)
     }
 
@@ -47,7 +47,7 @@ internal struct QueryCompiler {
     /// - Throws: ``QueryError``: `.unknownProperty` (a class or property the schema does
     ///   not have), `.typeMismatch`, `.badArgument` (a placeholder left unbound),
     ///   `.unsupported`.
-    func compile(_ query: ParsedQuery, className: String) throws -> [UInt8] {
+    package func compile(_ query: ParsedQuery, className: String) throws -> [UInt8] {
         let q = query.normalized()
         let cls = try queryClass(className)
         var w = QueryProgramWriter()
@@ -57,13 +57,13 @@ internal struct QueryCompiler {
     }
 
     /// Compiles a predicate alone (a program without descriptors).
-    func compile(_ predicate: QueryPredicate, className: String) throws -> [UInt8] {
+    package func compile(_ predicate: QueryPredicate, className: String) throws -> [UInt8] {
         var w = QueryProgramWriter()
         try self.predicate(predicate.normalized(), try queryClass(className), depth: 1, into: &w)
         return w.bytes
     }
 
-    func queryClass(_ name: String) throws -> QuerySchemaClass {
+    package func queryClass(_ name: String) throws -> QuerySchemaClass {
         guard let cls = schema.queryClass(named: name) else {
             throw QueryError(.unknownProperty, "Invalid query: no class named '\(name)' in the schema")
         }

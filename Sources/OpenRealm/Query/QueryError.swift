@@ -4,9 +4,9 @@
 /// Every message names the offending input: the token and its offset for syntax errors,
 /// the property and class for unknown properties, both types for mismatches, the
 /// argument index and type for bad arguments.
-internal struct QueryError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct QueryError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The class of failure.
-    enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// The string is not valid RQL: an unexpected token, a malformed literal,
         /// an unterminated string. `offset` says where.
         case syntax
@@ -21,17 +21,17 @@ internal struct QueryError: Error, Equatable, Sendable, CustomStringConvertible 
     }
 
     /// The class of failure.
-    let kind: Kind
+    package let kind: Kind
     /// The whole message, naming the offending input.
-    let message: String
+    package let message: String
     /// The character offset (0-based, in Unicode scalars) in the query string, when known.
-    let offset: Int?
+    package let offset: Int?
 
-    init(_ kind: Kind, _ message: String, offset: Int? = nil) {
+    package init(_ kind: Kind, _ message: String, offset: Int? = nil) {
         self.kind = kind
         self.message = message
         self.offset = offset
     }
 
-    var description: String { message }
+    package var description: String { message }
 }

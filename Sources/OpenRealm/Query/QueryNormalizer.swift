@@ -21,14 +21,14 @@
 ///    plain comparison / its negation.
 extension ParsedQuery {
     /// The normal form (see above).
-    func normalized() -> ParsedQuery {
+    package func normalized() -> ParsedQuery {
         ParsedQuery(predicate: predicate.normalized(),
                     descriptors: descriptors.map { $0.normalized() })
     }
 }
 
 extension QueryDescriptor {
-    func normalized() -> QueryDescriptor {
+    package func normalized() -> QueryDescriptor {
         switch self {
         case .sort(let keys): return .sort(keys.map { QuerySortKey($0.keyPath.normalized(), ascending: $0.ascending) })
         case .distinct(let paths): return .distinct(paths.map { $0.normalized() })
@@ -38,14 +38,14 @@ extension QueryDescriptor {
 }
 
 extension QueryKeyPath {
-    func normalized() -> QueryKeyPath {
+    package func normalized() -> QueryKeyPath {
         aggregate == .size ? QueryKeyPath(components, aggregate: .count) : self
     }
 }
 
 extension QueryPredicate {
     /// The normal form (see `QueryNormalizer.swift`).
-    func normalized() -> QueryPredicate {
+    package func normalized() -> QueryPredicate {
         switch self {
         case .truePredicate, .falsePredicate:
             return self
@@ -96,7 +96,7 @@ extension QueryPredicate {
 }
 
 extension QueryComparison {
-    func normalized() -> QueryComparison {
+    package func normalized() -> QueryComparison {
         var c = self
         c.lhs = c.lhs.normalized()
         c.rhs = c.rhs.normalized()
@@ -134,7 +134,7 @@ extension QueryComparison {
 }
 
 extension QueryOperand {
-    func normalized() -> QueryOperand {
+    package func normalized() -> QueryOperand {
         switch self {
         case .keyPath(let path): return .keyPath(path.normalized())
         case .subqueryCount(let s):

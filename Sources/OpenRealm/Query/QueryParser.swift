@@ -32,7 +32,7 @@ import Foundation
 /// in the order they appear (NSPredicate style). `path.@sum.prop` is read as
 /// `path.prop.@sum`. Words that are keywords in operand position (`not`, `any`,
 /// `true`, `nil`, `subquery`, `infinity`, ...) cannot be used as property names there.
-internal struct QueryParser {
+package struct QueryParser {
     private let tokens: [QueryToken]
     private let source: String
     private var index = 0
@@ -53,19 +53,19 @@ internal struct QueryParser {
     // MARK: - Entry points
 
     /// Parses a whole query; arguments stay as placeholders (`.argument`, `.keyPathArgument`).
-    static func parse(_ text: String) throws -> ParsedQuery {
+    package static func parse(_ text: String) throws -> ParsedQuery {
         var parser = try QueryParser(text)
         return try parser.query()
     }
 
     /// Parses a whole query and binds its arguments (see ``ParsedQuery/binding(_:)``).
-    static func parse(_ text: String, arguments: [Any]) throws -> ParsedQuery {
+    package static func parse(_ text: String, arguments: [Any]) throws -> ParsedQuery {
         try parse(text).binding(arguments)
     }
 
     /// Parses a lone key path (`"dog.name"`, `"items.@count"`, `"dict['k']"`), as given to
     /// `%K`, `sorted(byKeyPath:)` or `distinct(by:)`.
-    static func parseKeyPath(_ text: String) throws -> QueryKeyPath {
+    package static func parseKeyPath(_ text: String) throws -> QueryKeyPath {
         var parser = try QueryParser(text)
         guard parser.startsKeyPath(parser.current) else {
             throw parser.unexpected(parser.current, expected: "a key path")

@@ -37,9 +37,9 @@ import Foundation
 /// - Descriptors follow the predicate in the order written: `SORT(a ASC, b DESC)`,
 ///   `DISTINCT(a, b)`, `LIMIT(10)`.
 /// - Placeholders left unbound print as `$n` and `%K` (such a string is not canonical).
-internal enum QueryRenderer {
+package enum QueryRenderer {
     /// The canonical string of a query.
-    static func render(_ query: ParsedQuery) -> String {
+    package static func render(_ query: ParsedQuery) -> String {
         let q = query.normalized()
         var out = predicate(q.predicate, depth: 0, context: .top)
         for d in q.descriptors {
@@ -49,7 +49,7 @@ internal enum QueryRenderer {
     }
 
     /// The canonical string of a predicate alone.
-    static func render(_ p: QueryPredicate) -> String {
+    package static func render(_ p: QueryPredicate) -> String {
         predicate(p.normalized(), depth: 0, context: .top)
     }
 
@@ -210,15 +210,15 @@ internal enum QueryRenderer {
 
 extension ParsedQuery: CustomStringConvertible {
     /// The canonical RQL string (see `QueryRenderer`).
-    var description: String { QueryRenderer.render(self) }
+    package var description: String { QueryRenderer.render(self) }
 }
 
 extension QueryPredicate: CustomStringConvertible {
     /// The canonical RQL string of the predicate.
-    var description: String { QueryRenderer.render(self) }
+    package var description: String { QueryRenderer.render(self) }
 }
 
 extension QueryKeyPath: CustomStringConvertible {
     /// The key path as RQL writes it (`dog.name`, `dict["k"]`, `items.@count`).
-    var description: String { QueryRenderer.keyPath(self, depth: 0) }
+    package var description: String { QueryRenderer.keyPath(self, depth: 0) }
 }

@@ -2,13 +2,13 @@
 /// table id and its properties with their column ids, types, collection kinds and
 /// link targets. The Realm layer builds it from the models (it alone knows the
 /// LinkingObjects properties, which have no column); tests build it by hand.
-internal protocol QuerySchema {
+package protocol QuerySchema {
     /// The class named `name`, or nil.
     func queryClass(named name: String) -> QuerySchemaClass?
 }
 
 /// A property's value type. Raw values are ORCore's `orc_type` codes.
-internal enum QueryPropertyType: UInt8, Hashable, Sendable, CaseIterable {
+package enum QueryPropertyType: UInt8, Hashable, Sendable, CaseIterable {
     case bool = 1
     case int = 2
     case float = 3
@@ -25,10 +25,10 @@ internal enum QueryPropertyType: UInt8, Hashable, Sendable, CaseIterable {
     case mixed = 12
 
     /// Whether ORCore compares the type's values with other numbers.
-    var isNumeric: Bool { self == .int || self == .float || self == .double || self == .decimal }
+    package var isNumeric: Bool { self == .int || self == .float || self == .double || self == .decimal }
 
     /// The name used in messages.
-    var name: String {
+    package var name: String {
         switch self {
         case .bool: return "bool"
         case .int: return "int"
@@ -48,7 +48,7 @@ internal enum QueryPropertyType: UInt8, Hashable, Sendable, CaseIterable {
 
 /// Whether a property holds one value or a collection. Raw values are ORCore's
 /// `orc_collection` codes.
-internal enum QueryCollectionKind: UInt8, Hashable, Sendable {
+package enum QueryCollectionKind: UInt8, Hashable, Sendable {
     case none = 0
     case list = 1
     case set = 2
@@ -57,29 +57,29 @@ internal enum QueryCollectionKind: UInt8, Hashable, Sendable {
 }
 
 /// One property of a class.
-internal struct QuerySchemaProperty: Hashable, Sendable {
+package struct QuerySchemaProperty: Hashable, Sendable {
     /// The property's name as queries spell it.
-    var name: String
+    package var name: String
     /// The ORCore column id (unused for a LinkingObjects property).
-    var column: UInt16
+    package var column: UInt16
     /// The value type (of the elements, for a collection).
-    var type: QueryPropertyType
+    package var type: QueryPropertyType
     /// One value, or a list, set or dictionary of them.
-    var collection: QueryCollectionKind
+    package var collection: QueryCollectionKind
     /// Whether values (or collection elements) may be null.
-    var isOptional: Bool
+    package var isOptional: Bool
     /// For `.link`: the name of the target class.
-    var linkTargetClass: String?
+    package var linkTargetClass: String?
     /// A LinkingObjects property: the objects of `originClass` whose `originProperty`
     /// links here. It has no column; queries follow it as an ORCore backlink step.
-    var isBacklink: Bool
+    package var isBacklink: Bool
     /// For a LinkingObjects property: the class holding the forward link.
-    var originClass: String?
+    package var originClass: String?
     /// For a LinkingObjects property: the forward link property.
-    var originProperty: String?
+    package var originProperty: String?
 
     /// A stored property.
-    init(name: String, column: UInt16, type: QueryPropertyType, collection: QueryCollectionKind = .none,
+    package init(name: String, column: UInt16, type: QueryPropertyType, collection: QueryCollectionKind = .none,
          isOptional: Bool = false, linkTargetClass: String? = nil) {
         self.name = name
         self.column = column
@@ -94,7 +94,7 @@ internal struct QuerySchemaProperty: Hashable, Sendable {
 
     /// A LinkingObjects property: `@Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>`
     /// is `.linkingObjects(name: "owners", originClass: "Person", originProperty: "dogs")`.
-    static func linkingObjects(name: String, originClass: String, originProperty: String) -> QuerySchemaProperty {
+    package static func linkingObjects(name: String, originClass: String, originProperty: String) -> QuerySchemaProperty {
         var p = QuerySchemaProperty(name: name, column: 0, type: .link, collection: .list, isOptional: false,
                                     linkTargetClass: originClass)
         p.isBacklink = true
@@ -104,7 +104,7 @@ internal struct QuerySchemaProperty: Hashable, Sendable {
     }
 
     /// How messages describe the property's type: "int", "list of string", "optional date", ...
-    var typeDescription: String {
+    package var typeDescription: String {
         let element = type == .link ? "object '\(linkTargetClass ?? "?")'" : type.name
         switch collection {
         case .none: return (isOptional && type != .link && type != .mixed ? "optional " : "") + element
@@ -116,17 +116,17 @@ internal struct QuerySchemaProperty: Hashable, Sendable {
 }
 
 /// One class: its name, table id and properties.
-internal struct QuerySchemaClass: Hashable, Sendable {
+package struct QuerySchemaClass: Hashable, Sendable {
     /// The class name.
-    var name: String
+    package var name: String
     /// The ORCore table id.
-    var table: UInt32
+    package var table: UInt32
     /// Whether objects are embedded (owned by one parent link).
-    var isEmbedded: Bool
+    package var isEmbedded: Bool
     /// The properties, LinkingObjects ones included.
-    var properties: [QuerySchemaProperty]
+    package var properties: [QuerySchemaProperty]
 
-    init(name: String, table: UInt32, isEmbedded: Bool = false, properties: [QuerySchemaProperty]) {
+    package init(name: String, table: UInt32, isEmbedded: Bool = false, properties: [QuerySchemaProperty]) {
         self.name = name
         self.table = table
         self.isEmbedded = isEmbedded
@@ -134,20 +134,20 @@ internal struct QuerySchemaClass: Hashable, Sendable {
     }
 
     /// The property named `name`, or nil.
-    func property(named name: String) -> QuerySchemaProperty? {
+    package func property(named name: String) -> QuerySchemaProperty? {
         properties.first { $0.name == name }
     }
 }
 
 /// A ``QuerySchema`` over a fixed list of classes.
-internal struct QuerySchemaList: QuerySchema, Sendable {
+package struct QuerySchemaList: QuerySchema, Sendable {
     private let classes: [String: QuerySchemaClass]
 
-    init(_ classes: [QuerySchemaClass]) {
+    package init(_ classes: [QuerySchemaClass]) {
         var byName: [String: QuerySchemaClass] = [:]
         for c in classes { byName[c.name] = c }
         self.classes = byName
     }
 
-    func queryClass(named name: String) -> QuerySchemaClass? { classes[name] }
+    package func queryClass(named name: String) -> QuerySchemaClass? { classes[name] }
 }

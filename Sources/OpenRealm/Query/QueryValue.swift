@@ -7,7 +7,7 @@ import Foundation
 /// let v: QueryValue = .int(42)
 /// let when = QueryValue(date: Date())          // .timestamp(seconds:nanoseconds:)
 /// ```
-internal enum QueryValue: Hashable, Sendable {
+package enum QueryValue: Hashable, Sendable {
     /// `nil` / `NULL`: equals only null; ordering comparisons with it are refused.
     case null
     /// `true` / `false`.
@@ -36,14 +36,14 @@ internal enum QueryValue: Hashable, Sendable {
 
     /// The timestamp ORCore stores for `date`: whole seconds toward zero and the rest in
     /// nanoseconds with the same sign (rounded to the nearest nanosecond).
-    init(date: Date) {
+    package init(date: Date) {
         // One conversion for stored values and query constants, so that they compare equal.
         let t = date.orcTimestamp
         self = .timestamp(seconds: t.seconds, nanoseconds: t.nanoseconds)
     }
 
     /// A short name of the value's type for messages ("int", "string", "ObjectId", ...).
-    var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: return "null"
         case .bool: return "bool"
@@ -61,7 +61,7 @@ internal enum QueryValue: Hashable, Sendable {
     }
 
     /// Whether the value is a number ORCore compares across types (int, float, double, decimal).
-    var isNumeric: Bool {
+    package var isNumeric: Bool {
         switch self {
         case .int, .float, .double, .decimal: return true
         default: return false
@@ -78,5 +78,5 @@ internal protocol QueryValueConvertible {
 }
 
 extension QueryValue: QueryValueConvertible {
-    var queryValue: QueryValue { self }
+    package var queryValue: QueryValue { self }
 }

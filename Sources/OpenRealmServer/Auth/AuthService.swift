@@ -1,0 +1,143 @@
+import Crypto
+import Foundation
+
+/// What a successful login returns (the JSON body of the login routes).
+struct LoginResult: Codable, Sendable, Hashable {
+    var access_token: String
+    var refresh_token: String
+    var user_id: String
+    var device_id: String
+}
+
+/// Users, passwords and tokens, independent of HTTP: the routes in `HTTP/` call it,
+/// and the sync endpoint verifies access tokens through it.
+final class AuthService: Sendable {
+    let apps: AppRegistry
+    let tokens: JSONWebToken
+    let hasher: PasswordHasher
+
+    init(apps: AppRegistry, signingKey: SymmetricKey, hasher: PasswordHasher) {
+        self.apps = apps
+        self.tokens = JSONWebToken(key: signingKey)
+        self.hasher = hasher
+    }
+
+    static var now: Int64 { Int64(Date().timeIntervalSince1970) }
+
+    /// Logs in anonymously: a new anonymous user each time (the client reuses a logged-in one).
+    func anonymousLogin(appId: String) throws(AuthError) -> LoginResult {
+        let app = try apps.app(appId)
+        guard app.configuration.anonymousAuth else { throw .providerDisabled("anon-user") }
+        let user: UserRecord?
+        do {
+            user = try app.store.createUser(provider: "anon-user", email: nil, passwordHash: nil)
+        } catch {
+            throw .internalError("cannot store the user: \(error)")
+        }
+        guard let user else { throw .internalError("cannot store the user") }
+        return try issue(app: app, user: user)
+    }
+
+    /// Registers an email/password user (no confirmation step).
+    ///
+    /// - Throws: `BadRequest` for an email without '@' or a password outside 6–128
+    ///   characters, `AccountNameInUse` for a registered email.
+    func register(appId: String, email rawEmail: String, password: String) throws(AuthError) {
+        let app = try apps.app(appId)
+        guard app.configuration.emailPasswordAuth else { throw .providerDisabled("local-userpass") }
+        let email = try Self.normalizedEmail(rawEmail)
+        guard (6...128).contains(password.count) else {
+            throw .badRequest("password must be between 6 and 128 characters, not \(password.count)")
+        }
+        let hash: String
+        do { hash = try hasher.hash(password) } catch { throw .internalError("cannot hash the password: \(error)") }
+        let created: UserRecord?
+        do {
+            created = try app.store.createUser(provider: "local-userpass", email: email, passwordHash: hash)
+        } catch {
+            throw .internalError("cannot store the user: \(error)")
+        }
+        guard created != nil else { throw .accountNameInUse(email) }
+    }
+
+    /// Logs in with email and password.
+    ///
+    /// - Throws: `InvalidPassword` for an unknown email or a wrong password (the same
+    ///   message for both, so that emails cannot be probed).
+    func login(appId: String, email rawEmail: String, password: String) throws(AuthError) -> LoginResult {
+        let app = try apps.app(appId)
+        guard app.configuration.emailPasswordAuth else { throw .providerDisabled("local-userpass") }
+        let email = try Self.normalizedEmail(rawEmail)
+        let user: UserRecord?
+        do { user = try app.store.user(email: email) } catch { throw .internalError("cannot read users: \(error)") }
+        guard let user, let stored = user.passwordHash, hasher.verify(password, against: stored) else {
+            throw .invalidPassword("invalid email or password for '\(email)'")
+        }
+        return try issue(app: app, user: user)
+    }
+
+    /// A new access token for a valid refresh token.
+    func refresh(refreshToken: String) throws(AuthError) -> String {
+        let (app, claims, _) = try validRefresh(refreshToken)
+        return tokens.sign(accessClaims(app: app, userId: claims.sub, email: claims.email, provider: claims.provider))
+    }
+
+    /// Revokes a refresh token: it cannot refresh again. Access tokens it minted stay
+    /// valid until they expire.
+    func logout(refreshToken: String) throws(AuthError) {
+        let (app, _, id) = try validRefresh(refreshToken)
+        do { try app.store.revokeRefreshToken(id: id) } catch { throw .internalError("cannot revoke the token: \(error)") }
+    }
+
+    /// The claims of a valid access token, and its user.
+    ///
+    /// - Parameter appId: when given, the app the token must be for.
+    func verifyAccess(_ token: String, appId: String? = nil) throws(AuthError) -> (TokenClaims, UserRecord) {
+        let claims = try tokens.verify(token, kind: "access", now: Self.now)
+        if let appId, claims.aud != appId {
+            throw .invalidSession("the access token is for app '\(claims.aud)', not '\(appId)'")
+        }
+        let app = try apps.app(claims.aud)
+        let user: UserRecord?
+        do { user = try app.store.user(id: claims.sub) } catch { throw .internalError("cannot read users: \(error)") }
+        guard let user else { throw .invalidSession("the access token's user '\(claims.sub)' does not exist") }
+        return (claims, user)
+    }
+
+    private func validRefresh(_ token: String) throws(AuthError) -> (SyncApp, TokenClaims, String) {
+        let claims = try tokens.verify(token, kind: "refresh", now: Self.now)
+        guard let id = claims.jti else { throw .invalidSession("the refresh token has no id") }
+        let app = try apps.app(claims.aud)
+        let record: RefreshTokenRecord?
+        do { record = try app.store.refreshToken(id: id) } catch { throw .internalError("cannot read tokens: \(error)") }
+        guard let record, record.userId == claims.sub else { throw .invalidSession("the refresh token is unknown to this app") }
+        guard !record.revoked else { throw .invalidSession("the refresh token was revoked by a logout; log in again") }
+        return (app, claims, id)
+    }
+
+    private func accessClaims(app: SyncApp, userId: String, email: String?, provider: String?) -> TokenClaims {
+        let now = Self.now
+        return TokenClaims(sub: userId, aud: app.store.appId, typ: "access", iat: now,
+                           exp: now + app.configuration.accessTokenLifetime, jti: nil, email: email, provider: provider)
+    }
+
+    private func issue(app: SyncApp, user: UserRecord) throws(AuthError) -> LoginResult {
+        let now = Self.now
+        let id = AppStore.randomHex(16)
+        let record = RefreshTokenRecord(id: id, userId: user.id, expiresAt: now + app.configuration.refreshTokenLifetime, revoked: false)
+        do { try app.store.storeRefreshToken(record) } catch { throw .internalError("cannot store the token: \(error)") }
+        let refresh = TokenClaims(sub: user.id, aud: app.store.appId, typ: "refresh", iat: now, exp: record.expiresAt,
+                                  jti: id, email: user.email, provider: user.provider)
+        return LoginResult(access_token: tokens.sign(accessClaims(app: app, userId: user.id, email: user.email, provider: user.provider)),
+                           refresh_token: tokens.sign(refresh), user_id: user.id, device_id: AppStore.randomHex(12))
+    }
+
+    private static func normalizedEmail(_ email: String) throws(AuthError) -> String {
+        let trimmed = email.trimmingCharacters(in: .whitespaces).lowercased()
+        let parts = trimmed.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, trimmed.utf8.count <= 254 else {
+            throw .badRequest("'\(email)' is not an email address")
+        }
+        return trimmed
+    }
+}

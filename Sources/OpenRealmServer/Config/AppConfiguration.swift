@@ -1,0 +1,136 @@
+import Foundation
+
+/// One app's configuration, from `--config app.json`. Without one the server runs in
+/// development mode (``ServerConfiguration/app`` nil): any app id, anonymous and
+/// email/password auth, schema from the clients, every field queryable.
+///
+/// ```json
+/// {
+///   "appId": "todo",
+///   "developmentMode": true,
+///   "auth": { "anonymous": true, "emailPassword": true },
+///   "tokens": { "accessTokenLifetimeSeconds": 1800, "refreshTokenLifetimeSeconds": 5184000 },
+///   "queryableFields": { "Task": ["owner", "status"] },
+///   "indexedQueryableField": "owner",
+///   "limits": { "maxQueryBytes": 262144 }
+/// }
+/// ```
+public struct AppConfiguration: Sendable, Hashable {
+    /// The app id; the only one the server then serves.
+    public var appId: String
+    /// Whether clients may declare classes and properties (additive only).
+    public var developmentMode: Bool = true
+    /// Whether anonymous login is enabled.
+    public var anonymousAuth: Bool = true
+    /// Whether email/password registration and login are enabled.
+    public var emailPasswordAuth: Bool = true
+    /// Access token lifetime in seconds.
+    public var accessTokenLifetime: Int64 = 30 * 60
+    /// Refresh token lifetime in seconds.
+    public var refreshTokenLifetime: Int64 = 60 * 24 * 3600
+    /// The subscription rules.
+    public var rules = SubscriptionRules()
+
+    /// A configuration for `appId` with the development defaults.
+    public init(appId: String) {
+        self.appId = appId
+    }
+
+    /// The development-mode configuration the server uses for `appId` without `--config`.
+    static func development(appId: String) -> AppConfiguration { AppConfiguration(appId: appId) }
+
+    /// Reads a configuration file.
+    ///
+    /// - Throws: ``ServerError`` naming the file and the bad key: unreadable or not JSON,
+    ///   an unknown key, a value of the wrong type, a missing or invalid `appId`.
+    public static func load(from url: URL) throws -> AppConfiguration {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw ServerError("cannot read the app configuration '\(url.path)'")
+        }
+        return try parse(data, source: url.lastPathComponent)
+    }
+
+    /// Parses a configuration from JSON bytes; `source` names it in errors.
+    public static func parse(_ data: Data, source: String = "app configuration") throws -> AppConfiguration {
+        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw ServerError("\(source): not a JSON object")
+        }
+        var reader = ConfigReader(source: source)
+        try reader.only(root, ["appId", "developmentMode", "auth", "tokens", "queryableFields", "indexedQueryableField", "limits"], at: "")
+        guard let appId = try reader.string(root["appId"], "appId") else { throw ServerError("\(source): 'appId' is required") }
+        guard AppRegistry.isValidAppId(appId) else {
+            throw ServerError("\(source): 'appId' \"\(appId)\" must be 1–64 letters, digits, '.', '_' or '-', not starting with '.'")
+        }
+        var config = AppConfiguration(appId: appId)
+        if let dev = try reader.bool(root["developmentMode"], "developmentMode") { config.developmentMode = dev }
+        if let auth = try reader.object(root["auth"], "auth") {
+            try reader.only(auth, ["anonymous", "emailPassword"], at: "auth.")
+            if let v = try reader.bool(auth["anonymous"], "auth.anonymous") { config.anonymousAuth = v }
+            if let v = try reader.bool(auth["emailPassword"], "auth.emailPassword") { config.emailPasswordAuth = v }
+        }
+        if let tokens = try reader.object(root["tokens"], "tokens") {
+            try reader.only(tokens, ["accessTokenLifetimeSeconds", "refreshTokenLifetimeSeconds"], at: "tokens.")
+            if let v = try reader.positiveInt(tokens["accessTokenLifetimeSeconds"], "tokens.accessTokenLifetimeSeconds") { config.accessTokenLifetime = v }
+            if let v = try reader.positiveInt(tokens["refreshTokenLifetimeSeconds"], "tokens.refreshTokenLifetimeSeconds") { config.refreshTokenLifetime = v }
+        }
+        if let fields = try reader.object(root["queryableFields"], "queryableFields") {
+            var map: [String: Set<String>] = [:]
+            for (cls, value) in fields {
+                guard let list = value as? [String] else {
+                    throw ServerError("\(source): 'queryableFields.\(cls)' must be an array of field names")
+                }
+                map[cls] = Set(list)
+            }
+            config.rules.queryableFields = map
+        }
+        config.rules.indexedQueryableField = try reader.string(root["indexedQueryableField"], "indexedQueryableField")
+        if let limits = try reader.object(root["limits"], "limits") {
+            try reader.only(limits, ["maxQueryBytes"], at: "limits.")
+            if let v = try reader.positiveInt(limits["maxQueryBytes"], "limits.maxQueryBytes") { config.rules.maxQueryBytes = Int(v) }
+        }
+        return config
+    }
+}
+
+/// Typed reads of JSON values with errors naming the key.
+private struct ConfigReader {
+    let source: String
+
+    func only(_ object: [String: Any], _ keys: Set<String>, at prefix: String) throws {
+        for key in object.keys.sorted() where !keys.contains(key) {
+            throw ServerError("\(source): unknown key '\(prefix)\(key)' (known: \(keys.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    func string(_ value: Any?, _ key: String) throws -> String? {
+        guard let value else { return nil }
+        guard let s = value as? String else { throw ServerError("\(source): '\(key)' must be a string") }
+        return s
+    }
+
+    func bool(_ value: Any?, _ key: String) throws -> Bool? {
+        guard let value else { return nil }
+        guard let n = value as? NSNumber, CFGetTypeIDIsBool(n) else { throw ServerError("\(source): '\(key)' must be true or false") }
+        return n.boolValue
+    }
+
+    func positiveInt(_ value: Any?, _ key: String) throws -> Int64? {
+        guard let value else { return nil }
+        guard let n = value as? NSNumber, !CFGetTypeIDIsBool(n), n.doubleValue == n.doubleValue.rounded(), n.int64Value > 0 else {
+            throw ServerError("\(source): '\(key)' must be a positive integer")
+        }
+        return n.int64Value
+    }
+
+    func object(_ value: Any?, _ key: String) throws -> [String: Any]? {
+        guard let value else { return nil }
+        guard let o = value as? [String: Any] else { throw ServerError("\(source): '\(key)' must be an object") }
+        return o
+    }
+}
+
+/// Whether a JSON number came from `true` / `false`.
+private func CFGetTypeIDIsBool(_ n: NSNumber) -> Bool {
+    // Foundation on Linux boxes JSON booleans as NSNumber of objCType "c" (char).
+    String(cString: n.objCType) == "c" && (n == NSNumber(value: true) || n == NSNumber(value: false))
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import OpenRealmWire
+
+/// The sync WebSocket: `GET /api/client/v2.0/app/<appId>/realm-sync` upgraded to a
+/// WebSocket whose binary messages each carry one protocol frame. The protocol logic is
+/// ``SyncConnection``; this only moves frames between it and the socket.
+enum SyncEndpoint {
+    static func add(to router: Router<BasicWebSocketRequestContext>, auth: AuthService, logger: Logger) {
+        router.ws("\(AuthRoutes.appPrefix)/realm-sync", shouldUpgrade: { _, context in
+            guard let appId = context.parameters.get("appId"), AppRegistry.isValidAppId(appId) else { return .dontUpgrade }
+            do { _ = try auth.apps.app(appId) } catch { return .dontUpgrade }
+            return .upgrade([:])
+        }) { inbound, outbound, context in
+            let appId = context.requestContext.parameters.get("appId")
+            let (stream, continuation) = AsyncStream<ConnectionOutput>.makeStream()
+            let connection = SyncConnection(auth: auth, apps: auth.apps, appId: appId, logger: logger,
+                                            output: { continuation.yield($0) })
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    let encoder = WireEncoder()
+                    for await output in stream {
+                        switch output {
+                        case .message(let message):
+                            let frame: [UInt8]
+                            do {
+                                frame = try encoder.encode(message)
+                            } catch {
+                                logger.error("cannot encode a sync message", metadata: ["error": "\(error)"])
+                                try? await outbound.close(.unexpectedServerError, reason: "cannot encode a message")
+                                return
+                            }
+                            try await outbound.write(.binary(ByteBuffer(bytes: frame)))
+                        case .close:
+                            try? await outbound.close(.normalClosure, reason: nil)
+                            return
+                        }
+                    }
+                }
+                do {
+                    for try await message in inbound.messages(maxSize: WireLimits().maxMessageSize + WireProtocol.headerSize) {
+                        switch message {
+                        case .binary(let buffer):
+                            connection.receive(frame: Array(buffer.readableBytesView))
+                        case .text:
+                            connection.fail(WireErrorMessage(session: 0, code: .badMessage,
+                                                             message: "badMessage: text WebSocket messages are not used; send binary frames", isFatal: true))
+                        }
+                        if connection.isClosed { break }
+                    }
+                } catch {
+                    logger.debug("sync connection read failed", metadata: ["error": "\(error)"])
+                }
+                connection.close()
+                continuation.finish()
+                try await group.waitForAll()
+            }
+        }
+    }
+}

@@ -1,0 +1,264 @@
+import Foundation
+import ORCore
+import OpenRealmWire
+
+/// Applies one uploaded changeset to the store inside the integration's write
+/// transaction, resolving conflicts, and returns the instructions as integrated.
+///
+/// The rules (docs/SERVER.md, "Conflict resolution"):
+///
+/// - `set` (and the initial values of `createObject`) is last-writer-wins per property:
+///   it applies only when its stamp (the changeset's HLC, then the origin file ident) is
+///   greater than the stamp of the property's last write; a losing write is dropped.
+/// - `createObject` of an existing primary key merges: its values act as `set`s.
+/// - Erase beats concurrent updates: an erase always applies, and instructions on an
+///   object that no longer exists are dropped.
+/// - `addInteger` always applies (additions commute).
+/// - List positions past the end are clamped for inserts and dropped for the others.
+/// - Schema instructions add classes and properties (development mode only).
+///
+/// Embedded objects (paths, `createEmbeddedObject`) are refused with `badChangeset`
+/// for now.
+struct Integrator {
+    let txn: StoreTransaction
+    let developmentMode: Bool
+    /// The stamp of the changeset being integrated.
+    let stamp: WriteStamp
+    /// The server version the changeset will produce.
+    let serverVersion: UInt64
+
+    /// Clocks loaded and changed during this changeset, written back by ``finish()``.
+    private var clocks: [WireObjectRef: PropertyClocks] = [:]
+    private var erased: Set<WireObjectRef> = []
+
+    init(txn: StoreTransaction, developmentMode: Bool, stamp: WriteStamp, serverVersion: UInt64) {
+        self.txn = txn
+        self.developmentMode = developmentMode
+        self.stamp = stamp
+        self.serverVersion = serverVersion
+    }
+
+    /// Applies `instructions`; returns the ones that took effect (as they took effect:
+    /// merged creates carry only their winning values, clamped list indexes).
+    ///
+    /// - Throws: ``SyncFailure`` `badChangeset` naming the instruction for an unknown
+    ///   class or property, a value of the wrong type, an embedded path; `invalidSchemaChange`.
+    mutating func apply(_ instructions: [WireInstruction]) throws -> [WireInstruction] {
+        var applied: [WireInstruction] = []
+        for (index, instruction) in instructions.enumerated() {
+            defer { txn.scratch.reset() }
+            do {
+                if let done = try apply(instruction) { applied.append(done) }
+            } catch let failure as SyncFailure {
+                throw SyncFailure(failure.code, "instruction \(index): \(failure.message)")
+            } catch {
+                throw SyncFailure(.badChangeset, "instruction \(index) (\(Self.name(instruction))): \(error)")
+            }
+        }
+        try finish()
+        return applied
+    }
+
+    private mutating func apply(_ instruction: WireInstruction) throws -> WireInstruction? {
+        switch instruction {
+        case .addClass, .addProperty:
+            guard developmentMode else {
+                throw SyncFailure(.invalidSchemaChange, "schema changes are refused: the app is not in development mode")
+            }
+            try AppStore.applySchema(txn, instruction)
+            return instruction
+        case .createObject(let className, let pk, let values):
+            let cls = try syncedClass(className)
+            let ref = WireObjectRef(className: className, primaryKey: pk)
+            var props: [(StoreTransaction.PropertyInfo, WireValue)] = []
+            for v in values { props.append((try singleProperty(cls, v.name), v.value)) }
+            var clock = try loadClocks(ref)
+            if let key = try txn.findObject(cls.table, pk) {
+                var kept: [WirePropertyValue] = []
+                for (prop, value) in props where !prop.isPrimaryKey {
+                    guard clock.stamps[prop.name].map({ stamp > $0 }) ?? true else { continue }
+                    try txn.set(cls.table, key, prop.column, try storable(value))
+                    clock.stamps[prop.name] = stamp
+                    kept.append(WirePropertyValue(prop.name, value))
+                }
+                clocks[ref] = clock
+                return .createObject(className: className, primaryKey: pk, values: kept)
+            }
+            guard cls.primaryKeyColumn >= 0 else { throw SyncFailure(.badChangeset, "class '\(className)' has no primary key") }
+            var pairs: [(UInt16, orc_value)] = [(UInt16(cls.primaryKeyColumn), try storable(pk.value))]
+            clock = PropertyClocks()
+            for (prop, value) in props where !prop.isPrimaryKey {
+                pairs.append((prop.column, try storable(value)))
+                clock.stamps[prop.name] = stamp
+            }
+            _ = try txn.createObject(cls.table, pairs)
+            clocks[ref] = clock
+            erased.remove(ref)
+            return instruction
+        case .eraseObject(let path):
+            let (cls, key) = try target(path)
+            guard let key else { return nil }
+            try txn.erase(cls.table, key)
+            clocks[path.root] = PropertyClocks()
+            erased.insert(path.root)
+            return instruction
+        case .set(let path, let property, let value):
+            let (cls, key) = try target(path)
+            guard let key else { return nil }
+            let prop = try singleProperty(cls, property)
+            if prop.isPrimaryKey { return nil }
+            var clock = try loadClocks(path.root)
+            guard clock.stamps[prop.name].map({ stamp > $0 }) ?? true else { return nil }
+            try txn.set(cls.table, key, prop.column, try storable(value))
+            clock.stamps[prop.name] = stamp
+            clocks[path.root] = clock
+            return instruction
+        case .addInteger(let path, let property, let delta):
+            let (cls, key) = try target(path)
+            guard let key else { return nil }
+            try txn.addInteger(cls.table, key, try singleProperty(cls, property).column, delta)
+            return instruction
+        case .listInsert(let path, let property, let index, let value):
+            guard let (table, key, col) = try collection(path, property) else { return nil }
+            let size = try txn.collectionSize(table, key, col)
+            let at = Int(min(index, UInt64(size)))
+            try txn.listInsert(table, key, col, at, try storable(value))
+            return .listInsert(object: path, property: property, index: UInt64(at), value: value)
+        case .listSet(let path, let property, let index, let value):
+            guard let (table, key, col) = try collection(path, property),
+                  index < UInt64(try txn.collectionSize(table, key, col)) else { return nil }
+            try txn.listSet(table, key, col, Int(index), try storable(value))
+            return instruction
+        case .listErase(let path, let property, let index):
+            guard let (table, key, col) = try collection(path, property),
+                  index < UInt64(try txn.collectionSize(table, key, col)) else { return nil }
+            try txn.listErase(table, key, col, Int(index))
+            return instruction
+        case .listMove(let path, let property, let from, let to):
+            guard let (table, key, col) = try collection(path, property) else { return nil }
+            let size = UInt64(try txn.collectionSize(table, key, col))
+            guard from < size, to < size else { return nil }
+            try txn.listMove(table, key, col, Int(from), Int(to))
+            return instruction
+        case .clearCollection(let path, let property):
+            guard let (table, key, col) = try collection(path, property) else { return nil }
+            try txn.clearCollection(table, key, col)
+            return instruction
+        case .setInsert(let path, let property, let value):
+            guard let (table, key, col) = try collection(path, property) else { return nil }
+            try txn.setInsert(table, key, col, try storable(value))
+            return instruction
+        case .setErase(let path, let property, let value):
+            guard let (table, key, col) = try collection(path, property) else { return nil }
+            try txn.setErase(table, key, col, try storable(value))
+            return instruction
+        case .dictionarySet(let path, let property, let dkey, let value):
+            guard let (table, key, col) = try collection(path, property) else { return nil }
+            try txn.dictionarySet(table, key, col, dkey, try storable(value))
+            return instruction
+        case .dictionaryErase(let path, let property, let dkey):
+            guard let (table, key, col) = try collection(path, property) else { return nil }
+            try txn.dictionaryErase(table, key, col, dkey)
+            return instruction
+        case .createEmbeddedObject(let path, let property, _, _):
+            throw SyncFailure(.badChangeset, "createEmbeddedObject on \(path).\(property): embedded objects are not supported by this server yet")
+        }
+    }
+
+    /// Writes back the clocks changed by the changeset.
+    private func finish() throws {
+        for (ref, clock) in clocks {
+            let key = PropertyClocks.key(ref)
+            let row: [String: WireValue] = [
+                "clocks": .binary(clock.encoded()),
+                "erasedAtVersion": .int(erased.contains(ref) ? Int64(serverVersion) : 0),
+            ]
+            if try txn.readRow("__clocks", .string(key)) != nil {
+                try txn.updateRow("__clocks", .string(key), row)
+            } else {
+                var full = row
+                full["_id"] = .string(key)
+                try txn.insertRow("__clocks", full)
+            }
+        }
+    }
+
+    private mutating func loadClocks(_ ref: WireObjectRef) throws -> PropertyClocks {
+        if let c = clocks[ref] { return c }
+        let row = try txn.readRow("__clocks", .string(PropertyClocks.key(ref)))
+        let c = row?.binary("clocks").map(PropertyClocks.init(decoding:)) ?? PropertyClocks()
+        clocks[ref] = c
+        return c
+    }
+
+    private func syncedClass(_ name: String) throws -> StoreTransaction.ClassInfo {
+        guard !name.hasPrefix(AppStore.reservedPrefix), let cls = try txn.findClass(name) else {
+            throw SyncFailure(.badChangeset, "unknown class '\(name)'")
+        }
+        guard cls.kind != ORC_CLASS_EMBEDDED else {
+            throw SyncFailure(.badChangeset, "class '\(name)' is embedded: embedded objects are not supported by this server yet")
+        }
+        return cls
+    }
+
+    /// The class and key of the object a path names; the key is nil when the object
+    /// does not exist (erased: the instruction loses).
+    private func target(_ path: WireObjectPath) throws -> (StoreTransaction.ClassInfo, UInt64?) {
+        guard !path.isEmbedded else {
+            throw SyncFailure(.badChangeset, "path \(path): embedded objects are not supported by this server yet")
+        }
+        let cls = try syncedClass(path.root.className)
+        return (cls, try txn.findObject(cls.table, path.root.primaryKey))
+    }
+
+    private func singleProperty(_ cls: StoreTransaction.ClassInfo, _ name: String) throws -> StoreTransaction.PropertyInfo {
+        guard let prop = try txn.findProperty(cls.table, name) else {
+            throw SyncFailure(.badChangeset, "class '\(cls.name)' has no property '\(name)'")
+        }
+        guard prop.collection == ORC_COLL_NONE else {
+            throw SyncFailure(.badChangeset, "property '\(cls.name).\(name)' is a collection, not a single value")
+        }
+        return prop
+    }
+
+    private func collection(_ path: WireObjectPath, _ name: String) throws -> (UInt32, UInt64, UInt16)? {
+        let (cls, key) = try target(path)
+        guard let key else { return nil }
+        guard let prop = try txn.findProperty(cls.table, name) else {
+            throw SyncFailure(.badChangeset, "class '\(cls.name)' has no property '\(name)'")
+        }
+        guard prop.collection != ORC_COLL_NONE else {
+            throw SyncFailure(.badChangeset, "property '\(cls.name).\(name)' is not a collection")
+        }
+        return (cls.table, key, prop.column)
+    }
+
+    /// The ORCore value to store; a link to a missing object stores null.
+    private func storable(_ value: WireValue) throws -> orc_value {
+        if let v = try txn.orcValue(value) { return v }
+        var null = orc_value()
+        null.type = ORC_TYPE_NULL
+        return null
+    }
+
+    private static func name(_ i: WireInstruction) -> String {
+        switch i {
+        case .createObject: return "createObject"
+        case .eraseObject: return "eraseObject"
+        case .set: return "set"
+        case .addInteger: return "addInteger"
+        case .listInsert: return "listInsert"
+        case .listSet: return "listSet"
+        case .listErase: return "listErase"
+        case .listMove: return "listMove"
+        case .clearCollection: return "clearCollection"
+        case .setInsert: return "setInsert"
+        case .setErase: return "setErase"
+        case .dictionarySet: return "dictionarySet"
+        case .dictionaryErase: return "dictionaryErase"
+        case .createEmbeddedObject: return "createEmbeddedObject"
+        case .addClass: return "addClass"
+        case .addProperty: return "addProperty"
+        }
+    }
+}

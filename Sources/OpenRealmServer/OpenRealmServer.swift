@@ -1,0 +1,113 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import ServiceLifecycle
+import OpenRealmWire
+
+/// The OpenRealm sync server as a library: HTTP auth routes and the sync WebSocket on
+/// one port, over an embedded ORCore store per app.
+///
+/// ```swift
+/// let server = try OpenRealmServer(configuration: ServerConfiguration(port: 9090, dataDirectory: dir))
+/// try await server.runService()      // until SIGINT / SIGTERM
+/// ```
+///
+/// In tests, ``run()`` in a task and ``waitUntilRunning(timeout:)`` for the port (with
+/// `port: 0` a free one is picked); cancel the task to stop.
+public final class OpenRealmServer: Sendable {
+    /// The configuration it was made with.
+    public let configuration: ServerConfiguration
+    let auth: AuthService
+    let logger: Logger
+    private let runningPort = PortBox()
+
+    /// Prepares a server: creates the data directory and the signing key.
+    ///
+    /// - Throws: ``ServerError`` when the data directory or the signing key cannot be
+    ///   created or read.
+    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "openrealm-server")) throws {
+        self.configuration = configuration
+        self.logger = logger
+        do {
+            try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw ServerError("cannot create the data directory '\(configuration.dataDirectory.path)': \(error)")
+        }
+        let key = try SigningKey.loadOrCreate(in: configuration.dataDirectory)
+        let apps = AppRegistry(dataDirectory: configuration.dataDirectory, configured: configuration.app)
+        auth = AuthService(apps: apps, signingKey: key, hasher: PasswordHasher(rounds: configuration.passwordHashRounds))
+    }
+
+    /// The Hummingbird application serving the routes.
+    func application() -> some ApplicationProtocol {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        let box = runningPort
+        AuthRoutes.add(to: router, auth: auth, host: configuration.host, port: { box.port ?? 0 })
+        SyncEndpoint.add(to: router, auth: auth, logger: logger)
+        let ws = WebSocketServerConfiguration(maxFrameSize: WireLimits().maxMessageSize + WireProtocol.headerSize,
+                                              autoPing: .enabled(timePeriod: .seconds(60)))
+        return Application(
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: ws)),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
+                                                    serverName: "openrealm-server"),
+            onServerRunning: { [logger] channel in
+                let port = channel.localAddress?.port ?? 0
+                box.set(port)
+                logger.info("openrealm-server listening", metadata: ["port": "\(port)"])
+            },
+            logger: logger)
+    }
+
+    /// Serves until the task is cancelled.
+    public func run() async throws {
+        try await application().run()
+    }
+
+    /// Serves until SIGINT or SIGTERM, then shuts down gracefully: the listener
+    /// closes, open connections finish, and everything acknowledged is already
+    /// committed (each integration commits before it is acknowledged).
+    public func runService() async throws {
+        let group = ServiceGroup(configuration: .init(services: [application()], gracefulShutdownSignals: [.sigterm, .sigint],
+                                                      logger: logger))
+        try await group.run()
+    }
+
+    /// The port the server listens on once it runs.
+    ///
+    /// - Throws: ``ServerError`` when it is not running after `timeout` seconds.
+    public func waitUntilRunning(timeout: Double = 10) throws -> Int {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let port = runningPort.port { return port }
+            runningPort.wait(until: deadline)
+        }
+        throw ServerError("the server did not start listening within \(timeout) s")
+    }
+}
+
+/// The listening port, set once by `onServerRunning`.
+final class PortBox: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var value: Int?
+
+    var port: Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        return value
+    }
+
+    func set(_ port: Int) {
+        condition.lock()
+        value = port
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func wait(until deadline: Date) {
+        condition.lock()
+        if value == nil { _ = condition.wait(until: deadline) }
+        condition.unlock()
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import Logging
+import OpenRealmWire
+
+/// The sync protocol on one connection, independent of the transport: feed it the
+/// frames the client sent (``receive(frame:)``), and it answers through its output
+/// closure, which the transport drains in order (a WebSocket in `HTTP/`, or a test).
+///
+/// A connection carries sessions (`bind` … `unbind`). Failures are scoped as
+/// `docs/PROTOCOL.md` §6.2 says: a frame that does not decode, a message for an
+/// unknown session, a reused session number or a server-bound message type sent by the
+/// client end the connection (an `error` for session 0, then close); a refused bind, a
+/// bad changeset or bad progress end that session only; a refused query version is
+/// reported and the session goes on.
+///
+/// Threading: calls must come one at a time (the transport's read loop).
+public final class SyncConnection: @unchecked Sendable {
+    let auth: AuthService
+    let apps: AppRegistry
+    /// The app the connection's URL named, when it named one.
+    let appId: String?
+    let logger: Logger
+    let output: @Sendable (ConnectionOutput) -> Void
+
+    private var decoder = WireFrameDecoder()
+    private var sessions: [UInt64: SyncSession] = [:]
+    private var usedSessionNumbers: Set<UInt64> = []
+    private(set) var isClosed = false
+
+    init(auth: AuthService, apps: AppRegistry, appId: String?, logger: Logger,
+         output: @escaping @Sendable (ConnectionOutput) -> Void) {
+        self.auth = auth
+        self.apps = apps
+        self.appId = appId
+        self.logger = logger
+        self.output = output
+    }
+
+    /// Handles one frame (a WebSocket binary message).
+    public func receive(frame: [UInt8]) {
+        guard !isClosed else { return }
+        let message: WireMessage
+        do throws(WireError) {
+            decoder.append(frame)
+            guard let decoded = try decoder.nextMessage() else {
+                throw WireError(.badMessage, field: "frame", "truncated: \(frame.count) bytes do not make a whole frame", offset: frame.count)
+            }
+            guard decoder.bufferedByteCount == 0 else {
+                throw WireError(.badMessage, field: "frame", "\(decoder.bufferedByteCount) bytes after the frame")
+            }
+            message = decoded
+        } catch {
+            fail(WireErrorMessage(error))
+            return
+        }
+        receive(message)
+    }
+
+    /// Handles one decoded message.
+    func receive(_ message: WireMessage) {
+        guard !isClosed else { return }
+        switch message {
+        case .bind(let m): bind(m)
+        case .query(let m): if let s = session(m.session, "query") { query(s, m) }
+        case .upload(let m): if let s = session(m.session, "upload") { upload(s, m) }
+        case .mark(let m): if let s = session(m.session, "mark") { s.send(.mark(m)) }
+        case .unbind(let m): if let s = session(m.session, "unbind") { end(s) }
+        case .ping(let m): output(.message(.pong(WirePong(timestamp: m.timestamp))))
+        case .pong: break
+        case .error(let m):
+            logger.info("client reported an error", metadata: ["session": "\(m.session)", "code": "\(m.code)", "message": "\(m.message)"])
+            if m.isFatal {
+                if m.session == 0 { close() } else if let s = sessions[m.session] { end(s) }
+            }
+        case .ident, .download:
+            fail(WireErrorMessage(session: 0, code: .badMessageOrder,
+                                  message: "badMessageOrder: a client does not send \(message.type) messages", isFatal: true))
+        }
+    }
+
+    /// Ends every session (the transport calls it when the connection is gone).
+    public func close() {
+        for s in sessions.values { unregister(s) }
+        sessions.removeAll()
+        if !isClosed {
+            isClosed = true
+            output(.close)
+        }
+    }
+
+    // MARK: Failures
+
+    /// A connection-level failure: the error for session 0, then close.
+    func fail(_ error: WireErrorMessage) {
+        logger.info("closing sync connection", metadata: ["code": "\(error.code)", "message": "\(error.message)"])
+        output(.message(.error(error)))
+        close()
+    }
+
+    /// A fatal session error: the error, then the session ends.
+    func fail(_ session: UInt64, _ failure: SyncFailure) {
+        logger.info("ending sync session", metadata: ["session": "\(session)", "code": "\(failure.code)", "message": "\(failure.message)"])
+        output(.message(.error(WireErrorMessage(session: session, code: failure.code, message: failure.message, isFatal: true))))
+        if let s = sessions[session] { end(s) }
+    }
+
+    private func session(_ number: UInt64, _ what: String) -> SyncSession? {
+        if let s = sessions[number] { return s }
+        fail(WireErrorMessage(session: 0, code: .unknownSession,
+                              message: "unknownSession: \(what) for session \(number), which is not bound on this connection", isFatal: true))
+        return nil
+    }
+
+    private func end(_ session: SyncSession) {
+        sessions[session.number] = nil
+        unregister(session)
+    }
+
+    private func unregister(_ session: SyncSession) {
+        session.app.store.withLock { session.app.sessions[ObjectIdentifier(session)] = nil }
+    }
+
+    // MARK: Bind
+
+    private func bind(_ m: WireBind) {
+        guard !usedSessionNumbers.contains(m.session) else {
+            fail(WireErrorMessage(session: 0, code: .sessionReused,
+                                  message: "sessionReused: session number \(m.session) was already used on this connection", isFatal: true))
+            return
+        }
+        usedSessionNumbers.insert(m.session)
+        do {
+            if let appId, m.appId != appId {
+                throw SyncFailure(.badAuthentication, "the bind names app '\(m.appId)' but the connection is for app '\(appId)'")
+            }
+            let user: UserRecord
+            do {
+                (_, user) = try auth.verifyAccess(m.accessToken, appId: m.appId)
+            } catch {
+                throw SyncFailure(error.code == "TokenExpired" ? .tokenExpired : .badAuthentication, error.message)
+            }
+            if case .partition = m.syncMode {
+                throw SyncFailure(.wrongSyncMode, "app '\(m.appId)' uses flexible sync; partition-based sessions are not served yet")
+            }
+            let app = try apps.app(m.appId)
+            let file: ClientFileRecord
+            if let identity = m.fileIdentity {
+                guard let record = try app.store.clientFile(ident: identity.ident), record.salt == identity.salt else {
+                    throw SyncFailure(.clientResetRequired, "client file \(identity.ident) is unknown to the server (or its salt differs); reset the file")
+                }
+                guard record.userId == user.id else {
+                    throw SyncFailure(.permissionDenied, "client file \(identity.ident) belongs to another user")
+                }
+                file = record
+            } else {
+                file = try app.store.newClientFile(userId: user.id)
+            }
+            let session = SyncSession(number: m.session, app: app, userId: user.id, file: file, output: output)
+            try app.store.withLock {
+                guard m.lastIntegratedServerVersion <= app.store.serverVersion else {
+                    throw SyncFailure(.clientResetRequired, "the file integrated server version \(m.lastIntegratedServerVersion), but the server is at \(app.store.serverVersion)")
+                }
+                app.sessions[ObjectIdentifier(session)] = session
+                session.send(.ident(WireIdent(session: m.session, fileIdentity: WireFileIdentity(ident: file.ident, salt: file.salt),
+                                              serverVersion: app.store.serverVersion,
+                                              lastIntegratedClientVersion: file.lastIntegratedClientVersion)))
+            }
+            sessions[m.session] = session
+        } catch let failure as SyncFailure {
+            fail(m.session, failure)
+        } catch let error as AuthError {
+            fail(m.session, SyncFailure(.badAuthentication, error.message))
+        } catch {
+            fail(m.session, SyncFailure(.otherSessionError, "bind failed: \(error)"))
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import OpenRealmWire
+
+/// What a connection hands its transport: a message to send, or the end of the
+/// connection (after the messages before it).
+public enum ConnectionOutput: Sendable {
+    /// Send this message.
+    case message(WireMessage)
+    /// Close the connection.
+    case close
+}
+
+/// One bound session: a client realm file syncing with an app.
+///
+/// Its mutable state is guarded by the app's lock (``AppStore/lock``): the session's
+/// own connection changes it while handling queries and uploads, other sessions'
+/// uploads change ``viewObjects`` during fan-out.
+final class SyncSession: @unchecked Sendable {
+    /// The session number the client chose.
+    let number: UInt64
+    let app: SyncApp
+    /// The user the access token named.
+    let userId: String
+    /// The client file identity.
+    let fileIdent: UInt64
+    /// The highest client version of the file the server integrated.
+    var lastIntegratedClientVersion: UInt64
+    /// The accepted subscription set.
+    var view = SubscriptionView()
+    /// The highest query version received (accepted or refused).
+    var lastQueryVersion: UInt64 = 0
+    /// The objects the client holds through its subscriptions.
+    var viewObjects: Set<WireObjectRef> = []
+    /// Sends to the session's connection.
+    let output: @Sendable (ConnectionOutput) -> Void
+
+    init(number: UInt64, app: SyncApp, userId: String, file: ClientFileRecord,
+         output: @escaping @Sendable (ConnectionOutput) -> Void) {
+        self.number = number
+        self.app = app
+        self.userId = userId
+        self.fileIdent = file.ident
+        self.lastIntegratedClientVersion = file.lastIntegratedClientVersion
+        self.output = output
+    }
+
+    func send(_ message: WireMessage) {
+        output(.message(message))
+    }
+
+    /// A download of `changesets` (possibly none: progress only).
+    func download(_ changesets: [WireDownloadChangeset], serverVersion: UInt64,
+                  bootstrap: WireBootstrapState = .none) -> WireMessage {
+        .download(WireDownload(session: number, queryVersion: view.queryVersion,
+                               progress: WireDownloadProgress(serverVersion: serverVersion,
+                                                              lastIntegratedClientVersion: lastIntegratedClientVersion),
+                               bootstrap: bootstrap, changesets: changesets))
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import OpenRealmWire
+
+/// One integrated changeset of the server history.
+struct HistoryEntry: Sendable, Hashable {
+    /// The server version it produced.
+    var serverVersion: UInt64
+    /// The client file it came from (0: the server).
+    var originFileIdent: UInt64
+    /// Its client version at the origin (0: the server).
+    var originClientVersion: UInt64
+    /// The origin's clock reading.
+    var timestamp: WireHybridTimestamp
+    /// When the server integrated it, in milliseconds since the epoch.
+    var integratedAt: Int64
+    /// The instructions as integrated (after conflict resolution), in wire form.
+    var changeset: [UInt8]
+}
+
+extension AppStore {
+    /// Appends `entry` to the history inside the integration's transaction.
+    static func appendHistory(_ txn: StoreTransaction, _ entry: HistoryEntry) throws {
+        try txn.insertRow("__history", [
+            "_id": .int(Int64(entry.serverVersion)),
+            "originFileIdent": .int(Int64(bitPattern: entry.originFileIdent)),
+            "originClientVersion": .int(Int64(bitPattern: entry.originClientVersion)),
+            "hlcMilliseconds": .int(Int64(bitPattern: entry.timestamp.milliseconds)),
+            "hlcCounter": .int(Int64(entry.timestamp.counter)),
+            "integratedAt": .int(entry.integratedAt),
+            "changeset": .binary(entry.changeset),
+        ])
+        try txn.setMeta("server.version", entry.serverVersion)
+    }
+
+    /// The history entry of `serverVersion`, or nil.
+    func historyEntry(_ serverVersion: UInt64) throws -> HistoryEntry? {
+        try environment.read { txn -> HistoryEntry? in
+            guard serverVersion <= UInt64(Int64.max),
+                  let row = try txn.readRow("__history", .int(Int64(serverVersion))) else { return nil }
+            return HistoryEntry(
+                serverVersion: serverVersion,
+                originFileIdent: UInt64(bitPattern: row.int("originFileIdent") ?? 0),
+                originClientVersion: UInt64(bitPattern: row.int("originClientVersion") ?? 0),
+                timestamp: WireHybridTimestamp(milliseconds: UInt64(bitPattern: row.int("hlcMilliseconds") ?? 0),
+                                               counter: UInt32(truncatingIfNeeded: row.int("hlcCounter") ?? 0)),
+                integratedAt: row.int("integratedAt") ?? 0,
+                changeset: row.binary("changeset") ?? [])
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import OpenRealmWire
+
+/// A user as the store keeps it.
+struct UserRecord: Sendable, Hashable {
+    /// The user id (32 hex digits).
+    var id: String
+    /// `anon-user` or `local-userpass`.
+    var provider: String
+    /// The email, for email/password users.
+    var email: String?
+    /// The scrypt hash (``PasswordHasher``), for email/password users.
+    var passwordHash: String?
+}
+
+/// A refresh token's record: the token itself is a JWT whose `jti` is ``id``.
+struct RefreshTokenRecord: Sendable, Hashable {
+    var id: String
+    var userId: String
+    var expiresAt: Int64
+    var revoked: Bool
+}
+
+extension AppStore {
+    /// Creates a user. For an email user, also claims the email.
+    ///
+    /// - Returns: nil when the email is already registered.
+    func createUser(provider: String, email: String?, passwordHash: String?) throws -> UserRecord? {
+        let id = Self.randomHex(16)
+        return try environment.write { txn -> UserRecord? in
+            if let email {
+                if try txn.readRow("__user_emails", .string(email)) != nil { return nil }
+                try txn.insertRow("__user_emails", ["_id": .string(email), "userId": .string(id)])
+            }
+            try txn.insertRow("__users", [
+                "_id": .string(id), "provider": .string(provider),
+                "email": email.map { .string($0) } ?? .null,
+                "passwordHash": passwordHash.map { .string($0) } ?? .null,
+                "createdAt": .int(Self.nowMilliseconds),
+            ])
+            return UserRecord(id: id, provider: provider, email: email, passwordHash: passwordHash)
+        }
+    }
+
+    /// The user with `id`, or nil.
+    func user(id: String) throws -> UserRecord? {
+        try environment.read { txn in try Self.user(txn, id: id) }
+    }
+
+    /// The user registered with `email`, or nil.
+    func user(email: String) throws -> UserRecord? {
+        try environment.read { txn -> UserRecord? in
+            guard let row = try txn.readRow("__user_emails", .string(email)), let id = row.string("userId") else { return nil }
+            return try Self.user(txn, id: id)
+        }
+    }
+
+    private static func user(_ txn: StoreTransaction, id: String) throws -> UserRecord? {
+        guard let row = try txn.readRow("__users", .string(id)) else { return nil }
+        return UserRecord(id: id, provider: row.string("provider") ?? "", email: row.string("email"),
+                          passwordHash: row.string("passwordHash"))
+    }
+
+    /// Stores a new refresh token.
+    func storeRefreshToken(_ token: RefreshTokenRecord) throws {
+        try environment.write { txn in
+            try txn.insertRow("__refresh_tokens", [
+                "_id": .string(token.id), "userId": .string(token.userId),
+                "expiresAt": .int(token.expiresAt), "revoked": .bool(token.revoked),
+            ])
+        }
+    }
+
+    /// The refresh token with `id`, or nil.
+    func refreshToken(id: String) throws -> RefreshTokenRecord? {
+        try environment.read { txn -> RefreshTokenRecord? in
+            guard let row = try txn.readRow("__refresh_tokens", .string(id)) else { return nil }
+            return RefreshTokenRecord(id: id, userId: row.string("userId") ?? "", expiresAt: row.int("expiresAt") ?? 0,
+                                      revoked: row.bool("revoked") ?? true)
+        }
+    }
+
+    /// Marks a refresh token revoked; nothing when it does not exist.
+    func revokeRefreshToken(id: String) throws {
+        try environment.write { txn in
+            if try txn.readRow("__refresh_tokens", .string(id)) != nil {
+                try txn.updateRow("__refresh_tokens", .string(id), ["revoked": .bool(true)])
+            }
+        }
+    }
+
+    /// `count` random bytes as lowercase hex.
+    static func randomHex(_ count: Int) -> String {
+        var rng = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in
+            let b = UInt8.random(in: 0...255, using: &rng)
+            return String(b, radix: 16).count == 1 ? "0" + String(b, radix: 16) : String(b, radix: 16)
+        }.joined()
+    }
+}

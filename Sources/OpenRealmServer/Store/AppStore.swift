@@ -1,0 +1,80 @@
+import Foundation
+import ORCore
+import OpenRealmWire
+
+/// The embedded store of one app: one ORCore environment at
+/// `<data dir>/apps/<app id>/server.realm` holding
+///
+/// | table | key | what |
+/// |---|---|---|
+/// | the synced classes | `_id` | the authoritative objects, in classes clients declared (development mode) |
+/// | `__history` | server version | each integrated changeset in wire form, its origin file, client version, HLC and time |
+/// | `__clocks` | `Class␟pk` | per object: the HLC and origin of the last write of each property, and its erase version |
+/// | `__client_files` | file ident | the salt, the user and the last integrated client version of each client file |
+/// | `__users`, `__user_emails` | user id, email | users and their password hashes |
+/// | `__refresh_tokens` | token id | refresh tokens: user, expiry, revoked |
+///
+/// Metadata `server.version` is the latest server version, `server.next_ident` the next
+/// client file identity. Names starting with `__` are reserved: clients cannot declare
+/// such classes.
+///
+/// Threading: ``lock`` serializes the sync work of the app (integration, views,
+/// fan-out); auth writes only take ORCore's writer lock. Every transaction body is
+/// synchronous.
+final class AppStore: @unchecked Sendable {
+    /// The app id.
+    let appId: String
+    let environment: StoreEnvironment
+    /// Serializes integration, view changes and fan-out for this app.
+    let lock = NSLock()
+    /// The latest server version (guarded by ``lock`` for writes).
+    private(set) var serverVersion: UInt64
+
+    /// Prefix of the server's own tables.
+    static let reservedPrefix = "__"
+
+    /// Opens (creating) the store of `appId` in `directory`.
+    init(appId: String, directory: URL) throws {
+        self.appId = appId
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        environment = try StoreEnvironment(path: directory.appendingPathComponent("server.realm").path)
+        serverVersion = try environment.write { txn in
+            try txn.ensureTable("__users", key: ORC_TYPE_STRING, columns: [
+                ("provider", ORC_TYPE_STRING, false), ("email", ORC_TYPE_STRING, true),
+                ("passwordHash", ORC_TYPE_STRING, true), ("createdAt", ORC_TYPE_INT, false),
+            ])
+            try txn.ensureTable("__user_emails", key: ORC_TYPE_STRING, columns: [("userId", ORC_TYPE_STRING, false)])
+            try txn.ensureTable("__refresh_tokens", key: ORC_TYPE_STRING, columns: [
+                ("userId", ORC_TYPE_STRING, false), ("expiresAt", ORC_TYPE_INT, false), ("revoked", ORC_TYPE_BOOL, false),
+            ])
+            try txn.ensureTable("__client_files", key: ORC_TYPE_INT, columns: [
+                ("salt", ORC_TYPE_INT, false), ("userId", ORC_TYPE_STRING, false),
+                ("lastIntegratedClientVersion", ORC_TYPE_INT, false), ("createdAt", ORC_TYPE_INT, false),
+            ])
+            try txn.ensureTable("__history", key: ORC_TYPE_INT, columns: [
+                ("originFileIdent", ORC_TYPE_INT, false), ("originClientVersion", ORC_TYPE_INT, false),
+                ("hlcMilliseconds", ORC_TYPE_INT, false), ("hlcCounter", ORC_TYPE_INT, false),
+                ("integratedAt", ORC_TYPE_INT, false), ("changeset", ORC_TYPE_BINARY, false),
+            ])
+            try txn.ensureTable("__clocks", key: ORC_TYPE_STRING, columns: [
+                ("clocks", ORC_TYPE_BINARY, false), ("erasedAtVersion", ORC_TYPE_INT, false),
+            ])
+            return try txn.metaUInt64("server.version") ?? 0
+        }
+    }
+
+    /// Runs `body` holding the app's sync lock.
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// Records the server version a committed integration produced. Call with ``lock`` held.
+    func didCommit(serverVersion version: UInt64) {
+        serverVersion = version
+    }
+
+    /// Milliseconds since the epoch, now.
+    static var nowMilliseconds: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import ORCore
+
+/// A live ORCore transaction, valid only inside the ``StoreEnvironment/read(_:)`` or
+/// ``StoreEnvironment/write(_:)`` body that received it. Every call checks its status
+/// and throws ``StoreError`` at once.
+///
+/// Strings ORCore returns point into the map; the methods here copy them into Swift
+/// values before returning, so nothing read outlives the transaction by accident.
+final class StoreTransaction {
+    let handle: OpaquePointer
+    /// Scratch memory for strings and bytes handed to ORCore during one call.
+    let scratch = ByteScratch()
+
+    init(_ handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    // MARK: Schema
+
+    /// A class of the stored schema.
+    struct ClassInfo: Sendable, Hashable {
+        var name: String
+        var table: UInt32
+        var kind: orc_class_kind
+        var primaryKeyColumn: Int32
+    }
+
+    /// A property of a stored class.
+    struct PropertyInfo: Sendable, Hashable {
+        var name: String
+        var column: UInt16
+        var type: orc_type
+        var collection: orc_collection
+        var flags: UInt32
+        var linkTable: UInt32
+
+        var isOptional: Bool { flags & UInt32(ORC_PROP_OPTIONAL) != 0 }
+        var isPrimaryKey: Bool { flags & UInt32(ORC_PROP_PRIMARY_KEY) != 0 }
+    }
+
+    private func classInfo(_ c: orc_class_info) -> ClassInfo {
+        ClassInfo(name: String(cString: c.name), table: c.table, kind: c.kind, primaryKeyColumn: c.pk_col)
+    }
+
+    /// Every class, in table id order.
+    func classes() throws -> [ClassInfo] {
+        let count = orc_schema_class_count(handle)
+        var out: [ClassInfo] = []
+        for i in 0..<count {
+            var info = orc_class_info()
+            try StoreError.check(orc_schema_class_at(handle, i, &info), "read class #\(i)")
+            out.append(classInfo(info))
+        }
+        return out
+    }
+
+    /// The class named `name`, or nil.
+    func findClass(_ name: String) throws -> ClassInfo? {
+        var info = orc_class_info()
+        let status = orc_schema_class_find(handle, name, &info)
+        if status == ORC_ERR_NOT_FOUND { return nil }
+        try StoreError.check(status, "find class '\(name)'")
+        return classInfo(info)
+    }
+
+    /// The class with table id `table`.
+    func classInfo(table: UInt32) throws -> ClassInfo {
+        var info = orc_class_info()
+        try StoreError.check(orc_schema_class_get(handle, table, &info), "find class #\(table)")
+        return classInfo(info)
+    }
+
+    /// The live properties of a class, in column order.
+    func properties(of table: UInt32) throws -> [PropertyInfo] {
+        let cls = try classInfo(table: table)
+        var out: [PropertyInfo] = []
+        var index: UInt32 = 0
+        while true {
+            var p = orc_prop_info()
+            let status = orc_schema_prop_at(handle, table, index, &p)
+            if status == ORC_ERR_OUT_OF_RANGE { break }
+            try StoreError.check(status, "read property #\(index) of '\(cls.name)'")
+            out.append(PropertyInfo(name: String(cString: p.name), column: p.col, type: p.type,
+                                    collection: p.collection, flags: p.flags, linkTable: p.link_table))
+            index += 1
+        }
+        return out
+    }
+
+    /// The property `name` of a class, or nil.
+    func findProperty(_ table: UInt32, _ name: String) throws -> PropertyInfo? {
+        var p = orc_prop_info()
+        let status = orc_schema_prop_find(handle, table, name, &p)
+        if status == ORC_ERR_NOT_FOUND { return nil }
+        try StoreError.check(status, "find property '\(name)'")
+        return PropertyInfo(name: String(cString: p.name), column: p.col, type: p.type,
+                            collection: p.collection, flags: p.flags, linkTable: p.link_table)
+    }
+
+    /// Adds a class; returns its table id.
+    func addClass(_ name: String, kind: orc_class_kind) throws -> UInt32 {
+        var table: UInt32 = 0
+        try StoreError.check(orc_class_add(handle, name, kind, &table), "add class '\(name)'")
+        return table
+    }
+
+    /// Adds a property; returns its column id.
+    @discardableResult
+    func addProperty(_ table: UInt32, name: String, type: orc_type, collection: orc_collection = ORC_COLL_NONE,
+                     flags: UInt32 = 0, linkTable: UInt32 = 0) throws -> UInt16 {
+        var col: UInt16 = 0
+        let status = name.withCString { cname -> Int32 in
+            var spec = orc_prop_spec(name: cname, type: type, collection: collection, flags: flags, link_table: linkTable)
+            return orc_prop_add(handle, table, &spec, &col)
+        }
+        try StoreError.check(status, "add property '\(name)'")
+        return col
+    }
+
+    /// Makes `column` the class's primary key.
+    func setPrimaryKey(_ table: UInt32, column: UInt16) throws {
+        try StoreError.check(orc_class_set_primary_key(handle, table, Int32(column)), "set primary key")
+    }
+
+    // MARK: Metadata
+
+    /// A metadata value as a little-endian UInt64, or nil when absent.
+    func metaUInt64(_ name: String) throws -> UInt64? {
+        var data: UnsafeRawPointer?
+        var size = 0
+        let status = orc_meta_get(handle, name, &data, &size)
+        if status == ORC_ERR_NOT_FOUND { return nil }
+        try StoreError.check(status, "read metadata '\(name)'")
+        guard size == 8, let data else { throw StoreError(status: 0, "metadata '\(name)' holds \(size) bytes, not 8") }
+        var value: UInt64 = 0
+        withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: UnsafeRawBufferPointer(start: data, count: 8)) }
+        return UInt64(littleEndian: value)
+    }
+
+    /// Stores a metadata value as a little-endian UInt64.
+    func setMeta(_ name: String, _ value: UInt64) throws {
+        var le = value.littleEndian
+        try withUnsafeBytes(of: &le) { bytes in
+            try StoreError.check(orc_meta_set(handle, name, bytes.baseAddress, 8), "write metadata '\(name)'")
+        }
+    }
+}
+
+/// Copies of strings and bytes handed to ORCore, kept alive until ``reset()`` (or the
+/// scratch's end). Each allocation is its own block; they are few per call.
+final class ByteScratch {
+    private var blocks: [UnsafeMutableRawPointer] = []
+
+    deinit { reset() }
+
+    /// Frees every copy.
+    func reset() {
+        for b in blocks { free(b) }
+        blocks.removeAll(keepingCapacity: true)
+    }
+
+    /// A copy of `bytes`, with a NUL after them.
+    func copy(_ bytes: UnsafeRawBufferPointer) -> UnsafePointer<CChar> {
+        let p = malloc(bytes.count + 1)!
+        if bytes.count > 0 { p.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+        p.storeBytes(of: 0, toByteOffset: bytes.count, as: UInt8.self)
+        blocks.append(p)
+        return UnsafePointer(p.assumingMemoryBound(to: CChar.self))
+    }
+
+    /// A copy of a string's UTF-8 bytes, NUL-terminated, and their count.
+    func copy(_ string: String) -> (UnsafePointer<CChar>, Int) {
+        var s = string
+        return s.withUTF8 { (copy(UnsafeRawBufferPointer($0)), $0.count) }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import Logging
+import OpenRealmServer
+
+/// `openrealm-server serve --host 127.0.0.1 --port 9090 --data-dir ./openrealm-data [--config app.json]`
+@main
+struct OpenRealmServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "openrealm-server",
+        abstract: "The self-hostable OpenRealm Flexible Sync server.",
+        subcommands: [Serve.self],
+        defaultSubcommand: Serve.self)
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve auth (HTTP) and sync (WebSocket) on one port.")
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0: any free port).")
+    var port = 9090
+
+    @Option(name: .customLong("data-dir"), help: "Where the signing key and the app stores live.")
+    var dataDir = "./openrealm-data"
+
+    @Option(help: "An app configuration (JSON). Without one the server runs in development mode.")
+    var config: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func run() async throws {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("--log-level '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")
+        }
+        var logger = Logger(label: "openrealm-server")
+        logger.logLevel = level
+        var configuration = ServerConfiguration(host: host, port: port, dataDirectory: URL(fileURLWithPath: dataDir))
+        if let config {
+            configuration.app = try AppConfiguration.load(from: URL(fileURLWithPath: config))
+        }
+        let server = try OpenRealmServer(configuration: configuration, logger: logger)
+        logger.info("starting", metadata: ["data-dir": "\(dataDir)", "mode": "\(config == nil ? "development" : "configured")"])
+        try await server.runService()
+    }
+}
+

@@ -1,0 +1,126 @@
+import Foundation
+import Logging
+import XCTest
+import OpenRealmWire
+@testable import OpenRealmServer
+
+/// Starts a real server on a free loopback port for each test, with its own data
+/// directory, and stops it afterwards.
+class ServerTestCase: XCTestCase {
+    var dataDirectory: URL!
+    var server: OpenRealmServer!
+    var port = 0
+    /// The hybrid clock of uploads that do not give one.
+    private var clock: UInt64 = 1_700_000_000_000
+    private var runTask: Task<Void, Never>?
+    private let stopped = DispatchSemaphore(value: 0)
+
+    /// The app configuration to run with (nil: development mode).
+    var appConfiguration: AppConfiguration? { nil }
+
+    override func setUpWithError() throws {
+        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-server-tests-\(UUID().uuidString)")
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory, app: appConfiguration)
+        configuration.passwordHashRounds = 1024
+        var logger = Logger(label: "openrealm-server-test")
+        // Cancelling the server at the end of a test logs errors that are not failures.
+        logger.logLevel = .critical
+        let server = try OpenRealmServer(configuration: configuration, logger: logger)
+        self.server = server
+        let stopped = self.stopped
+        runTask = Task {
+            do { try await server.run() } catch { print("server stopped with \(error)") }
+            stopped.signal()
+        }
+        port = try server.waitUntilRunning(timeout: 30)
+    }
+
+    override func tearDownWithError() throws {
+        runTask?.cancel()
+        XCTAssertEqual(stopped.wait(timeout: .now() + 15), .success, "the server did not stop")
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    var http: TestHTTP { TestHTTP(port: port) }
+
+    /// Logs in anonymously to `appId`; returns the access token.
+    func anonymousToken(appId: String = "todo") throws -> String {
+        let reply = try http.request("POST", "/api/client/v2.0/app/\(appId)/auth/providers/anon-user/login", json: [:])
+        XCTAssertEqual(reply.status, 200, "\(reply.body)")
+        return try XCTUnwrap(reply.body["access_token"] as? String)
+    }
+
+    /// A client bound on session 1; returns it and its ident.
+    func boundClient(appId: String = "todo", token: String? = nil, session: UInt64 = 1) throws -> (TestSyncClient, WireIdent) {
+        let client = try TestSyncClient(port: port, appId: appId)
+        try client.send(.bind(WireBind(session: session, appId: appId, accessToken: try token ?? anonymousToken(appId: appId))))
+        let ident = try client.waitFor("ident") { if case .ident(let i) = $0 { return i } else { return nil } }
+        return (client, ident)
+    }
+
+    /// The schema of the test model: `Task { _id: int, title: string, status: string,
+    /// score: int, tags: [string] }`.
+    static let taskSchema: [WireInstruction] = [
+        .addClass(WireClassSchema(name: "Task", primaryKey: WirePrimaryKeySchema(name: "_id", type: .int))),
+        .addProperty(className: "Task", property: WirePropertySchema(name: "title", type: .string)),
+        .addProperty(className: "Task", property: WirePropertySchema(name: "status", type: .string, isIndexed: true)),
+        .addProperty(className: "Task", property: WirePropertySchema(name: "score", type: .int)),
+        .addProperty(className: "Task", property: WirePropertySchema(name: "tags", type: .string, collection: .list)),
+    ]
+
+    static func task(_ id: Int64, title: String, status: String, score: Int64 = 0) -> WireInstruction {
+        .createObject(className: "Task", primaryKey: .int(id),
+                      values: [WirePropertyValue("title", .string(title)), WirePropertyValue("status", .string(status)),
+                               WirePropertyValue("score", .int(score))])
+    }
+
+    static func path(_ id: Int64) -> WireObjectPath { WireObjectPath(className: "Task", primaryKey: .int(id)) }
+
+    /// Uploads one changeset and waits for its acknowledgement.
+    func upload(_ client: TestSyncClient, session: UInt64 = 1, clientVersion: UInt64, serverVersion: UInt64 = 0,
+                hlc: UInt64? = nil, _ instructions: [WireInstruction]) throws {
+        // Like a real client's clock, each changeset reads later than the one before.
+        let hlc = hlc ?? { clock += 1; return clock }()
+        try client.send(.upload(WireUpload(session: session, changesets: [WireUploadChangeset(
+            clientVersion: clientVersion, lastIntegratedServerVersion: serverVersion,
+            timestamp: WireHybridTimestamp(milliseconds: hlc), instructions: instructions)])))
+        _ = try client.waitFor("the upload's acknowledgement") { message -> Bool? in
+            if case .download(let d) = message, d.changesets.isEmpty, d.progress.lastIntegratedClientVersion >= clientVersion { return true }
+            if case .error(let e) = message { XCTFail("upload refused: \(e.message)"); return false }
+            return nil
+        }
+    }
+
+    /// Sends a query and returns the bootstrap's instructions (all batches), or the error.
+    func query(_ client: TestSyncClient, session: UInt64 = 1, version: UInt64, _ queries: [String: String]) throws
+        -> QueryAnswer {
+        try client.send(.query(WireQuery(session: session, queryVersion: version,
+                                         queries: queries.sorted { $0.key < $1.key }.map { WireClassQuery(className: $0.key, query: $0.value) })))
+        var instructions: [WireInstruction] = []
+        return try client.waitFor("query version \(version)'s answer") { message -> QueryAnswer? in
+            switch message {
+            case .download(let d) where d.queryVersion == version && d.bootstrap != .none:
+                instructions += d.changesets.flatMap(\.instructions)
+                return d.bootstrap == .lastBatch ? .accepted(instructions) : nil
+            case .error(let e) where e.queryVersion == version:
+                return .refused(e)
+            default:
+                return nil
+            }
+        }
+    }
+}
+
+/// The server's answer to a query version: the bootstrap's instructions, or the error.
+enum QueryAnswer {
+    case accepted([WireInstruction])
+    case refused(WireErrorMessage)
+
+    /// The bootstrap's instructions; throws when the version was refused.
+    func get() throws -> [WireInstruction] {
+        switch self {
+        case .accepted(let instructions): return instructions
+        case .refused(let error): throw TestSocket.Failure(description: "query refused: \(error.message)")
+        }
+    }
+}

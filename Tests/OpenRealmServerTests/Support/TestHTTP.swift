@@ -1,0 +1,31 @@
+import Foundation
+
+/// A one-request HTTP/1.1 client (`Connection: close`) for the auth routes.
+struct TestHTTP {
+    let port: Int
+
+    struct Reply {
+        var status: Int
+        var body: [String: Any]
+        var errorCode: String? { body["error_code"] as? String }
+        var message: String { body["error"] as? String ?? "" }
+    }
+
+    func request(_ method: String, _ path: String, json: [String: Any]? = nil, bearer: String? = nil) throws -> Reply {
+        let socket = try TestSocket(port: port)
+        let body = try json.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nContent-Length: \(body.count)\r\n"
+        if json != nil { head += "Content-Type: application/json\r\n" }
+        if let bearer { head += "Authorization: Bearer \(bearer)\r\n" }
+        head += "\r\n"
+        try socket.write(Array(head.utf8) + Array(body))
+        let raw = try socket.readToEnd(deadline: Date().addingTimeInterval(10))
+        let text = String(decoding: raw, as: UTF8.self)
+        guard let split = text.range(of: "\r\n\r\n") else { throw TestSocket.Failure(description: "no HTTP head in \(text)") }
+        let statusLine = text[..<split.lowerBound].split(separator: "\r\n").first ?? ""
+        let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") ?? 0
+        let bodyText = String(text[split.upperBound...])
+        let object = (try? JSONSerialization.jsonObject(with: Data(bodyText.utf8))) as? [String: Any] ?? [:]
+        return Reply(status: status, body: object)
+    }
+}

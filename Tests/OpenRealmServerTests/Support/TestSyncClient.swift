@@ -1,0 +1,106 @@
+import Foundation
+import OpenRealmWire
+
+/// A sync client for tests: a raw WebSocket (RFC 6455, client side: masked frames) to
+/// the server's sync endpoint, speaking OpenRealmWire frames. Every read has a deadline.
+final class TestSyncClient {
+    private let socket: TestSocket
+    private var decoder = WireFrameDecoder()
+    private(set) var isClosed = false
+
+    init(port: Int, appId: String) throws {
+        socket = try TestSocket(port: port)
+        let head = "GET /api/client/v2.0/app/\(appId)/realm-sync HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+            + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            + "Sec-WebSocket-Version: 13\r\n\r\n"
+        try socket.write(Array(head.utf8))
+        guard let reply = try socket.read(through: Array("\r\n\r\n".utf8), deadline: Date().addingTimeInterval(10)) else {
+            throw TestSocket.Failure(description: "the server closed during the WebSocket handshake")
+        }
+        let text = String(decoding: reply, as: UTF8.self)
+        guard text.hasPrefix("HTTP/1.1 101") else { throw TestSocket.Failure(description: "no upgrade: \(text)") }
+    }
+
+    /// Sends one message as one binary WebSocket message.
+    func send(_ message: WireMessage) throws {
+        try sendFrame(try WireEncoder().encode(message))
+    }
+
+    /// Sends raw bytes as one binary WebSocket message.
+    func sendFrame(_ payload: [UInt8], opcode: UInt8 = 0x2) throws {
+        var frame: [UInt8] = [0x80 | opcode]
+        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else if payload.count <= 0xFFFF {
+            frame.append(0x80 | 126)
+            frame += [UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        } else {
+            frame.append(0x80 | 127)
+            for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8(truncatingIfNeeded: payload.count >> shift)) }
+        }
+        frame += mask
+        for (i, b) in payload.enumerated() { frame.append(b ^ mask[i % 4]) }
+        try socket.write(frame)
+    }
+
+    /// The next protocol message, or nil when the server closed the WebSocket.
+    func next(timeout: Double = 10) throws -> WireMessage? {
+        let deadline = Date().addingTimeInterval(timeout)
+        var message: [UInt8] = []
+        while true {
+            guard let head = try socket.read(2, deadline: deadline) else { isClosed = true; return nil }
+            let opcode = head[0] & 0x0F
+            let fin = head[0] & 0x80 != 0
+            var length = Int(head[1] & 0x7F)
+            if length == 126 {
+                guard let ext = try socket.read(2, deadline: deadline) else { isClosed = true; return nil }
+                length = Int(ext[0]) << 8 | Int(ext[1])
+            } else if length == 127 {
+                guard let ext = try socket.read(8, deadline: deadline) else { isClosed = true; return nil }
+                length = ext.reduce(0) { $0 << 8 | Int($1) }
+            }
+            guard let payload = try socket.read(length, deadline: deadline) else { isClosed = true; return nil }
+            switch opcode {
+            case 0x8:
+                isClosed = true
+                return nil
+            case 0x9:
+                try sendFrame(payload, opcode: 0xA)
+            case 0xA:
+                continue
+            default:
+                message += payload
+                if fin { return try WireFrameDecoder.decode(frame: message) }
+            }
+        }
+    }
+
+    /// Reads messages until `match` returns a value (skipping the others), within `timeout`.
+    func waitFor<T>(_ what: String, timeout: Double = 10, _ match: (WireMessage) -> T?) throws -> T {
+        let deadline = Date().addingTimeInterval(timeout)
+        var skipped: [WireMessage] = []
+        while deadline.timeIntervalSinceNow > 0 {
+            let message: WireMessage?
+            do {
+                message = try next(timeout: deadline.timeIntervalSinceNow)
+            } catch {
+                throw TestSocket.Failure(description: "\(error) while waiting for \(what); skipped \(skipped)")
+            }
+            guard let message else {
+                throw TestSocket.Failure(description: "the connection closed while waiting for \(what); skipped \(skipped)")
+            }
+            if let value = match(message) { return value }
+            skipped.append(message)
+        }
+        throw TestSocket.Failure(description: "timed out waiting for \(what); skipped \(skipped)")
+    }
+
+    /// Waits until the server closes the connection; returns the messages it sent before.
+    func waitForClose(timeout: Double = 10) throws -> [WireMessage] {
+        var messages: [WireMessage] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while let message = try next(timeout: max(0.01, deadline.timeIntervalSinceNow)) { messages.append(message) }
+        return messages
+    }
+}

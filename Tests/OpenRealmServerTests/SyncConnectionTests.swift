@@ -1,0 +1,69 @@
+import Foundation
+import Logging
+import XCTest
+import OpenRealmWire
+@testable import OpenRealmServer
+
+/// The protocol logic driven with messages, without sockets: ``SyncConnection`` fed
+/// frames, its output collected.
+final class SyncConnectionTests: XCTestCase {
+    final class Outbox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var items: [ConnectionOutput] = []
+        func append(_ o: ConnectionOutput) { lock.lock(); items.append(o); lock.unlock() }
+        var messages: [WireMessage] {
+            lock.lock(); defer { lock.unlock() }
+            return items.compactMap { if case .message(let m) = $0 { return m } else { return nil } }
+        }
+        var closed: Bool {
+            lock.lock(); defer { lock.unlock() }
+            return items.contains { if case .close = $0 { return true } else { return false } }
+        }
+    }
+
+    func testBindQueryUploadAndMarkWithoutATransport() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-conn-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let apps = AppRegistry(dataDirectory: directory, configured: nil)
+        let auth = AuthService(apps: apps, signingKey: try SigningKey.loadOrCreate(in: directory), hasher: PasswordHasher(rounds: 1024))
+        let token = try auth.anonymousLogin(appId: "todo").access_token
+        let outbox = Outbox()
+        let connection = SyncConnection(auth: auth, apps: apps, appId: "todo", logger: Logger(label: "test"), output: outbox.append)
+        let encoder = WireEncoder()
+
+        connection.receive(frame: try encoder.encode(.bind(WireBind(session: 1, appId: "todo", accessToken: token))))
+        guard case .ident(let ident)? = outbox.messages.last else { return XCTFail("no ident: \(outbox.messages)") }
+        XCTAssertEqual(ident.serverVersion, 0)
+
+        connection.receive(frame: try encoder.encode(.upload(WireUpload(session: 1, changesets: [WireUploadChangeset(
+            clientVersion: 4, lastIntegratedServerVersion: 0, timestamp: WireHybridTimestamp(milliseconds: 5),
+            instructions: ServerTestCase.taskSchema + [ServerTestCase.task(1, title: "a", status: "open")])]))))
+        guard case .download(let ack)? = outbox.messages.last else { return XCTFail("no acknowledgement") }
+        XCTAssertEqual(ack.progress.lastIntegratedClientVersion, 4)
+        XCTAssertEqual(ack.progress.serverVersion, 1)
+
+        connection.receive(frame: try encoder.encode(.query(WireQuery(session: 1, queryVersion: 1,
+                                                                    queries: [WireClassQuery(className: "Task", query: "score == 0")]))))
+        guard case .download(let bootstrap)? = outbox.messages.last else { return XCTFail("no bootstrap") }
+        XCTAssertEqual(bootstrap.bootstrap, .lastBatch)
+        XCTAssertEqual(bootstrap.changesets.flatMap(\.instructions), [ServerTestCase.task(1, title: "a", status: "open")])
+
+        connection.receive(frame: try encoder.encode(.mark(WireMark(session: 1, requestId: 3))))
+        XCTAssertEqual(outbox.messages.last, .mark(WireMark(session: 1, requestId: 3)))
+
+        // A second bind with the same number ends the connection.
+        connection.receive(frame: try encoder.encode(.bind(WireBind(session: 1, appId: "todo", accessToken: token))))
+        guard case .error(let error)? = outbox.messages.last else { return XCTFail("no error") }
+        XCTAssertEqual(error.code, .sessionReused)
+        XCTAssertTrue(outbox.closed)
+        XCTAssertTrue(connection.isClosed)
+
+        // What was acknowledged is in the history.
+        let app = try apps.app("todo")
+        let entry = try XCTUnwrap(try app.store.historyEntry(1))
+        XCTAssertEqual(entry.originClientVersion, 4)
+        XCTAssertEqual(entry.originFileIdent, ident.fileIdentity.ident)
+        XCTAssertEqual(try WireChangeset(decoding: entry.changeset).instructions.last, ServerTestCase.task(1, title: "a", status: "open"))
+    }
+}
