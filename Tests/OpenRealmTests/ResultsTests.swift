@@ -471,3 +471,38 @@ final class ResultsTests: XCTestCase {
         XCTAssertNil(realm.objects(RTNoKey.self).max(ofProperty: "value") as Int?)
     }
 }
+
+final class ResultsAnyCollectionTests: XCTestCase {
+    private func total<C: RealmCollection>(_ items: C) -> Int where C.Element == RTAnyItem {
+        items.reduce(0) { $0 + $1.value }
+    }
+
+    func testGenericCodeAndTypeErasureOverResultsAndLists() throws {
+        let realm = try Realm(configuration: .init(inMemoryIdentifier: "any-collection-\(UUID())", objectTypes: [RTAnyItem.self, RTAnyBag.self]))
+        let bag = RTAnyBag()
+        try realm.write {
+            for i in 1...5 { bag.items.append(RTAnyItem(value: ["value": i])) }
+            realm.add(bag)
+        }
+        XCTAssertEqual(total(realm.objects(RTAnyItem.self)), 15)
+        XCTAssertEqual(total(bag.items), 15)
+        let erased: [AnyRealmCollection<RTAnyItem>] = [AnyRealmCollection(realm.objects(RTAnyItem.self)), AnyRealmCollection(bag.items)]
+        for collection in erased {
+            XCTAssertEqual(collection.count, 5)
+            XCTAssertEqual(collection.filter("value > 3").count, 2)
+            XCTAssertEqual(collection.where { $0.value <= 2 }.count, 2)
+            XCTAssertEqual(collection.sorted(byKeyPath: "value", ascending: false).first?.value, 5)
+            XCTAssertEqual(collection.sum(ofProperty: "value") as Int, 15)
+            XCTAssertEqual(collection.index(of: collection[2]), 2)
+            XCTAssertTrue(collection.realm == realm)
+        }
+    }
+}
+
+final class RTAnyItem: Object {
+    @Persisted var value = 0
+}
+
+final class RTAnyBag: Object {
+    @Persisted var items: List<RTAnyItem>
+}
