@@ -15,8 +15,10 @@ extension _ObjectCollectionQueries {
         guard let realm = _queryRealm else {
             preconditionFailure("Queries run on managed collections only: add the owning object to a realm first.")
         }
-        return Results(core: ResultsCore(realm: realm, type: Element.self, domain: { [self] in _domainKeys() },
-                                         query: ParsedQuery(predicate: .truePredicate)))
+        let core = ResultsCore(realm: realm, type: Element.self, domain: { [self] in _domainKeys() },
+                               query: ParsedQuery(predicate: .truePredicate))
+        core.domainSource = (self as? ResultsDomainProviding)?.resultsDomainSource
+        return Results(core: core)
     }
 }
 

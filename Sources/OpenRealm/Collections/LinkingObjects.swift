@@ -12,7 +12,7 @@ import ORCore
 public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, CustomStringConvertible {
     /// The property of `Element` that links here.
     public let propertyName: String
-    private let owner: ObjectBase?
+    let owner: ObjectBase?
     private var cachedKeys: [UInt64]?
     private var cachedStamp: (UInt64, UInt64) = (.max, .max)
 
