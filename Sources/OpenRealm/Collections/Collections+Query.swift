@@ -16,8 +16,10 @@ extension _ObjectCollectionQueries {
         guard let realm = _queryRealm else {
             preconditionFailure("Queries run on managed collections only: add the owning object to a realm first.")
         }
-        return Results(core: ResultsCore(realm: realm, type: Element.self, domain: _domain,
-                                         query: ParsedQuery(predicate: .truePredicate)))
+        let core = ResultsCore(realm: realm, type: Element.self, domain: _domain,
+                               query: ParsedQuery(predicate: .truePredicate))
+        core.domainSource = (self as? ResultsDomainProviding)?.resultsDomainSource
+        return Results(core: core)
     }
 
     /// The keys of the collection's objects, in order.
@@ -25,6 +27,9 @@ extension _ObjectCollectionQueries {
 }
 
 extension CollectionLocation {
+    /// The keys of the objects a list or set of links holds, in order.
+    func linkKeys() -> [UInt64] { CollectionLocation.linkDomain(self)(realm) }
+
     /// The domain of a list or set of links: its targets' keys, read in any realm of the
     /// file; empty for an unmanaged collection.
     static func linkDomain(_ location: CollectionLocation?) -> @Sendable (Realm) -> [UInt64] {

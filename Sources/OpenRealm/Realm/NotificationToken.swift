@@ -1,6 +1,10 @@
 import Foundation
 
-/// A registration for change notifications; `invalidate()` stops delivery.
+/// A registration for change notifications; `invalidate()` stops delivery. Delivery
+/// also stops when the token is released, so keep it for as long as you want updates.
+///
+/// `invalidate()` may be called from any thread; called on the thread (queue, actor)
+/// that delivers the notifications, no block runs after it returns.
 open class NotificationToken: @unchecked Sendable {
     private let lock = NSLock()
     private var onInvalidate: (() -> Void)?
@@ -9,6 +13,14 @@ open class NotificationToken: @unchecked Sendable {
 
     init(onInvalidate: @escaping () -> Void) {
         self.onInvalidate = onInvalidate
+    }
+
+    deinit {
+        lock.lock()
+        let action = onInvalidate
+        onInvalidate = nil
+        lock.unlock()
+        action?()
     }
 
     /// Stops delivery. Safe to call more than once.

@@ -6,12 +6,22 @@ extension Realm {
     /// synchronous initializer; synced configurations add their download step through
     /// the sync module.
     ///
+    /// The realm belongs to the caller: called on the main actor, to the main thread;
+    /// on another actor, to that actor (as `init(configuration:actor:)` makes it);
+    /// from a nonisolated context, to the thread the open finishes on.
+    ///
     /// - Throws: what `init(configuration:)` throws.
-    public convenience init(configuration: Realm.Configuration = .defaultConfiguration, downloadBeforeOpen: OpenBehavior = .never) async throws {
+    public convenience init(configuration: Realm.Configuration = .defaultConfiguration, downloadBeforeOpen: OpenBehavior = .never,
+                            _isolation: isolated (any Actor)? = #isolation) async throws {
         if let hook = Realm._asyncOpenHook, configuration._syncConfiguration != nil {
             try await hook(configuration, downloadBeforeOpen)
         }
-        self.init(coordinator: try Realm.openCoordinator(configuration), configuration: configuration, frozen: nil)
+        let coordinator = try Realm.openCoordinator(configuration)
+        if let actor = _isolation, ObjectIdentifier(actor) != ObjectIdentifier(MainActor.shared) {
+            self.init(coordinator: coordinator, configuration: configuration, scheduler: .actor(actor))
+        } else {
+            self.init(coordinator: coordinator, configuration: configuration, frozen: nil)
+        }
     }
 
     /// When an asynchronous open waits for the server: never, always, or only when the

@@ -50,8 +50,18 @@ public final class Realm {
     var arena: ByteArena { state.arena }
     /// True for a frozen realm: its snapshot never moves and it cannot write.
     public let isFrozen: Bool
-    /// Whether the realm moves to the latest version when notifications are delivered.
-    public var autorefresh: Bool = true
+
+    /// Whether the realm moves to the latest version on its own when another thread,
+    /// realm instance or process commits. That happens for realms that have somewhere
+    /// to run it: the main thread's realms (through the main queue), actor-isolated
+    /// realms (on their actor) and the realms notifications deliver on a queue. A realm
+    /// of another thread moves on `refresh()` and when it writes. Shared by the
+    /// instances of the file on one thread. With `autorefresh` off, realm observers get
+    /// `.refreshRequired` instead.
+    public var autorefresh: Bool {
+        get { state.autorefresh }
+        set { state.autorefresh = newValue }
+    }
 
     /// Opens the default realm.
     public convenience init() throws {
@@ -86,13 +96,23 @@ public final class Realm {
         self.configuration = configuration
         isFrozen = frozen != nil
         if let frozen {
-            state = RealmState()
+            state = RealmState(coordinator: nil)
             state.snapshot = frozen
         } else if privateState {
-            state = RealmState()
+            state = RealmState(coordinator: coordinator)
         } else {
             state = RealmState.forCurrentThread(coordinator)
         }
+    }
+
+    /// A realm of the file with its own transaction state, confined to the queue or
+    /// actor `scheduler` runs jobs on (which moves it forward when the file changes).
+    init(coordinator: RealmCoordinator, configuration: Configuration, scheduler: DeliveryScheduler) {
+        _coordinator = coordinator
+        self.configuration = configuration
+        isFrozen = false
+        state = RealmState(coordinator: coordinator)
+        state.attach(scheduler: scheduler)
     }
 
     // MARK: Transactions
@@ -113,10 +133,12 @@ public final class Realm {
     public var isInWriteTransaction: Bool { writeTxn != nil }
 
     /// Begins a write transaction; pair it with `commitWrite()` or `cancelWrite()`.
-    /// Waits while another thread or process writes. The realm moves to the latest version.
+    /// Waits while another thread or process writes. The realm moves to the latest
+    /// version first, delivering its notifications of what others committed.
     ///
-    /// As in the Realm Swift SDK this cannot throw: beginning a write inside a write, or on
-    /// a read-only or frozen realm, stops with a message. `write { }` throws those instead.
+    /// As in the Realm Swift SDK this cannot throw: beginning a write inside a write, on
+    /// a read-only or frozen realm, or on another thread than the one that opened the
+    /// realm, stops with a message. `write { }` throws those instead.
     public func beginWrite() {
         do { try _beginWrite() } catch {
             preconditionFailure((error as? RealmError)?.message ?? "\(error)")
@@ -125,8 +147,9 @@ public final class Realm {
 
     /// Begins a write transaction.
     ///
-    /// - Throws: `.wrongTransactionState` when already in a write, `.readOnly` for a
-    ///   read-only or frozen realm, or a storage error.
+    /// - Throws: `.wrongTransactionState` when already in a write, or when called on
+    ///   another thread than the one that opened the realm; `.readOnly` for a
+    ///   read-only or frozen realm; or a storage error.
     func _beginWrite() throws {
         guard writeTxn == nil else {
             throw RealmError(.wrongTransactionState, "The realm is already in a write transaction.")
@@ -135,41 +158,70 @@ public final class Realm {
         guard !configuration.readOnly else {
             throw RealmError(.readOnly, "Cannot write to the read-only realm at '\(_coordinator.path)'.")
         }
-        // A read snapshot held by this thread would block map growth during the write.
-        snapshot = nil
+        try state.checkThread("begin a write transaction")
         var txn: OpaquePointer?
-        try ORC.check(orc_txn_begin(_coordinator.env, Int32(ORC_TXN_WRITE), &txn), "Beginning a write transaction")
+        for attempt in 0..<3 {
+            // Notifications of what others committed are delivered first, so that the
+            // changes reported at commit are this transaction's.
+            var delivered: UInt64?
+            if state.hasObservers {
+                _ = state.refresh()
+                guard writeTxn == nil else {
+                    throw RealmError(.wrongTransactionState, "The realm is already in a write transaction (begun by a notification block).")
+                }
+                delivered = snapshot.map { orc_txn_version($0.txn) }
+            }
+            // A read snapshot held by this thread would block map growth during the write.
+            snapshot = nil
+            try ORC.check(orc_txn_begin(_coordinator.env, Int32(ORC_TXN_WRITE), &txn), "Beginning a write transaction")
+            // Another commit slipped in before the write lock: deliver it first.
+            guard let delivered, delivered != orc_txn_version(txn), attempt < 2 else { break }
+            orc_txn_abort(txn)
+            txn = nil
+        }
         writeTxn = txn
+        state.writeThread = pthread_self()
         pendingWriteError = nil
     }
 
-    /// Commits the write transaction.
+    /// Commits the write transaction. The notifications of this realm's thread (or
+    /// actor) are delivered before this returns, except to the `tokens` given; other
+    /// threads, queues, actors and processes are told of the commit.
     ///
     /// - Throws: the first failure of a write inside the transaction (a duplicate
-    ///   primary key, a wrong type) — the whole transaction is then rolled back — or a
-    ///   storage error (disk full).
+    ///   primary key, a wrong type) — the whole transaction is then rolled back — a
+    ///   storage error (disk full), or `.wrongTransactionState` when called on another
+    ///   thread than the one that began the transaction (which stays open there).
     public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
         guard let txn = writeTxn else {
             throw RealmError(.wrongTransactionState, "Cannot commit: the realm is not in a write transaction.")
         }
+        try state.checkWriteThread("commit")
         writeTxn = nil
+        state.writeThread = nil
         arena.reset()
         if let error = pendingWriteError {
             pendingWriteError = nil
             orc_txn_abort(txn)
             throw error
         }
+        let holds = _coordinator.notifier.prepareCommit(txn)
         var version: UInt64 = 0
-        try ORC.check(orc_txn_commit(txn, &version), "Committing the write transaction")
+        let status = orc_txn_commit(txn, &version)
+        _coordinator.notifier.finishCommit(holds, succeeded: status == ORC_OK, version: version)
+        try ORC.check(status, "Committing the write transaction")
         _didCommit(version: version, skipping: tokens)
     }
 
-    /// Discards every change of the write transaction.
+    /// Discards every change of the write transaction. Must be called on the thread
+    /// that began it (a precondition).
     public func cancelWrite() {
         guard let txn = writeTxn else {
             preconditionFailure("Cannot cancel a write: the realm is not in a write transaction.")
         }
+        do { try state.checkWriteThread("cancel") } catch { preconditionFailure(error.message) }
         writeTxn = nil
+        state.writeThread = nil
         pendingWriteError = nil
         arena.reset()
         orc_txn_abort(txn)
@@ -207,17 +259,13 @@ public final class Realm {
         }
     }
 
-    /// Moves the realm to the latest version. Returns whether anything changed.
+    /// Moves the realm to the latest version and delivers the notifications of this
+    /// thread's (or actor's) registrations synchronously. Returns whether the realm's
+    /// version changed.
     @discardableResult
     public func refresh() -> Bool {
-        guard !isFrozen, writeTxn == nil, snapshot != nil else { return false }
-        let before = orc_txn_version(snapshot!.txn)
-        if !isKnownUniquelyReferenced(&state.snapshot!) || orc_txn_renew(snapshot!.txn) != ORC_OK {
-            snapshot = nil
-        }
-        let after = snapshotVersion
-        if after != before { _didAdvance() }
-        return after != before
+        guard !isFrozen, writeTxn == nil else { return false }
+        return state.refresh()
     }
 
     /// Releases the realm's snapshot; the next read starts from the latest version.
@@ -227,13 +275,12 @@ public final class Realm {
         snapshot = nil
     }
 
-    /// Called after this realm committed: the next read sees the new version.
+    /// Called after this realm committed: reports the commit to the other threads and
+    /// processes of the file, and delivers this state's notifications.
     func _didCommit(version: UInt64, skipping tokens: [NotificationToken]) {
-        _didAdvance()
+        _coordinator.notifier.fileAdvanced(to: version)
+        state.didCommit(version: version, skipping: tokens)
     }
-
-    /// Hook for notifications (the live-objects layer) when the snapshot moves.
-    func _didAdvance() {}
 
     // MARK: Information
 
@@ -272,7 +319,8 @@ extension Realm: Equatable {
 /// What the live `Realm` instances of one file on one thread share, as Realm's
 /// per-thread instance cache does: the read snapshot and the write transaction. A
 /// write through one instance is seen by the others at once, and
-/// `isInWriteTransaction` agrees between them.
+/// `isInWriteTransaction` agrees between them. It also holds the notification
+/// registrations its thread (or actor, or queue) delivers (see `RealmState+Delivery`).
 final class RealmState {
     var snapshot: ReadSnapshot?
     var writeTxn: OpaquePointer?
@@ -280,6 +328,29 @@ final class RealmState {
     let arena = ByteArena()
     /// How deep `create` is inside nested values (a guard against cycles).
     var createDepth = 0
+    /// The file; nil for frozen realms, which never advance.
+    let coordinator: RealmCoordinator?
+    var autorefresh = true
+    /// The thread a thread-confined state belongs to (nil: an actor's or a queue's).
+    var ownerThread: pthread_t?
+    /// The thread the open write transaction was begun on: it must end there.
+    var writeThread: pthread_t?
+    /// Where jobs of this state run when the file changes (nil: a plain thread).
+    private(set) var scheduler: DeliveryScheduler?
+    private(set) var listener: StateListener?
+    /// The registrations this state delivers, in registration order.
+    let registrationLock = NSLock()
+    var registrationList: [NotificationRegistration] = []
+    var isDelivering = false
+    /// The newest version `.refreshRequired` was posted for.
+    var refreshRequiredVersion: UInt64 = 0
+    /// `writeAsync` writes waiting for the scheduler, oldest first.
+    var pendingAsyncWrites: [PendingAsyncWrite] = []
+    var lastAsyncWriteId: AsyncTransactionId = 0
+
+    init(coordinator: RealmCoordinator?) {
+        self.coordinator = coordinator
+    }
 
     deinit {
         if let writeTxn { orc_txn_abort(writeTxn) }
@@ -294,9 +365,35 @@ final class RealmState {
         let key = "openrealm.state." + coordinator.path
         let dictionary = Thread.current.threadDictionary
         if let box = dictionary[key] as? WeakBox, let state = box.state { return state }
-        let state = RealmState()
+        let state = RealmState(coordinator: coordinator)
+        state.ownerThread = pthread_self()
+        // The main thread has a queue to run autorefresh and notifications on.
+        if Thread.isMainThread { state.attach(scheduler: .main) }
         dictionary[key] = WeakBox(state)
         return state
+    }
+
+    /// Makes the state advance through `scheduler` when the file changes.
+    func attach(scheduler: DeliveryScheduler) {
+        guard let coordinator, listener == nil else { return }
+        self.scheduler = scheduler
+        let listener = StateListener(self, scheduler)
+        self.listener = listener
+        coordinator.notifier.add(listener)
+    }
+
+    /// Throws unless the calling thread may use this state.
+    func checkThread(_ action: @autoclosure () -> String) throws(RealmError) {
+        if let ownerThread, pthread_equal(ownerThread, pthread_self()) == 0 {
+            throw RealmError(.wrongTransactionState, "Realm accessed from incorrect thread: cannot \(action()) on a thread other than the one that opened the realm. Open a Realm on each thread, or pass objects with ThreadSafeReference.")
+        }
+    }
+
+    /// Throws unless the calling thread began the open write transaction.
+    func checkWriteThread(_ action: String) throws(RealmError) {
+        if let writeThread, pthread_equal(writeThread, pthread_self()) == 0 {
+            throw RealmError(.wrongTransactionState, "Cannot \(action) the write transaction on this thread: it was begun on another thread, and must be committed or cancelled there.")
+        }
     }
 }
 

@@ -10,6 +10,10 @@ final class RealmCoordinator: @unchecked Sendable {
     let path: String
     let env: OpaquePointer
     let isInMemory: Bool
+    /// Watches the file for commits and keeps the changeset log for notifications.
+    let notifier: FileNotifier
+    /// Orders `asyncWrite` calls of this process without blocking their actors.
+    let asyncWriteGate = AsyncWriteGate()
     private let state = Mutex<State>(State())
 
     struct State {
@@ -25,13 +29,15 @@ final class RealmCoordinator: @unchecked Sendable {
 
     static let schemaVersionKey = "openrealm.schemaVersion"
 
-    private init(path: String, env: OpaquePointer, isInMemory: Bool) {
+    private init(path: String, env: OpaquePointer, isInMemory: Bool, readOnly: Bool) {
         self.path = path
         self.env = env
         self.isInMemory = isInMemory
+        notifier = FileNotifier(env: env, path: path, readOnly: readOnly, inMemory: isInMemory)
     }
 
     deinit {
+        notifier.close()
         orc_env_close(env)
         if isInMemory { _ = orc_env_delete_files(path) }
     }
@@ -98,7 +104,7 @@ final class RealmCoordinator: @unchecked Sendable {
                 env = try compact(env!, path: path, flags: flags)
             }
         }
-        return RealmCoordinator(path: path, env: env!, isInMemory: configuration.isInMemory)
+        return RealmCoordinator(path: path, env: env!, isInMemory: configuration.isInMemory, readOnly: configuration.readOnly)
     }
 
     private static func compact(_ env: OpaquePointer, path: String, flags: UInt32) throws(RealmError) -> OpaquePointer {

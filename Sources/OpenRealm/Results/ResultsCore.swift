@@ -26,6 +26,9 @@ final class ResultsCore {
     private var stamp: (txn: OpaquePointer?, version: UInt64, generation: UInt64) = (nil, .max, .max)
     /// For a frozen `Results`: the keys are fixed.
     private let frozenKeys: [UInt64]?
+    /// Which collection `domain` reads, so the results can be rebuilt in another realm
+    /// (notifications delivered on a queue or actor); nil for whole-table results.
+    var domainSource: ResultsDomainSource?
 
     init(realm: Realm, type: ObjectBase.Type, domain: ResultsDomain?, query: ParsedQuery, frozenKeys: [UInt64]? = nil) {
         self.realm = realm
@@ -146,6 +149,17 @@ final class ResultsCore {
     }
 
     func with(query newQuery: ParsedQuery) -> ResultsCore {
-        ResultsCore(realm: realm, type: type, domain: domain, query: newQuery)
+        let core = ResultsCore(realm: realm, type: type, domain: domain, query: newQuery)
+        core.domainSource = domainSource
+        return core
+    }
+
+    /// Takes keys a notification computed from the changes as the current evaluation,
+    /// so that reading the results does not run the query again.
+    func installKeys(_ keys: [UInt64]) {
+        guard frozenKeys == nil else { return }
+        let txn = realm.txn
+        cachedKeys = keys
+        stamp = (txn, orc_txn_version(txn), orc_txn_generation(txn))
     }
 }

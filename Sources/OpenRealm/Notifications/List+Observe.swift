@@ -1,0 +1,366 @@
+import Foundation
+import ORCore
+
+/// What the collection registrations share: the owning object's place, the class of
+/// linked elements, and the elements' modifications.
+enum CollectionObservation {
+    /// The table of the objects a collection of `Element` links to, nil for values.
+    static func targetTable<Element: _PersistableValue>(_ type: Element.Type, _ realm: Realm) -> UInt32? {
+        let descriptor = Element._orDescriptor
+        guard descriptor.type == ORC_TYPE_LINK, let target = descriptor.target else { return nil }
+        return realm._bindOrNil(target)?.table
+    }
+
+    /// The linked objects modified: along the key paths, or (without) directly or
+    /// through their own links.
+    static func modifiedTargets(_ table: UInt32?, _ filter: KeyPathFilter?, _ context: ChangeContext) -> Set<UInt64> {
+        guard let table else { return [] }
+        return filter.map { $0.modified(context) } ?? context.deepModified(table: table)
+    }
+
+    /// The property index of a collection location in its owner's class.
+    static func propertyIndex(_ location: CollectionLocation) -> Int? {
+        location.parent._bound?.info.index(ofProperty: location.propertyName)
+    }
+
+    /// The owner of `location` read through `realm` (nil when it is gone).
+    static func owner(_ location: CollectionLocation, in realm: Realm) -> ObjectBase? {
+        guard let bound = realm._bindOrNil(type(of: location.parent)), orc_obj_exists(realm.txn, bound.table, location.key) else { return nil }
+        return realm._accessor(bound, location.key)
+    }
+}
+
+/// The registration of a `List` observer: list operations from the log are replayed on
+/// the old positions (`CollectionDiff.list`).
+final class ListRegistration<Element: RealmCollectionValue>: NotificationRegistration {
+    let list: List<Element>
+    let filter: KeyPathFilter?
+    let block: (RealmCollectionChange<List<Element>>) -> Void
+    private var count = 0
+    /// The linked objects' keys at the old positions (lists of objects only).
+    private var elementKeys: [UInt64] = []
+
+    init(_ list: List<Element>, filter: KeyPathFilter?, block: @escaping (RealmCollectionChange<List<Element>>) -> Void) {
+        self.list = list
+        self.filter = filter
+        self.block = block
+        super.init(version: 0)
+    }
+
+    private func readState() {
+        guard let location = list.location, orc_obj_exists(location.txn, location.table, location.key) else {
+            count = 0
+            elementKeys = []
+            return
+        }
+        count = location.size()
+        elementKeys = CollectionObservation.targetTable(Element.self, location.realm) == nil ? [] : location.linkKeys()
+    }
+
+    override func deliverInitial(txn: OpaquePointer) {
+        readState()
+        guard isActive else { return }
+        block(.initial(list))
+    }
+
+    override func rebase(_ context: ChangeContext) { readState() }
+
+    override func deliverWithoutLog(txn: OpaquePointer) {
+        let old = count
+        readState()
+        deliver(.replaceAll(oldCount: old, newCount: count))
+    }
+
+    override func deliverError(_ error: RealmError) {
+        guard isActive else { return }
+        block(.error(error))
+    }
+
+    override func deliverChange(_ context: ChangeContext) {
+        guard let location = list.location else { return }
+        if context.summary[table: location.table].erased.contains(location.key) {
+            // The owner was deleted: every element went with it, and nothing follows.
+            let old = count
+            count = 0
+            elementKeys = []
+            deliver(IndexChanges(deletions: Array(0..<old)))
+            cancel()
+            return
+        }
+        let operations = context.summary.operations(.init(table: location.table, key: location.key, column: location.column))
+        let target = CollectionObservation.targetTable(Element.self, location.realm)
+        let modified = CollectionObservation.modifiedTargets(target, filter, context)
+        if operations.isEmpty && modified.isEmpty { return }
+        let oldKeys = elementKeys
+        let oldCount = count
+        if !operations.isEmpty { readState() }
+        let changes = CollectionDiff.list(oldCount: oldCount, newCount: count, operations: operations) { i in
+            i < oldKeys.count && modified.contains(oldKeys[i])
+        } ?? .replaceAll(oldCount: oldCount, newCount: count)
+        deliver(changes)
+    }
+
+    private func deliver(_ changes: IndexChanges) {
+        guard !changes.isEmpty, isActive else { return }
+        block(.update(list, deletions: changes.deletions, insertions: changes.insertions, modifications: changes.modifications))
+    }
+}
+
+/// The registration of a `MutableSet` observer: sets keep their elements in value
+/// order, so old and new elements are compared.
+final class MutableSetRegistration<Element: RealmCollectionValue>: NotificationRegistration {
+    let set: MutableSet<Element>
+    let filter: KeyPathFilter?
+    let block: (RealmCollectionChange<MutableSet<Element>>) -> Void
+    private var elements: [Element] = []
+
+    init(_ set: MutableSet<Element>, filter: KeyPathFilter?, block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) {
+        self.set = set
+        self.filter = filter
+        self.block = block
+        super.init(version: 0)
+    }
+
+    private func readElements() -> [Element] {
+        guard let location = set.location, orc_obj_exists(location.txn, location.table, location.key) else { return [] }
+        return set.elements
+    }
+
+    override func deliverInitial(txn: OpaquePointer) {
+        elements = readElements()
+        guard isActive else { return }
+        block(.initial(set))
+    }
+
+    override func rebase(_ context: ChangeContext) { elements = readElements() }
+
+    override func deliverWithoutLog(txn: OpaquePointer) {
+        let old = elements
+        elements = readElements()
+        deliver(CollectionDiff.ordered(old: old, new: elements) { _ in false })
+    }
+
+    override func deliverError(_ error: RealmError) {
+        guard isActive else { return }
+        block(.error(error))
+    }
+
+    override func deliverChange(_ context: ChangeContext) {
+        guard let location = set.location else { return }
+        if context.summary[table: location.table].erased.contains(location.key) {
+            let old = elements.count
+            elements = []
+            deliver(IndexChanges(deletions: Array(0..<old)))
+            cancel()
+            return
+        }
+        let operations = context.summary.operations(.init(table: location.table, key: location.key, column: location.column))
+        let target = CollectionObservation.targetTable(Element.self, location.realm)
+        let modified = CollectionObservation.modifiedTargets(target, filter, context)
+        if operations.isEmpty && modified.isEmpty { return }
+        let old = elements
+        if !operations.isEmpty { elements = readElements() }
+        deliver(CollectionDiff.ordered(old: old, new: elements) { element in
+            guard let object = element as? ObjectBase else { return false }
+            return modified.contains(object._key)
+        })
+    }
+
+    private func deliver(_ changes: IndexChanges) {
+        guard !changes.isEmpty, isActive else { return }
+        block(.update(set, deletions: changes.deletions, insertions: changes.insertions, modifications: changes.modifications))
+    }
+}
+
+/// The registration of a `LinkingObjects` observer: the linking objects, in key order,
+/// are read again when their class changed.
+final class LinkingObjectsRegistration<Element: ObjectBase>: NotificationRegistration {
+    let linkingObjects: LinkingObjects<Element>
+    let filter: KeyPathFilter?
+    let block: (RealmCollectionChange<LinkingObjects<Element>>) -> Void
+    private var keys: [UInt64] = []
+
+    init(_ linkingObjects: LinkingObjects<Element>, filter: KeyPathFilter?, block: @escaping (RealmCollectionChange<LinkingObjects<Element>>) -> Void) {
+        self.linkingObjects = linkingObjects
+        self.filter = filter
+        self.block = block
+        super.init(version: 0)
+    }
+
+    private func readKeys() -> [UInt64] {
+        guard let owner = linkingObjects.owner, !owner.isInvalidated else { return [] }
+        return linkingObjects.keys
+    }
+
+    override func deliverInitial(txn: OpaquePointer) {
+        keys = readKeys()
+        guard isActive else { return }
+        block(.initial(linkingObjects))
+    }
+
+    override func rebase(_ context: ChangeContext) { keys = readKeys() }
+
+    override func deliverWithoutLog(txn: OpaquePointer) {
+        let old = keys
+        keys = readKeys()
+        deliver(CollectionDiff.keys(old: old, new: keys, inKeyOrder: true, modified: []))
+    }
+
+    override func deliverError(_ error: RealmError) {
+        guard isActive else { return }
+        block(.error(error))
+    }
+
+    override func deliverChange(_ context: ChangeContext) {
+        guard let owner = linkingObjects.owner, let ownerBound = owner._bound else { return }
+        if context.summary[table: ownerBound.table].erased.contains(owner._key) {
+            let old = keys.count
+            keys = []
+            deliver(IndexChanges(deletions: Array(0..<old)))
+            cancel()
+            return
+        }
+        guard let origin = linkingObjects.origin() else { return }
+        let newKeys = context.summary.touches(table: origin.table) || context.summary.schemaChanged ? readKeys() : keys
+        let modified = filter.map { $0.modified(context) } ?? context.deepModified(table: origin.table)
+        let changes = CollectionDiff.keys(old: keys, new: newKeys, inKeyOrder: true, modified: modified)
+        keys = newKeys
+        deliver(changes)
+    }
+
+    private func deliver(_ changes: IndexChanges) {
+        guard !changes.isEmpty, isActive else { return }
+        block(.update(linkingObjects, deletions: changes.deletions, insertions: changes.insertions, modifications: changes.modifications))
+    }
+}
+
+// MARK: Public API
+
+extension List {
+    /// Registers a block called with the list first, then after every write that
+    /// inserts, removes, replaces or moves elements, or (for lists of objects) modifies
+    /// an element object. Moves are reported as a deletion plus an insertion. See
+    /// `Results.observe(keyPaths:on:_:)` for key paths, queues and delivery.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken {
+        guard let location else { preconditionFailure("Only lists of managed objects can be observed.") }
+        return Observation.register(location.realm, queue: queue, actor: nil, what: "'\(location.name)'") { realm in
+            self.registration(in: realm, keyPaths: keyPaths, block)
+        }
+    }
+
+    /// Registers a block for changes, restricted to typed key paths of the elements.
+    public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken where Element: ObjectBase {
+        observe(keyPaths: keyPaths.map { _KeyPathRecorder.names(of: $0).joined(separator: ".") }, on: queue, block)
+    }
+
+    /// Registers a block called on `actor` with a list confined to it.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<List<Element>>) -> Void) async -> NotificationToken {
+        guard let location else { preconditionFailure("Only lists of managed objects can be observed.") }
+        let deliver = Observation.onActor(actor, block)
+        return Observation.register(location.realm, queue: nil, actor: actor, what: "'\(location.name)'") { realm in
+            self.registration(in: realm, keyPaths: keyPaths, deliver)
+        }
+    }
+
+    private func registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationRegistration? {
+        guard let location else { return nil }
+        let list: List<Element>
+        if realm === location.realm {
+            list = self
+        } else {
+            guard let owner = CollectionObservation.owner(location, in: realm), let index = CollectionObservation.propertyIndex(location) else { return nil }
+            list = List(managed: owner, index: index)
+        }
+        let className = (Element._orDescriptor.target?.className()) ?? ""
+        return ListRegistration(list, filter: className.isEmpty ? nil : KeyPathFilter(keyPaths, className: className, realm: realm), block: block)
+    }
+}
+
+extension MutableSet {
+    /// Registers a block called with the set first, then after every write that adds
+    /// or removes elements or (for sets of objects) modifies an element object.
+    /// Positions follow the set's value order. See `Results.observe(keyPaths:on:_:)`.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken {
+        guard let location else { preconditionFailure("Only sets of managed objects can be observed.") }
+        return Observation.register(location.realm, queue: queue, actor: nil, what: "'\(location.name)'") { realm in
+            self.registration(in: realm, keyPaths: keyPaths, block)
+        }
+    }
+
+    /// Registers a block for changes, restricted to typed key paths of the elements.
+    public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken where Element: ObjectBase {
+        observe(keyPaths: keyPaths.map { _KeyPathRecorder.names(of: $0).joined(separator: ".") }, on: queue, block)
+    }
+
+    /// Registers a block called on `actor` with a set confined to it.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<MutableSet<Element>>) -> Void) async -> NotificationToken {
+        guard let location else { preconditionFailure("Only sets of managed objects can be observed.") }
+        let deliver = Observation.onActor(actor, block)
+        return Observation.register(location.realm, queue: nil, actor: actor, what: "'\(location.name)'") { realm in
+            self.registration(in: realm, keyPaths: keyPaths, deliver)
+        }
+    }
+
+    private func registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationRegistration? {
+        guard let location else { return nil }
+        let set: MutableSet<Element>
+        if realm === location.realm {
+            set = self
+        } else {
+            guard let owner = CollectionObservation.owner(location, in: realm), let index = CollectionObservation.propertyIndex(location) else { return nil }
+            set = MutableSet(managed: owner, index: index)
+        }
+        let className = (Element._orDescriptor.target?.className()) ?? ""
+        return MutableSetRegistration(set, filter: className.isEmpty ? nil : KeyPathFilter(keyPaths, className: className, realm: realm), block: block)
+    }
+}
+
+extension LinkingObjects {
+    /// Registers a block called with the linking objects first, then after every write
+    /// that adds or removes a link to the owner or modifies a linking object. See
+    /// `Results.observe(keyPaths:on:_:)`.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationToken {
+        guard let owner, let realm = owner._realm else { preconditionFailure("Only LinkingObjects of managed objects can be observed.") }
+        return Observation.register(realm, queue: queue, actor: nil, what: "LinkingObjects<\(Element.className())>") { target in
+            self.registration(in: target, keyPaths: keyPaths, block)
+        }
+    }
+
+    /// Registers a block for changes, restricted to typed key paths of the linking objects.
+    public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths.map { _KeyPathRecorder.names(of: $0).joined(separator: ".") }, on: queue, block)
+    }
+
+    /// Registers a block called on `actor` with linking objects confined to it.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<LinkingObjects<Element>>) -> Void) async -> NotificationToken {
+        guard let owner, let realm = owner._realm else { preconditionFailure("Only LinkingObjects of managed objects can be observed.") }
+        let deliver = Observation.onActor(actor, block)
+        return Observation.register(realm, queue: nil, actor: actor, what: "LinkingObjects<\(Element.className())>") { target in
+            self.registration(in: target, keyPaths: keyPaths, deliver)
+        }
+    }
+
+    private func registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmCollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationRegistration? {
+        guard let owner else { return nil }
+        let collection: LinkingObjects<Element>
+        if realm === owner._realm {
+            collection = self
+        } else {
+            guard let bound = realm._bindOrNil(type(of: owner)), orc_obj_exists(realm.txn, bound.table, owner._key) else { return nil }
+            collection = LinkingObjects(owner: realm._accessor(bound, owner._key), propertyName: propertyName)
+        }
+        return LinkingObjectsRegistration(collection, filter: KeyPathFilter(keyPaths, className: Element.className(), realm: realm), block: block)
+    }
+}

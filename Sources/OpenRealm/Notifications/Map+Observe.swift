@@ -1,0 +1,123 @@
+import Foundation
+import ORCore
+
+/// The registration of a `Map` observer: keys are compared before and after; a key
+/// set again, or whose object value was modified, is a modification.
+final class MapRegistration<Key: _MapKey, Value: RealmCollectionValue>: NotificationRegistration {
+    let map: Map<Key, Value>
+    let filter: KeyPathFilter?
+    let block: (RealmMapChange<Map<Key, Value>>) -> Void
+    private var keys: [Key] = []
+
+    init(_ map: Map<Key, Value>, filter: KeyPathFilter?, block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) {
+        self.map = map
+        self.filter = filter
+        self.block = block
+        super.init(version: 0)
+    }
+
+    private func readKeys() -> [Key] {
+        guard let location = map.location, orc_obj_exists(location.txn, location.table, location.key) else { return [] }
+        return map.keys
+    }
+
+    override func deliverInitial(txn: OpaquePointer) {
+        keys = readKeys()
+        guard isActive else { return }
+        block(.initial(map))
+    }
+
+    override func rebase(_ context: ChangeContext) { keys = readKeys() }
+
+    override func deliverWithoutLog(txn: OpaquePointer) {
+        let old = keys
+        keys = readKeys()
+        let oldSet = Set(old), newSet = Set(keys)
+        deliver(deletions: old.filter { !newSet.contains($0) }, insertions: keys.filter { !oldSet.contains($0) }, modifications: [])
+    }
+
+    override func deliverError(_ error: RealmError) {
+        guard isActive else { return }
+        block(.error(error))
+    }
+
+    override func deliverChange(_ context: ChangeContext) {
+        guard let location = map.location else { return }
+        if context.summary[table: location.table].erased.contains(location.key) {
+            let old = keys
+            keys = []
+            deliver(deletions: old, insertions: [], modifications: [])
+            cancel()
+            return
+        }
+        let operations = context.summary.operations(.init(table: location.table, key: location.key, column: location.column))
+        let target = CollectionObservation.targetTable(Value.self, location.realm)
+        let modifiedObjects = CollectionObservation.modifiedTargets(target, filter, context)
+        if operations.isEmpty && modifiedObjects.isEmpty { return }
+        let old = keys
+        if !operations.isEmpty { keys = readKeys() }
+        let oldSet = Set(old), newSet = Set(keys)
+        var setAgain = Set<String>()
+        for operation in operations {
+            switch operation {
+            case .dictSet(let key): setAgain.insert(key)
+            case .clear: setAgain.removeAll()
+            default: break
+            }
+        }
+        var modifications: [Key] = []
+        for key in keys where oldSet.contains(key) {
+            if setAgain.contains(key._orKey) {
+                modifications.append(key)
+            } else if !modifiedObjects.isEmpty, let object = AnyValueConversion.unwrap(map[key]) as? ObjectBase,
+                      modifiedObjects.contains(object._key) {
+                modifications.append(key)
+            }
+        }
+        deliver(deletions: old.filter { !newSet.contains($0) }, insertions: keys.filter { !oldSet.contains($0) },
+                modifications: modifications)
+    }
+
+    private func deliver(deletions: [Key], insertions: [Key], modifications: [Key]) {
+        guard !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty), isActive else { return }
+        block(.update(map, deletions: deletions, insertions: insertions, modifications: modifications))
+    }
+}
+
+extension Map {
+    /// Registers a block called with the map first, then after every write that adds,
+    /// removes or sets keys, or (for maps of objects) modifies an object value. Key
+    /// paths name properties of the object values. See `Results.observe(keyPaths:on:_:)`
+    /// for queues and delivery.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
+        guard let location else { preconditionFailure("Only maps of managed objects can be observed.") }
+        return Observation.register(location.realm, queue: queue, actor: nil, what: "'\(location.name)'") { realm in
+            self.registration(in: realm, keyPaths: keyPaths, block)
+        }
+    }
+
+    /// Registers a block called on `actor` with a map confined to it.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, RealmMapChange<Map<Key, Value>>) -> Void) async -> NotificationToken {
+        guard let location else { preconditionFailure("Only maps of managed objects can be observed.") }
+        let deliver = Observation.onActor(actor, block)
+        return Observation.register(location.realm, queue: nil, actor: actor, what: "'\(location.name)'") { realm in
+            self.registration(in: realm, keyPaths: keyPaths, deliver)
+        }
+    }
+
+    private func registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationRegistration? {
+        guard let location else { return nil }
+        let map: Map<Key, Value>
+        if realm === location.realm {
+            map = self
+        } else {
+            guard let owner = CollectionObservation.owner(location, in: realm), let index = CollectionObservation.propertyIndex(location) else { return nil }
+            map = Map(managed: owner, index: index)
+        }
+        let className = (Value._orDescriptor.target?.className()) ?? ""
+        return MapRegistration(map, filter: className.isEmpty ? nil : KeyPathFilter(keyPaths, className: className, realm: realm), block: block)
+    }
+}

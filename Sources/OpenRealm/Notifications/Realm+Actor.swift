@@ -1,0 +1,189 @@
+import Foundation
+import ORCore
+
+/// Identifies an asynchronous write of `writeAsync` (for `cancelAsyncWrite`).
+public typealias AsyncTransactionId = UInt32
+
+extension Realm {
+    /// Opens a realm isolated to `actor` (`MainActor.shared`, a custom global actor's
+    /// `shared`, or any actor instance):
+    ///
+    /// ```swift
+    /// @MainActor
+    /// func open() async throws -> Realm {
+    ///     try await Realm(configuration: config, actor: MainActor.shared)
+    /// }
+    /// ```
+    ///
+    /// The realm, and everything read from it, must be used only on that actor. It
+    /// moves to the latest version on the actor when other threads or processes
+    /// commit (unless `autorefresh` is off), delivers its notifications there, and
+    /// supports `asyncWrite`.
+    ///
+    /// - Throws: what `init(configuration:)` throws; `CancellationError` when the task
+    ///   was cancelled.
+    public convenience init<A: Actor>(configuration: Realm.Configuration = .defaultConfiguration, actor: A,
+                                      downloadBeforeOpen: OpenBehavior = .never) async throws {
+        if let hook = Realm._asyncOpenHook, configuration._syncConfiguration != nil {
+            try await hook(configuration, downloadBeforeOpen)
+        }
+        try Task.checkCancellation()
+        let coordinator = try Realm.openCoordinator(configuration)
+        self.init(coordinator: coordinator, configuration: configuration, scheduler: .actor(actor))
+    }
+
+    /// The actor this realm is isolated to, nil for thread-confined realms.
+    var isolatedActor: (any Actor)? { state.scheduler?.actor }
+
+    /// Runs `block` in a write transaction and commits it, waiting for other
+    /// asynchronous writers of this process without blocking the actor. Before the
+    /// write the realm moves to the latest version and delivers its notifications.
+    /// If the block throws, nothing is committed and the error is rethrown.
+    ///
+    /// ```swift
+    /// try await realm.asyncWrite { realm.add(Task(value: ["name": "Write docs"])) }
+    /// ```
+    ///
+    /// - Throws: `.wrongTransactionState` when the realm is not isolated to the calling
+    ///   actor (or to the main thread, called from the main actor) or is already in a
+    ///   write; `CancellationError`; what the block or the commit throws.
+    @discardableResult
+    public func asyncWrite<Result>(_isolation actor: isolated any Actor = #isolation, _ block: () throws -> Result) async throws -> Result {
+        try checkIsolation(actor, "asyncWrite")
+        guard !isInWriteTransaction else {
+            throw RealmError(.wrongTransactionState, "asyncWrite cannot begin: the realm is already in a write transaction.")
+        }
+        let gate = _coordinator.asyncWriteGate
+        await gate.acquire()
+        defer { gate.release() }
+        try Task.checkCancellation()
+        return try write(block)
+    }
+
+    /// Moves the realm to the latest version and delivers its notifications (the
+    /// form of `refresh()` for actor-isolated realms). Returns whether the version changed.
+    @discardableResult
+    public func asyncRefresh(_isolation actor: isolated any Actor = #isolation) async -> Bool {
+        refresh()
+    }
+
+    /// Throws unless the realm belongs to `actor` (or to the main thread, with `actor`
+    /// the main actor).
+    private func checkIsolation(_ actor: any Actor, _ call: String) throws(RealmError) {
+        if let own = isolatedActor {
+            guard ObjectIdentifier(own) == ObjectIdentifier(actor) else {
+                throw RealmError(.wrongTransactionState, "\(call) was called on another actor than the one the realm is isolated to.")
+            }
+            return
+        }
+        if case .main? = state.scheduler, ObjectIdentifier(actor) == ObjectIdentifier(MainActor.shared) { return }
+        throw RealmError(.wrongTransactionState, "\(call) can only be called on realms isolated to an actor (Realm(configuration:actor:)) or on main-thread realms from the main actor.")
+    }
+
+    /// Runs `block` in a write transaction later, where the realm lives (its actor,
+    /// the main queue for the main thread's realms, its notification queue), commits it,
+    /// and calls `onComplete` with nil or the error. Writes run in the order given. On
+    /// a thread without a scheduler, the write runs at once, before this returns.
+    ///
+    /// - Returns: an identifier for `cancelAsyncWrite(_:)`.
+    @discardableResult
+    public func writeAsync(_ block: @escaping () -> Void, onComplete: ((Swift.Error?) -> Void)? = nil) -> AsyncTransactionId {
+        precondition(!isFrozen, "Cannot write to a frozen realm.")
+        let id = state.nextAsyncWriteId()
+        let job = PendingAsyncWrite(id: id, realm: self, block: block, onComplete: onComplete)
+        guard let scheduler = state.scheduler else {
+            job.run()
+            return id
+        }
+        state.pendingAsyncWrites.append(job)
+        let box = UncheckedBox(state)
+        scheduler.schedule { box.value.runPendingAsyncWrites() }
+        return id
+    }
+
+    /// Cancels an asynchronous write that has not started. Does nothing for one that
+    /// already ran.
+    ///
+    /// - Throws: `.invalidArgument` for an identifier this realm never returned.
+    public func cancelAsyncWrite(_ asyncTransactionId: AsyncTransactionId) throws {
+        guard asyncTransactionId > 0, asyncTransactionId <= state.lastAsyncWriteId else {
+            throw RealmError(.invalidArgument, "No asynchronous write has the identifier \(asyncTransactionId).")
+        }
+        state.pendingAsyncWrites.removeAll { $0.id == asyncTransactionId }
+    }
+
+    /// Whether asynchronous writes (`writeAsync`) are waiting to run.
+    public var isPerformingAsynchronousWriteOperations: Bool { !state.pendingAsyncWrites.isEmpty }
+}
+
+/// A `writeAsync` call waiting to run.
+final class PendingAsyncWrite {
+    let id: AsyncTransactionId
+    let realm: Realm
+    let block: () -> Void
+    let onComplete: ((Swift.Error?) -> Void)?
+
+    init(id: AsyncTransactionId, realm: Realm, block: @escaping () -> Void, onComplete: ((Swift.Error?) -> Void)?) {
+        self.id = id
+        self.realm = realm
+        self.block = block
+        self.onComplete = onComplete
+    }
+
+    func run() {
+        do {
+            try realm.write(block)
+            onComplete?(nil)
+        } catch {
+            onComplete?(error)
+        }
+    }
+}
+
+extension RealmState {
+    /// Runs the waiting `writeAsync` writes, oldest first.
+    func runPendingAsyncWrites() {
+        while writeTxn == nil, !pendingAsyncWrites.isEmpty {
+            pendingAsyncWrites.removeFirst().run()
+        }
+    }
+
+    func nextAsyncWriteId() -> AsyncTransactionId {
+        lastAsyncWriteId += 1
+        return lastAsyncWriteId
+    }
+}
+
+/// Lets `asyncWrite` calls of one file wait their turn without blocking their actors:
+/// first come, first served.
+final class AsyncWriteGate: @unchecked Sendable {
+    private let lock = NSLock()
+    private var busy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if busy {
+                waiters.append(continuation)
+                lock.unlock()
+            } else {
+                busy = true
+                lock.unlock()
+                continuation.resume()
+            }
+        }
+    }
+
+    func release() {
+        lock.lock()
+        if waiters.isEmpty {
+            busy = false
+            lock.unlock()
+        } else {
+            let next = waiters.removeFirst()
+            lock.unlock()
+            next.resume()
+        }
+    }
+}

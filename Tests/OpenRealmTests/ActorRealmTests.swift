@@ -1,0 +1,174 @@
+import Foundation
+import OpenRealm
+import XCTest
+
+@globalActor
+actor NTestActor {
+    nonisolated static let shared = NTestActor()
+}
+
+/// Waits, suspending (so the caller's actor keeps running jobs), until `condition`
+/// holds; fails after `timeout` seconds.
+func pollUntilAsync(_ what: String, timeout: TimeInterval = 5, isolation: isolated (any Actor)? = #isolation,
+               file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool) async {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while !condition() {
+        if Date() > deadline {
+            XCTFail("timed out waiting for \(what)", file: file, line: line)
+            return
+        }
+        try? await Task.sleep(nanoseconds: 1_000_000)
+    }
+}
+
+/// Writes from a thread of its own, with its own realm.
+func commitOnNewThread(_ config: Realm.Configuration, _ body: @escaping @Sendable (Realm) -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let thread = Thread {
+            let realm = try! Realm(configuration: config)
+            try! realm.write { body(realm) }
+            continuation.resume()
+        }
+        thread.start()
+    }
+}
+
+final class ActorRealmTests: XCTestCase {
+    func makeConfig() -> Realm.Configuration {
+        makeInMemoryConfiguration([NTask.self, NDog.self, NOwner.self])
+    }
+
+    @MainActor
+    func testMainActorRealmWritesAndIsNotified() async throws {
+        let config = makeConfig()
+        let realm = try await Realm(configuration: config, actor: MainActor.shared)
+        let log = NChangeLog<Results<NTask>>()
+        let tasks = realm.objects(NTask.self)
+        let token = tasks.observe { log.record($0) }
+        await pollUntilAsync("initial") { log.initials == 1 }
+        let title = try await realm.asyncWrite { () -> String in
+            realm.add(NTask(value: ["id": 1, "title": "mine"]))
+            return "mine"
+        }
+        XCTAssertEqual(title, "mine")
+        XCTAssertEqual(log.updates.count, 1, "the actor's own write is delivered before asyncWrite returns")
+        await commitOnNewThread(config) { other in other.add(NTask(value: ["id": 2])) }
+        await pollUntilAsync("other thread's write") { log.updates.count == 2 }
+        XCTAssertEqual(log.updates[1].insertions, [1])
+        XCTAssertEqual(tasks.count, 2, "the realm advanced on its actor")
+        token.invalidate()
+    }
+
+    func testCustomGlobalActorRealm() async throws {
+        try await Self.customActorBody(makeConfig())
+    }
+
+    @NTestActor
+    private static func customActorBody(_ config: Realm.Configuration) async throws {
+        let realm = try await Realm(configuration: config, actor: NTestActor.shared)
+        let log = NChangeLog<Results<NTask>>()
+        let open = realm.objects(NTask.self).where { $0.done == false }
+        let token = open.observe { change in
+            NTestActor.shared.assertIsolated("delivered on the realm's actor")
+            log.record(change)
+        }
+        await pollUntilAsync("initial") { log.initials == 1 }
+        try await realm.asyncWrite {
+            realm.add(NTask(value: ["id": 1]))
+            realm.add(NTask(value: ["id": 2, "done": true]))
+        }
+        await commitOnNewThread(config) { other in
+            other.object(ofType: NTask.self, forPrimaryKey: 2)!.done = false
+        }
+        await pollUntilAsync("update from the other thread") { log.updates.count == 2 }
+        XCTAssertEqual(log.updates[1].insertions, [1])
+        XCTAssertEqual(open.map(\.id), [1, 2])
+        // A block that throws rolls the write back.
+        do {
+            try await realm.asyncWrite {
+                realm.add(NTask(value: ["id": 3]))
+                throw RealmError(.fail, "rolled back")
+            }
+            XCTFail("asyncWrite should rethrow")
+        } catch let error as Realm.Error {
+            XCTAssertEqual(error.message, "rolled back")
+        }
+        XCTAssertNil(realm.object(ofType: NTask.self, forPrimaryKey: 3))
+        token.invalidate()
+    }
+
+    @MainActor
+    func testObserveOnAnActorFromAMainThreadRealm() async throws {
+        let realm = try await Realm(configuration: makeConfig())
+        let log = NChangeLog<Results<NTask>>()
+        let token = await realm.objects(NTask.self).observe(on: NTestActor.shared) { _, change in
+            log.record(change)
+        }
+        await pollUntilAsync("initial") { log.initials == 1 }
+        try realm.write { realm.add(NTask(value: ["id": 1])) }
+        await pollUntilAsync("update on the actor") { log.updates.count == 1 }
+        XCTAssertEqual(log.updates[0].insertions, [0])
+        let object = realm.object(ofType: NTask.self, forPrimaryKey: 1)!
+        let changes = NObjectLog<NTask>()
+        let objectToken = await object.observe(on: NTestActor.shared) { (_, change: ObjectChange<NTask>) in changes.record(change) }
+        try realm.write { object.title = "new" }
+        await pollUntilAsync("object change on the actor") { changes.changes.count == 1 }
+        XCTAssertEqual(changes.changes[0].first?.name, "title")
+        token.invalidate()
+        objectToken.invalidate()
+    }
+
+    @MainActor
+    func testAsyncWriteOnTheWrongActorThrows() async throws {
+        let realm = try await Realm(configuration: makeConfig(), actor: MainActor.shared)
+        nonisolated(unsafe) let shared = realm
+        let message = await Self.wrongActorWrite(shared)
+        XCTAssertTrue(message?.contains("another actor") ?? false, message ?? "no error")
+    }
+
+    @NTestActor
+    private static func wrongActorWrite(_ realm: Realm) async -> String? {
+        do {
+            try await realm.asyncWrite { }
+            return nil
+        } catch {
+            return (error as? Realm.Error)?.message
+        }
+    }
+
+    @MainActor
+    func testWriteAsyncOnTheMainThreadRunsLaterInOrder() async throws {
+        let realm = try await Realm(configuration: makeConfig())
+        let order = NCounts()
+        realm.writeAsync({ realm.add(NTask(value: ["id": 1])) }, onComplete: { error in
+            XCTAssertNil(error)
+            order.append(1)
+        })
+        let second = realm.writeAsync({ realm.add(NTask(value: ["id": 2])) }, onComplete: { _ in order.append(2) })
+        let third = realm.writeAsync({ realm.add(NTask(value: ["id": 3])) }, onComplete: { _ in order.append(3) })
+        try realm.cancelAsyncWrite(third)
+        XCTAssertTrue(realm.isPerformingAsynchronousWriteOperations)
+        XCTAssertEqual(order.values, [], "nothing ran yet")
+        await pollUntilAsync("async writes") { order.values.count == 2 }
+        XCTAssertEqual(order.values, [1, 2])
+        XCTAssertEqual(realm.objects(NTask.self).map(\.id), [1, 2])
+        XCTAssertFalse(realm.isPerformingAsynchronousWriteOperations)
+        XCTAssertGreaterThan(second, 0)
+        XCTAssertThrowsError(try realm.cancelAsyncWrite(999))
+    }
+
+    @MainActor
+    func testFreezeThawAndThreadSafeReferenceAcrossActors() async throws {
+        let config = makeConfig()
+        let realm = try await Realm(configuration: config, actor: MainActor.shared)
+        try await realm.asyncWrite { realm.add(NTask(value: ["id": 1, "title": "a"])) }
+        nonisolated(unsafe) let frozen = realm.objects(NTask.self).freeze()
+        let reference = ThreadSafeReference(to: realm.object(ofType: NTask.self, forPrimaryKey: 1)!)
+        let title = await Task.detached { () -> String? in
+            XCTAssertEqual(frozen.count, 1)
+            let other = try! Realm(configuration: config)
+            return other.resolve(reference)?.title
+        }.value
+        XCTAssertEqual(title, "a")
+    }
+}
