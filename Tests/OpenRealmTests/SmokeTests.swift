@@ -94,3 +94,14 @@ final class SmokeAsyncTests: XCTestCase {
         _ = realm
     }
 }
+
+final class SmokeAsyncHopTests: XCTestCase {
+    func testNonisolatedTaskUsesItsRealmAcrossAwaits() async throws {
+        let realm = try await Realm(configuration: .init(inMemoryIdentifier: "smoke-hop-\(UUID())"))
+        for i in 0..<20 {
+            try realm.write { realm.add(SmokeTask(value: ["taskName": "t\(i)"])) }
+            await Task.yield()
+            XCTAssertEqual(realm.objects(SmokeTask.self).count, i + 1)
+        }
+    }
+}

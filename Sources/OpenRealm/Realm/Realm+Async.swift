@@ -8,7 +8,8 @@ extension Realm {
     ///
     /// The realm belongs to the caller: called on the main actor, to the main thread;
     /// on another actor, to that actor (as `init(configuration:actor:)` makes it);
-    /// from a nonisolated context, to the thread the open finishes on.
+    /// from a nonisolated context, to no thread in particular (the task that opened it
+    /// may resume on any thread; use it from that one task).
     ///
     /// - Throws: what `init(configuration:)` throws.
     public convenience init(configuration: Realm.Configuration = .defaultConfiguration, downloadBeforeOpen: OpenBehavior = .never,
@@ -19,6 +20,10 @@ extension Realm {
         let coordinator = try Realm.openCoordinator(configuration)
         if let actor = _isolation, ObjectIdentifier(actor) != ObjectIdentifier(MainActor.shared) {
             self.init(coordinator: coordinator, configuration: configuration, scheduler: .actor(actor))
+        } else if _isolation == nil {
+            // A nonisolated task may resume on any thread of the pool after each await:
+            // the realm is not tied to one (it must still be used by one task at a time).
+            self.init(coordinator: coordinator, configuration: configuration, frozen: nil, privateState: true)
         } else {
             self.init(coordinator: coordinator, configuration: configuration, frozen: nil)
         }

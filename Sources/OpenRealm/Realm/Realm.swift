@@ -119,6 +119,10 @@ public final class Realm {
 
     /// The transaction reads go through: the write transaction, or the read snapshot.
     var txn: OpaquePointer {
+        if let owner = state.ownerThread, pthread_equal(owner, pthread_self()) == 0 {
+            // A snapshot is used by one thread at a time; a thread-confined realm by its own thread.
+            preconditionFailure("Realm accessed from incorrect thread: a realm, and the objects and results read from it, belong to the thread that opened it. Open a Realm on each thread, pass objects with ThreadSafeReference, or freeze them.")
+        }
         if let writeTxn { return writeTxn }
         if let snapshot { return snapshot.txn }
         let fresh = ReadSnapshot(_coordinator)
