@@ -92,7 +92,8 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenRealmServerTests",
-            dependencies: ["OpenRealmServer", "OpenRealmWire", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["OpenRealmServer", "OpenRealmWire", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/OpenRealmServerTests"
         ),
         .testTarget(

@@ -29,6 +29,7 @@ public final class OpenRealmServer: Sendable {
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "openrealm-server")) throws {
         self.configuration = configuration
         self.logger = logger
+        try configuration.app?.validate()
         do {
             try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
         } catch {

@@ -36,16 +36,27 @@ final class SyncConnectionTests: XCTestCase {
         guard case .ident(let ident)? = outbox.messages.last else { return XCTFail("no ident: \(outbox.messages)") }
         XCTAssertEqual(ident.serverVersion, 0)
 
+        // Writes need a subscription covering them: a class the server does not know yet may be subscribed to.
+        connection.receive(frame: try encoder.encode(.query(WireQuery(session: 1, queryVersion: 1,
+                                                                    queries: [WireClassQuery(className: "Task", query: "TRUEPREDICATE")]))))
+        guard case .download(let empty)? = outbox.messages.last else { return XCTFail("no bootstrap") }
+        XCTAssertEqual(empty.bootstrap, .lastBatch)
+        XCTAssertEqual(empty.changesets, [])
+        XCTAssertEqual(empty.progress.serverVersion, 1)
+
         connection.receive(frame: try encoder.encode(.upload(WireUpload(session: 1, changesets: [WireUploadChangeset(
             clientVersion: 4, lastIntegratedServerVersion: 0, timestamp: WireHybridTimestamp(milliseconds: 5),
             instructions: ServerTestCase.taskSchema + [ServerTestCase.task(1, title: "a", status: "open")])]))))
         guard case .download(let ack)? = outbox.messages.last else { return XCTFail("no acknowledgement") }
         XCTAssertEqual(ack.progress.lastIntegratedClientVersion, 4)
-        XCTAssertEqual(ack.progress.serverVersion, 1)
+        XCTAssertEqual(ack.progress.serverVersion, 2)
 
-        connection.receive(frame: try encoder.encode(.query(WireQuery(session: 1, queryVersion: 1,
+        // Another session's subscription gets it in its bootstrap.
+        connection.receive(frame: try encoder.encode(.bind(WireBind(session: 2, appId: "todo", accessToken: token))))
+        connection.receive(frame: try encoder.encode(.query(WireQuery(session: 2, queryVersion: 1,
                                                                     queries: [WireClassQuery(className: "Task", query: "score == 0")]))))
         guard case .download(let bootstrap)? = outbox.messages.last else { return XCTFail("no bootstrap") }
+        XCTAssertEqual(bootstrap.session, 2)
         XCTAssertEqual(bootstrap.bootstrap, .lastBatch)
         XCTAssertEqual(bootstrap.changesets.flatMap(\.instructions), [ServerTestCase.task(1, title: "a", status: "open")])
 
@@ -61,7 +72,7 @@ final class SyncConnectionTests: XCTestCase {
 
         // What was acknowledged is in the history.
         let app = try apps.app("todo")
-        let entry = try XCTUnwrap(try app.store.historyEntry(1))
+        let entry = try XCTUnwrap(try app.store.historyEntry(2))
         XCTAssertEqual(entry.originClientVersion, 4)
         XCTAssertEqual(entry.originFileIdent, ident.fileIdentity.ident)
         XCTAssertEqual(try WireChangeset(decoding: entry.changeset).instructions.last, ServerTestCase.task(1, title: "a", status: "open"))

@@ -76,6 +76,25 @@ final class AuthService: Sendable {
         return try issue(app: app, user: user)
     }
 
+    /// Logs in with a JWT from the app's own identity service, verified with the
+    /// configured key (``CustomJWTConfiguration``). The same `sub` is always the same user.
+    ///
+    /// - Throws: `ProviderDisabled` when the app has no custom JWT key, `InvalidSession`
+    ///   or `TokenExpired` for a token that does not verify.
+    func customJWTLogin(appId: String, token: String) throws(AuthError) -> LoginResult {
+        let app = try apps.app(appId)
+        guard let settings = app.configuration.customJWT else { throw .providerDisabled("custom-token") }
+        let identity = try settings.verify(token, now: Self.now)
+        let user: UserRecord
+        do {
+            user = try app.store.externalUser(id: CustomJWTConfiguration.userId(subject: identity.subject),
+                                              provider: "custom-token", email: identity.email)
+        } catch {
+            throw .internalError("cannot store the user: \(error)")
+        }
+        return try issue(app: app, user: user)
+    }
+
     /// A new access token for a valid refresh token.
     func refresh(refreshToken: String) throws(AuthError) -> String {
         let (app, claims, _) = try validRefresh(refreshToken)

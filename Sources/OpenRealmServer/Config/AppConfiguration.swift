@@ -12,9 +12,13 @@ import Foundation
 ///   "tokens": { "accessTokenLifetimeSeconds": 1800, "refreshTokenLifetimeSeconds": 5184000 },
 ///   "queryableFields": { "Task": ["owner", "status"] },
 ///   "indexedQueryableField": "owner",
-///   "limits": { "maxQueryBytes": 262144 }
+///   "limits": { "maxQueryBytes": 262144 },
+///   "rules": { "Task": { "read": "owner == %user.id OR shared == true", "write": "owner == %user.id" } }
 /// }
 /// ```
+///
+/// `"partitionField": "_partition"` makes the app partition-based: sessions bind with a
+/// partition value instead of subscribing, and flexible binds are refused.
 public struct AppConfiguration: Sendable, Hashable {
     /// The app id; the only one the server then serves.
     public var appId: String
@@ -24,12 +28,19 @@ public struct AppConfiguration: Sendable, Hashable {
     public var anonymousAuth: Bool = true
     /// Whether email/password registration and login are enabled.
     public var emailPasswordAuth: Bool = true
+    /// Custom JWT login, when enabled.
+    public var customJWT: CustomJWTConfiguration?
     /// Access token lifetime in seconds.
     public var accessTokenLifetime: Int64 = 30 * 60
     /// Refresh token lifetime in seconds.
     public var refreshTokenLifetime: Int64 = 60 * 24 * 3600
     /// The subscription rules.
     public var rules = SubscriptionRules()
+    /// Per class, the read and write rules (``ClassPermissions``); a class absent from
+    /// the map is unrestricted.
+    public var permissions: [String: ClassPermissions] = [:]
+    /// The partition field of a partition-based app; nil for flexible sync.
+    public var partitionField: String?
 
     /// A configuration for `appId` with the development defaults.
     public init(appId: String) {
@@ -56,7 +67,8 @@ public struct AppConfiguration: Sendable, Hashable {
             throw ServerError("\(source): not a JSON object")
         }
         var reader = ConfigReader(source: source)
-        try reader.only(root, ["appId", "developmentMode", "auth", "tokens", "queryableFields", "indexedQueryableField", "limits"], at: "")
+        try reader.only(root, ["appId", "developmentMode", "auth", "tokens", "queryableFields", "indexedQueryableField", "limits",
+                              "rules", "partitionField"], at: "")
         guard let appId = try reader.string(root["appId"], "appId") else { throw ServerError("\(source): 'appId' is required") }
         guard AppRegistry.isValidAppId(appId) else {
             throw ServerError("\(source): 'appId' \"\(appId)\" must be 1–64 letters, digits, '.', '_' or '-', not starting with '.'")
@@ -64,7 +76,17 @@ public struct AppConfiguration: Sendable, Hashable {
         var config = AppConfiguration(appId: appId)
         if let dev = try reader.bool(root["developmentMode"], "developmentMode") { config.developmentMode = dev }
         if let auth = try reader.object(root["auth"], "auth") {
-            try reader.only(auth, ["anonymous", "emailPassword"], at: "auth.")
+            try reader.only(auth, ["anonymous", "emailPassword", "customJWT"], at: "auth.")
+            if let jwt = try reader.object(auth["customJWT"], "auth.customJWT") {
+                try reader.only(jwt, ["key", "audience"], at: "auth.customJWT.")
+                guard let key = try reader.string(jwt["key"], "auth.customJWT.key") else {
+                    throw ServerError("\(source): 'auth.customJWT.key' is required")
+                }
+                guard key.utf8.count >= 32 else {
+                    throw ServerError("\(source): 'auth.customJWT.key' must be at least 32 bytes, not \(key.utf8.count)")
+                }
+                config.customJWT = CustomJWTConfiguration(key: key, audience: try reader.string(jwt["audience"], "auth.customJWT.audience"))
+            }
             if let v = try reader.bool(auth["anonymous"], "auth.anonymous") { config.anonymousAuth = v }
             if let v = try reader.bool(auth["emailPassword"], "auth.emailPassword") { config.emailPasswordAuth = v }
         }
@@ -88,7 +110,34 @@ public struct AppConfiguration: Sendable, Hashable {
             try reader.only(limits, ["maxQueryBytes"], at: "limits.")
             if let v = try reader.positiveInt(limits["maxQueryBytes"], "limits.maxQueryBytes") { config.rules.maxQueryBytes = Int(v) }
         }
+        if let rules = try reader.object(root["rules"], "rules") {
+            for (cls, value) in rules {
+                guard let object = try reader.object(value, "rules.\(cls)") else { continue }
+                try reader.only(object, ["read", "write"], at: "rules.\(cls).")
+                config.permissions[cls] = ClassPermissions(read: try reader.string(object["read"], "rules.\(cls).read"),
+                                                           write: try reader.string(object["write"], "rules.\(cls).write"))
+            }
+        }
+        if let field = try reader.string(root["partitionField"], "partitionField") {
+            guard !field.isEmpty, !field.contains("."), !field.hasPrefix("__") else {
+                throw ServerError("\(source): 'partitionField' \"\(field)\" must be a property name")
+            }
+            config.partitionField = field
+        }
+        do {
+            _ = try AppRules(config)
+        } catch let error as ServerError {
+            throw ServerError("\(source): \(error.message)")
+        }
         return config
+    }
+
+    /// Checks what ``parse(_:source:)`` checks of a configuration built in code: the
+    /// read and write rules.
+    ///
+    /// - Throws: ``ServerError`` naming the bad rule's key.
+    public func validate() throws {
+        _ = try AppRules(self)
     }
 }
 

@@ -43,6 +43,13 @@ enum AuthRoutes {
                                                          password: try JSONResponses.string(body, "password")))
             }
         }
+        router.post("\(appPrefix)/auth/providers/custom-token/login") { request, context in
+            try await respondAsync {
+                let appId = try context.parameters.require("appId")
+                let body = try await JSONResponses.body(request)
+                return JSONResponses.json(try auth.customJWTLogin(appId: appId, token: try JSONResponses.string(body, "token")))
+            }
+        }
         router.post("/api/client/v2.0/auth/session") { request, _ in
             try respond {
                 JSONResponses.json(["access_token": try auth.refresh(refreshToken: try JSONResponses.bearer(request))], status: 201)

@@ -26,6 +26,12 @@ struct Integrator {
     let stamp: WriteStamp
     /// The server version the changeset will produce.
     let serverVersion: UInt64
+    /// A partition-based session's partition: created objects that do not give the
+    /// partition field get the session's value.
+    var partition: SubscriptionView.Partition?
+    /// The objects whose partition field the server stamped (the origin learns the value
+    /// by a download).
+    private(set) var stamped: [WireObjectRef] = []
 
     /// Clocks loaded and changed during this changeset, written back by ``finish()``.
     private var clocks: [WireObjectRef: PropertyClocks] = [:]
@@ -67,9 +73,14 @@ struct Integrator {
             }
             try AppStore.applySchema(txn, instruction)
             return instruction
-        case .createObject(let className, let pk, let values):
+        case .createObject(let className, let pk, var values):
             let cls = try syncedClass(className)
             let ref = WireObjectRef(className: className, primaryKey: pk)
+            if let partition, !values.contains(where: { $0.name == partition.field }),
+               let field = try txn.findProperty(cls.table, partition.field), field.collection == ORC_COLL_NONE, !field.isPrimaryKey {
+                values.append(WirePropertyValue(partition.field, partition.value.value))
+                stamped.append(ref)
+            }
             var props: [(StoreTransaction.PropertyInfo, WireValue)] = []
             for v in values { props.append((try singleProperty(cls, v.name), v.value)) }
             var clock = try loadClocks(ref)
@@ -94,7 +105,7 @@ struct Integrator {
             _ = try txn.createObject(cls.table, pairs)
             clocks[ref] = clock
             erased.remove(ref)
-            return instruction
+            return .createObject(className: className, primaryKey: pk, values: values)
         case .eraseObject(let path):
             let (cls, key) = try target(path)
             guard let key else { return nil }

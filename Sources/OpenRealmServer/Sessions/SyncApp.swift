@@ -9,12 +9,15 @@ import OpenRealmWire
 final class SyncApp: @unchecked Sendable {
     let configuration: AppConfiguration
     let store: AppStore
+    /// The read and write rules, checked.
+    let rules: AppRules
     /// The bound sessions (guarded by `store.lock`).
     var sessions: [ObjectIdentifier: SyncSession] = [:]
 
-    init(configuration: AppConfiguration, store: AppStore) {
+    init(configuration: AppConfiguration, store: AppStore) throws {
         self.configuration = configuration
         self.store = store
+        self.rules = try AppRules(configuration)
     }
 }
 
@@ -55,7 +58,7 @@ final class AppRegistry: @unchecked Sendable {
         do {
             let directory = dataDirectory.appendingPathComponent("apps").appendingPathComponent(id)
             let store = try AppStore(appId: id, directory: directory)
-            let app = SyncApp(configuration: configured ?? .development(appId: id), store: store)
+            let app = try SyncApp(configuration: configured ?? .development(appId: id), store: store)
             apps[id] = app
             return app
         } catch {

@@ -2,14 +2,15 @@ import Foundation
 import OpenRealm
 import OpenRealmWire
 
-/// Query messages: validate the new subscription set, then bootstrap what enters the
-/// view and erase what leaves it.
+/// Query messages: validate the new subscription set, then change the session's view
+/// (``changeView(_:to:)``).
 extension SyncConnection {
-    /// The largest bootstrap batch, in encoded instruction bytes.
-    static let bootstrapBatchBytes = 1 << 20
-
     func query(_ session: SyncSession, _ m: WireQuery) {
         let store = session.app.store
+        guard session.view.partition == nil else {
+            fail(session.number, SyncFailure(.badMessageOrder, "query version \(m.queryVersion) on a partition-based session; partition sessions do not subscribe"))
+            return
+        }
         do {
             let accepted: [String: ParsedQuery]
             do {
@@ -32,29 +33,109 @@ extension SyncConnection {
                                                      isFatal: false, queryVersion: m.queryVersion)))
                 return
             }
-            try store.withLock {
-                try store.environment.read { txn in
-                    let schema = try AppStore.querySchema(txn)
-                    let view = SubscriptionView(queryVersion: m.queryVersion, queries: accepted)
-                    let objects = try view.objects(txn, schema: schema)
-                    var instructions: [WireInstruction] = []
-                    for (ref, (cls, key)) in objects.sorted(by: { $0.key.description < $1.key.description })
-                    where !session.viewObjects.contains(ref) {
-                        instructions += try ObjectSnapshot.instructions(txn, cls, key: key)
-                    }
-                    for ref in session.viewObjects.sorted(by: { $0.description < $1.description }) where objects[ref] == nil {
-                        instructions.append(.eraseObject(WireObjectPath(ref)))
-                    }
-                    session.view = view
-                    session.viewObjects = Set(objects.keys)
-                    try sendBootstrap(session, instructions, serverVersion: store.serverVersion)
-                }
-            }
+            var view = session.view
+            view.queryVersion = m.queryVersion
+            view.queries = accepted
+            try store.withLock { try changeView(session, to: view) }
         } catch let failure as SyncFailure {
             fail(session.number, failure)
         } catch {
             fail(session.number, SyncFailure(.otherSessionError, "query version \(m.queryVersion) failed: \(error)"))
         }
+    }
+}
+
+/// View changes: what enters a session's view is sent whole, what leaves it is erased,
+/// as a bootstrap of the view's query version.
+extension SyncConnection {
+    /// The largest bootstrap batch, in encoded instruction bytes.
+    static let bootstrapBatchBytes = 1 << 20
+
+    /// Makes `view` the session's view and sends the bootstrap that brings the client
+    /// there. Call with the app's lock held.
+    ///
+    /// What the client holds is known exactly once the session has had a view. For the
+    /// first view of a session whose client file completed a view before (at server
+    /// version `S`, recorded in `__client_files`) and has integrated at least up to `S`
+    /// (the bind's `lastIntegratedServerVersion` `L`), the client holds that earlier
+    /// view as of `L`: since views depend on an object's own fields only, objects no
+    /// history entry after `L` touched are held exactly when they match the earlier
+    /// view now, and only the touched ones are resent (whole when in the new view, as
+    /// an `eraseObject` otherwise, which has no effect on a client that lacks the
+    /// object). Otherwise the whole view is sent.
+    ///
+    /// Each view change takes a server version of its own (an empty history entry), so
+    /// that a client's `lastIntegratedServerVersion` tells whether it integrated the
+    /// bootstrap.
+    func changeView(_ session: SyncSession, to view: SubscriptionView) throws {
+        let store = session.app.store
+        let version = store.serverVersion + 1
+        var instructions: [WireInstruction] = []
+        var viewObjects: Set<WireObjectRef> = []
+        let record = try ViewRecord(view)
+        try store.environment.write { txn in
+            let schema = try AppStore.querySchema(txn)
+            let objects = try view.objects(txn, schema: schema)
+            viewObjects = Set(objects.keys)
+            var held: Set<WireObjectRef> = []
+            var uncertain: Set<WireObjectRef> = []
+            if session.hasHadView {
+                held = session.viewObjects
+            } else if let found = try Self.earlierView(session, txn, current: view) {
+                uncertain = found.touched
+                held = Set(try found.view.objects(txn, schema: schema).keys).subtracting(found.touched)
+            }
+            for (ref, (cls, key)) in objects.sorted(by: { $0.key.description < $1.key.description }) {
+                if uncertain.contains(ref) {
+                    instructions += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
+                } else if !held.contains(ref) {
+                    instructions += try ObjectSnapshot.instructions(txn, cls, key: key)
+                }
+            }
+            for ref in held.union(uncertain).sorted(by: { $0.description < $1.description }) where objects[ref] == nil {
+                instructions.append(.eraseObject(WireObjectPath(ref)))
+            }
+            try AppStore.appendHistory(txn, HistoryEntry(
+                serverVersion: version, originFileIdent: 0, originClientVersion: 0,
+                timestamp: WireHybridTimestamp(milliseconds: UInt64(max(0, AppStore.nowMilliseconds))),
+                integratedAt: AppStore.nowMilliseconds, changeset: try WireChangeset([]).encoded()))
+            try txn.updateRow("__client_files", .int(Int64(session.fileIdent)), [
+                "viewServerVersion": .int(Int64(version)), "view": .string(record.encoded),
+            ])
+        }
+        store.didCommit(serverVersion: version)
+        session.view = view
+        session.viewObjects = viewObjects
+        session.hasHadView = true
+        try sendBootstrap(session, instructions, serverVersion: version)
+    }
+
+    /// The view the session's client file completed before this session, with the
+    /// objects history entries touched since the bind's `lastIntegratedServerVersion`;
+    /// nil when it is unknown (no earlier view, not integrated, or the user's read
+    /// rules or the partition changed since).
+    private static func earlierView(_ session: SyncSession, _ txn: StoreTransaction,
+                                    current: SubscriptionView) throws -> (view: SubscriptionView, touched: Set<WireObjectRef>)? {
+        let since = session.bindServerVersion
+        guard since > 0, let row = try txn.readRow("__client_files", .int(Int64(session.fileIdent))),
+              let at = row.int("viewServerVersion"), at > 0, since >= UInt64(at),
+              let text = row.string("view"), let record = ViewRecord(decoding: text),
+              let earlier = record.view(like: current) else { return nil }
+        var touched: Set<WireObjectRef> = []
+        var version = since + 1
+        while version <= session.app.store.serverVersion {
+            defer { version += 1 }
+            guard let entry = try AppStore.historyEntry(txn, version) else { return nil }
+            for instruction in try WireChangeset(decoding: entry.changeset).instructions {
+                if let ref = instruction.topLevelObject { touched.insert(ref) }
+            }
+            if entry.originFileIdent == session.fileIdent, !entry.compensation.isEmpty {
+                for instruction in try WireChangeset(decoding: entry.compensation).instructions {
+                    if let ref = instruction.topLevelObject { touched.insert(ref) }
+                }
+            }
+        }
+        return (earlier, touched)
     }
 
     /// Sends `instructions` as a bootstrap of the session's query version, in batches

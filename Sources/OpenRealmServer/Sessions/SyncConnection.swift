@@ -139,10 +139,19 @@ public final class SyncConnection: @unchecked Sendable {
             } catch {
                 throw SyncFailure(error.code == "TokenExpired" ? .tokenExpired : .badAuthentication, error.message)
             }
-            if case .partition = m.syncMode {
-                throw SyncFailure(.wrongSyncMode, "app '\(m.appId)' uses flexible sync; partition-based sessions are not served yet")
-            }
             let app = try apps.app(m.appId)
+            var view = SubscriptionView()
+            view.permissions = app.rules.bound(userId: user.id, email: user.email)
+            switch (m.syncMode, app.configuration.partitionField) {
+            case (.flexible, nil):
+                break
+            case (.partition(let value), let field?):
+                view.partition = SubscriptionView.Partition(field: field, value: value)
+            case (.partition, nil):
+                throw SyncFailure(.wrongSyncMode, "app '\(m.appId)' uses flexible sync; bind without a partition value and subscribe")
+            case (.flexible, let field?):
+                throw SyncFailure(.wrongSyncMode, "app '\(m.appId)' is partition-based (partition field '\(field)'); bind with a partition value")
+            }
             let file: ClientFileRecord
             if let identity = m.fileIdentity {
                 guard let record = try app.store.clientFile(ident: identity.ident), record.salt == identity.salt else {
@@ -155,7 +164,9 @@ public final class SyncConnection: @unchecked Sendable {
             } else {
                 file = try app.store.newClientFile(userId: user.id)
             }
-            let session = SyncSession(number: m.session, app: app, userId: user.id, file: file, output: output)
+            let session = SyncSession(number: m.session, app: app, userId: user.id, file: file,
+                                      bindServerVersion: m.lastIntegratedServerVersion, output: output)
+            session.view = view
             try app.store.withLock {
                 guard m.lastIntegratedServerVersion <= app.store.serverVersion else {
                     throw SyncFailure(.clientResetRequired, "the file integrated server version \(m.lastIntegratedServerVersion), but the server is at \(app.store.serverVersion)")
@@ -164,6 +175,15 @@ public final class SyncConnection: @unchecked Sendable {
                 session.send(.ident(WireIdent(session: m.session, fileIdentity: WireFileIdentity(ident: file.ident, salt: file.salt),
                                               serverVersion: app.store.serverVersion,
                                               lastIntegratedClientVersion: file.lastIntegratedClientVersion)))
+                // A partition session's view is known at once: its bootstrap follows the ident.
+                if view.partition != nil {
+                    do {
+                        try changeView(session, to: view)
+                    } catch {
+                        app.sessions[ObjectIdentifier(session)] = nil
+                        throw error
+                    }
+                }
             }
             sessions[m.session] = session
         } catch let failure as SyncFailure {

@@ -24,8 +24,13 @@ final class SyncSession: @unchecked Sendable {
     let fileIdent: UInt64
     /// The highest client version of the file the server integrated.
     var lastIntegratedClientVersion: UInt64
-    /// The accepted subscription set.
+    /// The accepted subscription set (or the partition), with the user's rules.
     var view = SubscriptionView()
+    /// Whether the session has sent a view yet (then ``viewObjects`` is what the
+    /// client holds).
+    var hasHadView = false
+    /// The bind's `lastIntegratedServerVersion`.
+    let bindServerVersion: UInt64
     /// The highest query version received (accepted or refused).
     var lastQueryVersion: UInt64 = 0
     /// The objects the client holds through its subscriptions.
@@ -33,9 +38,10 @@ final class SyncSession: @unchecked Sendable {
     /// Sends to the session's connection.
     let output: @Sendable (ConnectionOutput) -> Void
 
-    init(number: UInt64, app: SyncApp, userId: String, file: ClientFileRecord,
+    init(number: UInt64, app: SyncApp, userId: String, file: ClientFileRecord, bindServerVersion: UInt64,
          output: @escaping @Sendable (ConnectionOutput) -> Void) {
         self.number = number
+        self.bindServerVersion = bindServerVersion
         self.app = app
         self.userId = userId
         self.fileIdent = file.ident

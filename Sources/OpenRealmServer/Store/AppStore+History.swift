@@ -15,6 +15,10 @@ struct HistoryEntry: Sendable, Hashable {
     var integratedAt: Int64
     /// The instructions as integrated (after conflict resolution), in wire form.
     var changeset: [UInt8]
+    /// In wire form, what the server sent back to the origin alone: the compensating
+    /// write reverting its refused writes, and the partition values it stamped. Empty
+    /// when none.
+    var compensation: [UInt8] = []
 }
 
 extension AppStore {
@@ -28,23 +32,28 @@ extension AppStore {
             "hlcCounter": .int(Int64(entry.timestamp.counter)),
             "integratedAt": .int(entry.integratedAt),
             "changeset": .binary(entry.changeset),
+            "compensation": entry.compensation.isEmpty ? .null : .binary(entry.compensation),
         ])
         try txn.setMeta("server.version", entry.serverVersion)
     }
 
     /// The history entry of `serverVersion`, or nil.
     func historyEntry(_ serverVersion: UInt64) throws -> HistoryEntry? {
-        try environment.read { txn -> HistoryEntry? in
-            guard serverVersion <= UInt64(Int64.max),
-                  let row = try txn.readRow("__history", .int(Int64(serverVersion))) else { return nil }
-            return HistoryEntry(
-                serverVersion: serverVersion,
-                originFileIdent: UInt64(bitPattern: row.int("originFileIdent") ?? 0),
-                originClientVersion: UInt64(bitPattern: row.int("originClientVersion") ?? 0),
-                timestamp: WireHybridTimestamp(milliseconds: UInt64(bitPattern: row.int("hlcMilliseconds") ?? 0),
-                                               counter: UInt32(truncatingIfNeeded: row.int("hlcCounter") ?? 0)),
-                integratedAt: row.int("integratedAt") ?? 0,
-                changeset: row.binary("changeset") ?? [])
-        }
+        try environment.read { txn in try Self.historyEntry(txn, serverVersion) }
+    }
+
+    /// The history entry of `serverVersion` read in `txn`, or nil.
+    static func historyEntry(_ txn: StoreTransaction, _ serverVersion: UInt64) throws -> HistoryEntry? {
+        guard serverVersion <= UInt64(Int64.max),
+              let row = try txn.readRow("__history", .int(Int64(serverVersion))) else { return nil }
+        return HistoryEntry(
+            serverVersion: serverVersion,
+            originFileIdent: UInt64(bitPattern: row.int("originFileIdent") ?? 0),
+            originClientVersion: UInt64(bitPattern: row.int("originClientVersion") ?? 0),
+            timestamp: WireHybridTimestamp(milliseconds: UInt64(bitPattern: row.int("hlcMilliseconds") ?? 0),
+                                           counter: UInt32(truncatingIfNeeded: row.int("hlcCounter") ?? 0)),
+            integratedAt: row.int("integratedAt") ?? 0,
+            changeset: row.binary("changeset") ?? [],
+            compensation: row.binary("compensation") ?? [])
     }
 }

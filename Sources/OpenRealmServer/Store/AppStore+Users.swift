@@ -42,6 +42,24 @@ extension AppStore {
         }
     }
 
+    /// The user `id` of an external provider, created on its first login; its email
+    /// (not claimed for email/password login) is updated when it changes.
+    func externalUser(id: String, provider: String, email: String?) throws -> UserRecord {
+        try environment.write { txn -> UserRecord in
+            if let existing = try Self.user(txn, id: id) {
+                if existing.email != email {
+                    try txn.updateRow("__users", .string(id), ["email": email.map { .string($0) } ?? .null])
+                }
+                return UserRecord(id: id, provider: existing.provider, email: email, passwordHash: nil)
+            }
+            try txn.insertRow("__users", [
+                "_id": .string(id), "provider": .string(provider), "email": email.map { .string($0) } ?? .null,
+                "passwordHash": .null, "createdAt": .int(Self.nowMilliseconds),
+            ])
+            return UserRecord(id: id, provider: provider, email: email, passwordHash: nil)
+        }
+    }
+
     /// The user with `id`, or nil.
     func user(id: String) throws -> UserRecord? {
         try environment.read { txn in try Self.user(txn, id: id) }

@@ -8,9 +8,9 @@ import OpenRealmWire
 /// | table | key | what |
 /// |---|---|---|
 /// | the synced classes | `_id` | the authoritative objects, in classes clients declared (development mode) |
-/// | `__history` | server version | each integrated changeset in wire form, its origin file, client version, HLC and time |
+/// | `__history` | server version | each integrated changeset in wire form, its origin file, client version, HLC and time, and the compensating instructions sent to its origin |
 /// | `__clocks` | `Class␟pk` | per object: the HLC and origin of the last write of each property, and its erase version |
-/// | `__client_files` | file ident | the salt, the user and the last integrated client version of each client file |
+/// | `__client_files` | file ident | the salt, the user and the last integrated client version of each client file, and the view it last completed |
 /// | `__users`, `__user_emails` | user id, email | users and their password hashes |
 /// | `__refresh_tokens` | token id | refresh tokens: user, expiry, revoked |
 ///
@@ -50,11 +50,13 @@ final class AppStore: @unchecked Sendable {
             try txn.ensureTable("__client_files", key: ORC_TYPE_INT, columns: [
                 ("salt", ORC_TYPE_INT, false), ("userId", ORC_TYPE_STRING, false),
                 ("lastIntegratedClientVersion", ORC_TYPE_INT, false), ("createdAt", ORC_TYPE_INT, false),
+                ("viewServerVersion", ORC_TYPE_INT, true), ("view", ORC_TYPE_STRING, true),
             ])
             try txn.ensureTable("__history", key: ORC_TYPE_INT, columns: [
                 ("originFileIdent", ORC_TYPE_INT, false), ("originClientVersion", ORC_TYPE_INT, false),
                 ("hlcMilliseconds", ORC_TYPE_INT, false), ("hlcCounter", ORC_TYPE_INT, false),
                 ("integratedAt", ORC_TYPE_INT, false), ("changeset", ORC_TYPE_BINARY, false),
+                ("compensation", ORC_TYPE_BINARY, true),
             ])
             try txn.ensureTable("__clocks", key: ORC_TYPE_STRING, columns: [
                 ("clocks", ORC_TYPE_BINARY, false), ("erasedAtVersion", ORC_TYPE_INT, false),

@@ -65,7 +65,13 @@ extension StoreTransaction {
     /// Creates the server table `name` unless it exists: a primary key `_id` of
     /// `keyType` and the given single-valued columns.
     func ensureTable(_ name: String, key keyType: orc_type, columns: [(String, orc_type, Bool)]) throws {
-        if try findClass(name) != nil { return }
+        if let existing = try findClass(name) {
+            // A store made by an earlier version gains the columns added since.
+            for (column, type, optional) in columns where try findProperty(existing.table, column) == nil {
+                try addProperty(existing.table, name: column, type: type, flags: optional ? UInt32(ORC_PROP_OPTIONAL) : 0)
+            }
+            return
+        }
         let table = try addClass(name, kind: ORC_CLASS_TOP_LEVEL)
         let pk = try addProperty(table, name: "_id", type: keyType, flags: UInt32(ORC_PROP_PRIMARY_KEY))
         _ = pk

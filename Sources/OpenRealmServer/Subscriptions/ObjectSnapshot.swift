@@ -6,12 +6,19 @@ import OpenRealmWire
 /// objects that enter a client's view.
 enum ObjectSnapshot {
     /// The instructions for object `key` of `cls`.
-    static func instructions(_ txn: StoreTransaction, _ cls: StoreTransaction.ClassInfo, key: UInt64) throws -> [WireInstruction] {
+    ///
+    /// - Parameter clearingEveryCollection: whether to clear every collection property
+    ///   first, even empty ones (for a client whose copy may differ, such as one whose
+    ///   write is reverted); otherwise only non-empty collections are cleared.
+    static func instructions(_ txn: StoreTransaction, _ cls: StoreTransaction.ClassInfo, key: UInt64,
+                             clearingEveryCollection: Bool = false) throws -> [WireInstruction] {
         let ref = try txn.objectRef(table: cls.table, key: key)
         let path = WireObjectPath(ref)
         var values: [WirePropertyValue] = []
         var collections: [WireInstruction] = []
+        var collectionNames: [String] = []
         for prop in try txn.properties(of: cls.table) where !prop.isPrimaryKey {
+            if prop.collection != ORC_COLL_NONE { collectionNames.append(prop.name) }
             switch prop.collection {
             case ORC_COLL_NONE:
                 let value = try txn.get(cls.table, key, prop.column)
@@ -37,9 +44,8 @@ enum ObjectSnapshot {
             }
         }
         // A client that already holds the object gets its collections replaced, not appended to.
-        let clears = collections.isEmpty ? [] : Set(collections.compactMap(Self.property)).sorted().map {
-            WireInstruction.clearCollection(object: path, property: $0)
-        }
+        let cleared = clearingEveryCollection ? collectionNames.sorted() : Set(collections.compactMap(Self.property)).sorted()
+        let clears = cleared.map { WireInstruction.clearCollection(object: path, property: $0) }
         return [.createObject(className: ref.className, primaryKey: ref.primaryKey, values: values)] + clears + collections
     }
 

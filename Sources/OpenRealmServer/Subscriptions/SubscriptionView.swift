@@ -1,30 +1,76 @@
+import Foundation
 import OpenRealm
 import OpenRealmWire
 
-/// A session's accepted subscription set: per class, the parsed query. The objects
-/// matching it form the client's view.
+/// What a session syncs: its accepted subscription set (flexible sync) or its partition
+/// (partition-based sync), intersected with the user's read rules. The objects matching
+/// it form the client's view.
 struct SubscriptionView: Sendable {
-    /// The query version that was accepted (0: none yet).
+    /// The query version that was accepted (0: none yet, and always 0 for a partition).
     var queryVersion: UInt64 = 0
-    /// Per class, the query (normalized).
+    /// Per class, the subscription query (normalized); flexible sync.
     var queries: [String: ParsedQuery] = [:]
+    /// The partition field and value; partition-based sync.
+    var partition: Partition?
+    /// The user's rules.
+    var permissions = SessionPermissions()
+
+    /// A partition-based session's filter: objects whose `field` holds `value`.
+    struct Partition: Sendable, Hashable {
+        var field: String
+        var value: WirePrimaryKey
+    }
+
+    /// The predicate an object of `className` must match to be in the view, or nil when
+    /// the class is not synced (no subscription on it, or for a partition, no
+    /// partition field).
+    func predicate(for className: String, schema: any QuerySchema) -> QueryPredicate? {
+        let base: QueryPredicate
+        if let partition {
+            guard let cls = schema.queryClass(named: className), cls.property(named: partition.field) != nil else { return nil }
+            base = .comparison(QueryComparison(.keyPath(QueryKeyPath([.property(partition.field)])), .equal,
+                                               .value(Self.queryValue(partition.value))))
+        } else {
+            guard let query = queries[className] else { return nil }
+            base = query.predicate
+        }
+        guard let read = permissions.read[className] else { return base }
+        return .and([base, read])
+    }
+
+    /// The classes the view may hold objects of.
+    func classNames(schema: any QuerySchema, _ txn: StoreTransaction) throws -> [String] {
+        if partition != nil {
+            return try txn.classes().map(\.name).filter { !$0.hasPrefix(AppStore.reservedPrefix) && predicate(for: $0, schema: schema) != nil }
+        }
+        return queries.keys.sorted()
+    }
 
     /// The keys of the objects of `className` in the view, optionally only among `domain`.
     ///
     /// A class the store does not have yet, or a query that does not compile against
-    /// the store's schema (its class gained the queried property only later), matches
-    /// nothing.
+    /// the store's schema (its class gained the queried property only later, a rule on
+    /// a property it lacks), matches nothing.
     func matchingKeys(_ txn: StoreTransaction, schema: any QuerySchema, className: String,
                       domain: [UInt64]? = nil) throws -> [UInt64] {
-        guard let query = queries[className], let cls = schema.queryClass(named: className) else { return [] }
-        guard let program = try? QueryCompiler(schema: schema).compile(query, className: className) else { return [] }
+        guard let predicate = predicate(for: className, schema: schema) else { return [] }
+        return try Self.matching(txn, schema: schema, className: className, predicate: predicate, domain: domain)
+    }
+
+    /// The keys of the objects of `className` matching `predicate` (none when it does
+    /// not compile), optionally only among `domain`.
+    static func matching(_ txn: StoreTransaction, schema: any QuerySchema, className: String,
+                         predicate: QueryPredicate, domain: [UInt64]? = nil) throws -> [UInt64] {
+        guard let cls = schema.queryClass(named: className),
+              let program = try? QueryCompiler(schema: schema).compile(ParsedQuery(predicate: predicate), className: className)
+        else { return [] }
         return try txn.run(program: program, table: cls.table, domain: domain)
     }
 
     /// Every object in the view, as wire references, with its class and key.
     func objects(_ txn: StoreTransaction, schema: any QuerySchema) throws -> [WireObjectRef: (StoreTransaction.ClassInfo, UInt64)] {
         var out: [WireObjectRef: (StoreTransaction.ClassInfo, UInt64)] = [:]
-        for className in queries.keys.sorted() {
+        for className in try classNames(schema: schema, txn) {
             guard let cls = try txn.findClass(className) else { continue }
             for key in try matchingKeys(txn, schema: schema, className: className) {
                 out[try txn.objectRef(table: cls.table, key: key)] = (cls, key)
@@ -35,8 +81,42 @@ struct SubscriptionView: Sendable {
 
     /// Whether the stored object `ref` is in the view.
     func contains(_ txn: StoreTransaction, schema: any QuerySchema, _ ref: WireObjectRef) throws -> (StoreTransaction.ClassInfo, UInt64)? {
-        guard queries[ref.className] != nil, let cls = try txn.findClass(ref.className),
+        guard predicate(for: ref.className, schema: schema) != nil, let cls = try txn.findClass(ref.className),
               let key = try txn.findObject(cls.table, ref.primaryKey) else { return nil }
         return try matchingKeys(txn, schema: schema, className: ref.className, domain: [key]).isEmpty ? nil : (cls, key)
+    }
+
+    /// Why the stored object `ref` (object `key` of its class) is not in the view, or
+    /// nil when it is: no subscription on its class (no partition field), outside the
+    /// subscriptions (another partition), or refused by the class's read rule.
+    func exclusion(_ txn: StoreTransaction, schema: any QuerySchema, _ ref: WireObjectRef, key: UInt64) throws -> String? {
+        if let partition {
+            guard let cls = schema.queryClass(named: ref.className), cls.property(named: partition.field) != nil else {
+                return "class '\(ref.className)' has no partition field '\(partition.field)'"
+            }
+        } else if queries[ref.className] == nil {
+            return "no subscription of the session covers class '\(ref.className)'"
+        }
+        var base = self
+        base.permissions.read[ref.className] = nil
+        if try base.matchingKeys(txn, schema: schema, className: ref.className, domain: [key]).isEmpty {
+            return partition.map { "the object is not in partition \($0.value) (field '\($0.field)')" }
+                ?? "the object does not match the session's subscriptions on class '\(ref.className)'"
+        }
+        if try matchingKeys(txn, schema: schema, className: ref.className, domain: [key]).isEmpty {
+            return "the read rule of class '\(ref.className)' does not let the user see the object"
+        }
+        return nil
+    }
+
+    /// A partition value as a query constant.
+    static func queryValue(_ value: WirePrimaryKey) -> QueryValue {
+        switch value {
+        case .null: return .null
+        case .int(let i): return .int(i)
+        case .string(let s): return .string(s)
+        case .objectId(let o): return (try? ObjectId(string: o.description)).map { .objectId($0) } ?? .null
+        case .uuid(let u): return .uuid(u.uuid)
+        }
     }
 }

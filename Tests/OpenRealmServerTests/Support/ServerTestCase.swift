@@ -20,6 +20,11 @@ class ServerTestCase: XCTestCase {
 
     override func setUpWithError() throws {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-server-tests-\(UUID().uuidString)")
+        try startServer()
+    }
+
+    /// Starts a server on the test's data directory (a free port).
+    func startServer() throws {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory, app: appConfiguration)
         configuration.passwordHashRounds = 1024
         var logger = Logger(label: "openrealm-server-test")
@@ -36,9 +41,29 @@ class ServerTestCase: XCTestCase {
     }
 
     override func tearDownWithError() throws {
-        runTask?.cancel()
-        XCTAssertEqual(stopped.wait(timeout: .now() + 15), .success, "the server did not stop")
+        stopServer()
         try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    /// Stops the server and waits until it has.
+    func stopServer() {
+        guard let task = runTask else { return }
+        task.cancel()
+        XCTAssertEqual(stopped.wait(timeout: .now() + 15), .success, "the server did not stop")
+        runTask = nil
+        server = nil
+    }
+
+    /// Stops the server and starts another on the same data directory (a new port).
+    func restartServer() throws {
+        stopServer()
+        try startServer()
+    }
+
+    /// Subscribes to every Task (query `version`) and returns the bootstrap.
+    @discardableResult
+    func subscribeToAllTasks(_ client: TestSyncClient, session: UInt64 = 1, version: UInt64 = 1) throws -> [WireInstruction] {
+        try query(client, session: session, version: version, ["Task": "TRUEPREDICATE"]).get()
     }
 
     var http: TestHTTP { TestHTTP(port: port) }
