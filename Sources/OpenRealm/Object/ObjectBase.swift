@@ -13,7 +13,7 @@ open class ObjectBase: CustomStringConvertible {
     /// The object key in its table; meaningful while managed.
     final var _key: UInt64 = 0
     /// Set while the instance only records which properties are read (typed key paths).
-    final var _recorder: _KeyPathRecorder?
+    @usableFromInline final var _recorder: _KeyPathRecorder?
     /// Values set by name (`object["name"] = ...`, `Object(value:)`) on an unmanaged object.
     final var _unmanagedValues: [Int: Any]?
 

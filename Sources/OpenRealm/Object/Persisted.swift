@@ -14,8 +14,14 @@ import Foundation
 ///
 /// On an unmanaged object the value lives in the wrapper; once the object is managed,
 /// every read and write goes to the realm.
+///
+/// The accessors are `@inlinable` so that they are specialized for each model's
+/// concrete property types in the model's own module: unspecialized, every access
+/// looked up the generic metadata of `Persisted<Value>` and applied its key paths at
+/// run time, which cost more than the read or write itself.
 @propertyWrapper
 public struct Persisted<Value: _Persistable> {
+    @usableFromInline
     enum Storage {
         /// Unmanaged, never read or written: the declared default is the type's default.
         case unmanagedNoDefault
@@ -24,8 +30,8 @@ public struct Persisted<Value: _Persistable> {
         case managed(Int)
     }
 
-    var storage: Storage
-    let options: PersistedOptions
+    @usableFromInline var storage: Storage
+    @usableFromInline let options: PersistedOptions
 
     @available(*, unavailable, message: "@Persisted can only be used on a property of an Object, EmbeddedObject or AsymmetricObject subclass")
     public var wrappedValue: Value {
@@ -35,22 +41,26 @@ public struct Persisted<Value: _Persistable> {
 
     /// A property holding the type's default value (zero, empty, nil, or a new
     /// `ObjectId`/`UUID`/`Date` for those types).
+    @inlinable
     public init() {
         storage = .unmanagedNoDefault
         options = []
     }
 
     /// A property with a default value.
+    @inlinable
     public init(wrappedValue value: Value) {
         storage = .unmanaged(value)
         options = []
     }
 
+    @usableFromInline
     init(options: PersistedOptions) {
         storage = .unmanagedNoDefault
         self.options = options
     }
 
+    @inlinable
     public static subscript<EnclosingSelf: ObjectBase>(
         _enclosingInstance observed: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
@@ -84,19 +94,23 @@ public struct Persisted<Value: _Persistable> {
 }
 
 /// What a `@Persisted` declaration says beyond the value type.
+@usableFromInline
 struct PersistedOptions: OptionSet, Sendable {
-    let rawValue: UInt8
-    static let indexed = PersistedOptions(rawValue: 1)
-    static let primaryKey = PersistedOptions(rawValue: 2)
+    @usableFromInline let rawValue: UInt8
+    @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
+    @usableFromInline static let indexed = PersistedOptions(rawValue: 1)
+    @usableFromInline static let primaryKey = PersistedOptions(rawValue: 2)
 }
 
 extension Persisted where Value: _Indexable {
     /// An indexed property: equality, `IN` and range queries on it use an index.
+    @inlinable
     public init(indexed: Bool) {
         self.init(options: indexed ? .indexed : [])
     }
 
     /// An indexed property with a default value.
+    @inlinable
     public init(wrappedValue value: Value, indexed: Bool) {
         storage = .unmanaged(value)
         options = indexed ? .indexed : []
@@ -106,11 +120,13 @@ extension Persisted where Value: _Indexable {
 extension Persisted where Value: _PrimaryKey {
     /// The primary key of the class: unique among its objects, and how
     /// `object(ofType:forPrimaryKey:)` and updates by `add(_:update:)` find an object.
+    @inlinable
     public init(primaryKey: Bool) {
         self.init(options: primaryKey ? .primaryKey : [])
     }
 
     /// A primary key with a default value.
+    @inlinable
     public init(wrappedValue value: Value, primaryKey: Bool) {
         storage = .unmanaged(value)
         options = primaryKey ? .primaryKey : []

@@ -1,0 +1,250 @@
+// openrealm-bench: OpenRealm beside GRDB (SQLite, WAL) and raw LMDB doing the same
+// work on the seeds' Task model, interleaved in one run over several rounds.
+//
+//   swift run -c release --package-path Benchmarks openrealm-bench [--quick]
+//       [--json FILE] [--objects N] [--rounds R] [--dir DIR] [--no-memory]
+//
+// Each round starts from empty files: every side bulk-inserts the same N tasks, then
+// each workload runs on each side in turn (the order of the sides rotates between
+// rounds). The table shows medians over the rounds. Every side's answers (counts,
+// sums, hits) are checked against the values the generator implies; a mismatch
+// fails the run (exit status 1). Peak memory is measured per side in a child process
+// running one round of that side alone.
+import BenchModel
+import Foundation
+
+struct Options {
+    var objects = 1_000_000
+    var rounds = 3
+    var quick = false
+    var json: String?
+    var directory: String?
+    var memory = true
+    var child: Side?
+
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        var objectsGiven = false, roundsGiven = false
+        var rest = arguments.dropFirst()
+        func value(_ flag: String) throws -> String {
+            guard let v = rest.popFirst() else { throw BenchError("\(flag) needs a value") }
+            return v
+        }
+        func positive(_ flag: String) throws -> Int {
+            let text = try value(flag)
+            guard let n = Int(text), n > 0 else { throw BenchError("\(flag) needs a positive integer, not '\(text)'") }
+            return n
+        }
+        while let arg = rest.popFirst() {
+            switch arg {
+            case "--quick": options.quick = true
+            case "--objects": options.objects = try positive(arg); objectsGiven = true
+            case "--rounds": options.rounds = try positive(arg); roundsGiven = true
+            case "--json": options.json = try value(arg)
+            case "--dir": options.directory = try value(arg)
+            case "--no-memory": options.memory = false
+            case "--child":
+                let name = try value(arg)
+                guard let side = Side.allCases.first(where: { $0.rawValue == name }) else {
+                    throw BenchError("--child needs one of \(Side.allCases.map(\.rawValue)), not '\(name)'")
+                }
+                options.child = side
+            case "--help", "-h":
+                print("usage: openrealm-bench [--quick] [--json FILE] [--objects N] [--rounds R] [--dir DIR] [--no-memory]")
+                exit(0)
+            default: throw BenchError("unknown argument '\(arg)' (see --help)")
+            }
+        }
+        if options.quick {
+            if !objectsGiven { options.objects = 100_000 }
+            if !roundsGiven { options.rounds = 3 }
+        }
+        return options
+    }
+
+    var sizes: Sizes {
+        Sizes(objects: objects,
+              lookups: min(objects, quick ? 20_000 : 100_000),
+              queries: 20,
+              commits: quick ? 20 : 50,
+              opens: quick ? 10 : 20)
+    }
+}
+
+/// The answers the generator implies, which every side must give.
+struct Expected {
+    let values: [Workload: [Int]]
+
+    init(_ sizes: Sizes, ids: IdTable) {
+        let n = sizes.objects
+        var progress = 0, nameBytes = 0, atLeast60 = 0
+        for i in 0..<n {
+            let p = TaskSeed.progressMinutes(i)
+            progress += p
+            nameBytes += TaskSeed.taskName(i).utf8.count
+            if p >= 60 { atLeast60 += 1 }
+        }
+        let hits = (0..<sizes.queries).map { q in
+            (0..<n).lazy.filter { $0 % 100 == q && TaskSeed.assignee($0) != nil }.count
+        }
+        let lookupSum = ids.lookupIndexes.reduce(0) { $0 + TaskSeed.progressMinutes($1) }
+        values = [
+            .bulkInsert: [n],
+            .open: [1],
+            .iterate: [n, progress, nameBytes],
+            .countUnindexed: [atLeast60],
+            .indexedEquality: hits,
+            .primaryKey: [ids.lookupIndexes.count, lookupSum],
+            .writeDurable: [n + sizes.commits],
+            .writeFast: [n + 2 * sizes.commits],
+        ]
+    }
+}
+
+func makeDirectory(_ options: Options) throws -> (String, Bool) {
+    if let dir = options.directory {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return (dir, false)
+    }
+    var template = Array((NSTemporaryDirectory() + "openrealm-bench-XXXXXX").utf8CString)
+    guard let made = mkdtemp(&template) else { throw BenchError("cannot create a temporary directory") }
+    return (String(cString: made), true)
+}
+
+func makeSides(_ dir: String, _ ids: IdTable) -> [any BenchSide] {
+    [RealmSide(directory: dir, ids: ids), GRDBSide(directory: dir, table: ids), LMDBSide(directory: dir, table: ids)]
+}
+
+/// Runs the rounds; returns samples per workload and side, file sizes, and mismatches.
+func runRounds(_ sides: [any BenchSide], _ options: Options, _ expected: Expected,
+               log: Bool) throws -> (samples: [Workload: [Side: [Double]]], files: [Side: Int], mismatches: [String]) {
+    var samples: [Workload: [Side: [Double]]] = [:]
+    var files: [Side: Int] = [:]
+    var mismatches: [String] = []
+    let sizes = options.sizes
+    for round in 0..<options.rounds {
+        let order = (0..<sides.count).map { sides[($0 + round) % sides.count] }
+        for workload in Workload.allCases {
+            for side in order {
+                if workload == .bulkInsert { try side.reset() }
+                let m = try side.run(workload, sizes, round: round)
+                samples[workload, default: [:]][side.side, default: []].append(m.nsPerOp)
+                if m.check != expected.values[workload] {
+                    mismatches.append("round \(round + 1), \(side.side.rawValue), \(workload.rawValue): got \(m.check), expected \(expected.values[workload]!)")
+                }
+                if workload == .bulkInsert { files[side.side] = try side.fileBytes() }
+            }
+            if log {
+                let line = order.map { "\($0.side.rawValue) \(format(samples[workload]![$0.side]!.last!))" }.joined(separator: ", ")
+                FileHandle.standardError.write("round \(round + 1)/\(options.rounds) \(workload.key): \(line)\n".data(using: .utf8)!)
+            }
+        }
+        for side in sides { try side.tearDown() }
+    }
+    return (samples, files, mismatches)
+}
+
+/// Peak memory of one side, measured in a child process running one round of it alone.
+func childPeak(_ side: Side, _ options: Options) throws -> (peak: Int, base: Int) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var arguments = ["--child", side.rawValue, "--objects", String(options.objects), "--rounds", "1"]
+    if options.quick { arguments.append("--quick") }
+    if let dir = options.directory { arguments += ["--dir", dir] }
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self)
+    guard process.terminationStatus == 0,
+          let line = text.split(separator: "\n").last(where: { $0.hasPrefix("memory ") }) else {
+        throw BenchError("the memory run of \(side.rawValue) failed (status \(process.terminationStatus)): \(text)")
+    }
+    let numbers = line.split(separator: " ").dropFirst().compactMap { Int($0) }
+    return (numbers[0], numbers[1])
+}
+
+func main() throws -> Int32 {
+    let options = try Options.parse(CommandLine.arguments)
+    let baseRSS = currentRSS()
+    let sizes = options.sizes
+    let (dir, ownDir) = try makeDirectory(options)
+    defer { if ownDir { try? FileManager.default.removeItem(atPath: dir) } }
+    let ids = IdTable(objects: sizes.objects, rounds: options.rounds, commits: sizes.commits, lookups: sizes.lookups)
+    let expected = Expected(sizes, ids: ids)
+
+    if let only = options.child {
+        let sides = makeSides(dir, ids).filter { $0.side == only }
+        let result = try runRounds(sides, options, expected, log: false)
+        print("memory \(peakRSS()) \(baseRSS)")
+        return result.mismatches.isEmpty ? 0 : 1
+    }
+
+    let sides = makeSides(dir, ids)
+    let start = now()
+    let result = try runRounds(sides, options, expected, log: true)
+    let mainPeak = peakRSS()
+    var memory: [Side: (peak: Int, base: Int)] = [:]
+    if options.memory {
+        for side in Side.allCases { memory[side] = try childPeak(side, options) }
+    }
+
+    let med: (Workload, Side) -> Double = { median(result.samples[$0]?[$1] ?? []) }
+    print("\nopenrealm-bench: \(format(Double(sizes.objects))) objects, \(options.rounds) rounds, medians (\(String(format: "%.0f", Double(now() - start) / 1e9)) s)\n")
+    let header = ["workload", "OpenRealm", "GRDB", "LMDB", "OR/GRDB", "OR/LMDB", "aim"]
+    var rows: [[String]] = []
+    for w in Workload.allCases {
+        let o = med(w, .openrealm), g = med(w, .grdb), l = med(w, .lmdb)
+        rows.append([w.rawValue, format(o), format(g), format(l), formatRatio(o, g), formatRatio(o, l), w.aim])
+    }
+    let f = result.files
+    let perObject: (Side) -> Double = { Double(f[$0] ?? 0) / Double(sizes.objects) }
+    rows.append(["file size after bulk insert (bytes/object)", format(perObject(.openrealm)), format(perObject(.grdb)),
+                 format(perObject(.lmdb)), formatRatio(perObject(.openrealm), perObject(.grdb)),
+                 formatRatio(perObject(.openrealm), perObject(.lmdb)), "≤ GRDB"])
+    if !memory.isEmpty {
+        let peak: (Side) -> Double = { Double(memory[$0]!.peak) / 1_048_576 }
+        rows.append(["peak memory, one side alone (MiB)", format(peak(.openrealm)), format(peak(.grdb)), format(peak(.lmdb)),
+                     formatRatio(peak(.openrealm), peak(.grdb)), formatRatio(peak(.openrealm), peak(.lmdb)), "–"])
+    }
+    print("| " + header.joined(separator: " | ") + " |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for row in rows { print("| " + row.joined(separator: " | ") + " |") }
+    print("")
+    print("files: OpenRealm \(formatBytes(f[.openrealm] ?? 0)), GRDB \(formatBytes(f[.grdb] ?? 0)) (after wal_checkpoint(TRUNCATE)), LMDB \(formatBytes(f[.lmdb] ?? 0))")
+    if let m = memory[.openrealm] {
+        print("memory: process at start \(formatBytes(m.base)); peak of this run with all three open \(formatBytes(mainPeak))")
+    }
+    print("OpenRealm has no public faster-durability setting yet: both one-object write rows measure its durable commit.")
+    print("Durable commits follow the disk's other writers: compare them pairwise within one run.")
+
+    if let json = options.json {
+        var workloads: [[String: Any]] = Workload.allCases.map { w in
+            ["name": w.key, "openrealm_ns": med(w, .openrealm), "grdb_ns": med(w, .grdb), "lmdb_ns": med(w, .lmdb), "objects": sizes.objects]
+        }
+        workloads.append(["name": "file_bytes_per_object", "openrealm_ns": perObject(.openrealm), "grdb_ns": perObject(.grdb),
+                          "lmdb_ns": perObject(.lmdb), "objects": sizes.objects])
+        var document: [String: Any] = ["workloads": workloads, "rounds": options.rounds]
+        if !memory.isEmpty {
+            document["peak_memory_bytes"] = Dictionary(uniqueKeysWithValues: memory.map { ($0.key.rawValue, $0.value.peak) })
+        }
+        let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
+        try data.write(to: URL(fileURLWithPath: json))
+    }
+
+    if !result.mismatches.isEmpty {
+        print("\nMISMATCH — the sides disagree with the expected answers:")
+        for m in result.mismatches { print("  " + m) }
+        return 1
+    }
+    return 0
+}
+
+do {
+    exit(try main())
+} catch {
+    FileHandle.standardError.write("openrealm-bench: \(error)\n".data(using: .utf8)!)
+    exit(2)
+}
