@@ -124,7 +124,7 @@ extension PersistedField {
         if object._realm != nil, object._bound != nil {
             return property.valueType._orGetAny(object, index)
         }
-        return (unmanagedValue(object, property.offset) as? any _Persistable)?._orToAny()
+        return unmanagedValue(object, property.offset)._orToAny()
     }
 
     /// Writes a property without knowing its static type: converts the value first.

@@ -19,6 +19,12 @@ public protocol _Persistable {
     static func _orFromAny(_ value: Any?, _ context: _ORWriteContext?) throws -> Self
     /// The value as `object["p"]` returns it.
     func _orToAny() -> Any?
+    /// The value encoded for ORCore when it is stored as one value; nil for collections.
+    func _orEncodeIfValue(_ context: _ORWriteContext) throws -> orc_value?
+}
+
+extension _Persistable {
+    public func _orEncodeIfValue(_ context: _ORWriteContext) throws -> orc_value? { nil }
 }
 
 /// A type stored as one value in the row: scalars, their optionals, links, enums and
@@ -61,6 +67,8 @@ public struct _ORPropertyDescriptor: Sendable {
 // MARK: Default behaviour of single-value types
 
 extension _PersistableValue {
+    public func _orEncodeIfValue(_ context: _ORWriteContext) throws -> orc_value? { try _orEncode(context) }
+
     public static func _orGet(_ object: ObjectBase, _ index: Int) -> Self {
         let realm = object._realm!
         return _orDecode(realm._read(object, index), realm)

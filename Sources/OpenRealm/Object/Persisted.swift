@@ -26,10 +26,12 @@ public struct Persisted<Value: _Persistable> {
         /// Unmanaged, never read or written: the declared default is the type's default.
         case unmanagedNoDefault
         case unmanaged(Value)
-        /// Managed: the index of the property in its class.
-        case managed(Int)
     }
 
+    /// The index of the property in its class once the object is managed, else -1.
+    /// It is the first stored field, at offset 0 whatever `Value` is, so that making an
+    /// accessor writes one integer per property without generic code.
+    @usableFromInline var managedIndex: Int32 = -1
     @usableFromInline var storage: Storage
     @usableFromInline let options: PersistedOptions
 
@@ -67,12 +69,15 @@ public struct Persisted<Value: _Persistable> {
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
-            switch observed[keyPath: storageKeyPath].storage {
-            case .managed(let index):
+            let field = observed[keyPath: storageKeyPath]
+            if field.managedIndex >= 0 {
+                let index = Int(field.managedIndex)
                 if let recorder = observed._recorder {
                     return Value._orRecord(recorder, observed, index)
                 }
                 return Value._orGet(observed, index)
+            }
+            switch field.storage {
             case .unmanaged(let value):
                 return value
             case .unmanagedNoDefault:
@@ -82,11 +87,11 @@ public struct Persisted<Value: _Persistable> {
             }
         }
         set {
-            switch observed[keyPath: storageKeyPath].storage {
-            case .managed(let index):
+            let index = observed[keyPath: storageKeyPath].managedIndex
+            if index >= 0 {
                 if observed._recorder != nil { return }
-                Value._orSet(observed, index, newValue)
-            case .unmanaged, .unmanagedNoDefault:
+                Value._orSet(observed, Int(index), newValue)
+            } else {
                 observed[keyPath: storageKeyPath].storage = .unmanaged(newValue)
             }
         }
@@ -143,8 +148,8 @@ extension Persisted where Value: _LinkingObjectsProtocol {
 
 extension Persisted: CustomStringConvertible {
     public var description: String {
+        if managedIndex >= 0 { return "Persisted(managed property #\(managedIndex))" }
         switch storage {
-        case .managed(let index): return "Persisted(managed property #\(index))"
         case .unmanaged(let value): return "Persisted(\(value))"
         case .unmanagedNoDefault: return "Persisted(default)"
         }
@@ -158,8 +163,9 @@ protocol PersistedField {
     static var valueType: any _Persistable.Type { get }
     static func options(_ object: ObjectBase, _ offset: Int) -> PersistedOptions
     static func declaredValue(_ object: ObjectBase, _ offset: Int) -> Any?
-    static func makeManaged(_ object: ObjectBase, _ offset: Int, _ index: Int)
-    static func unmanagedValue(_ object: ObjectBase, _ offset: Int) -> Any
+    /// Where `managedIndex` sits inside the wrapper (0 in practice; checked, not assumed).
+    static var managedIndexOffset: Int { get }
+    static func unmanagedValue(_ object: ObjectBase, _ offset: Int) -> any _Persistable
     static func setUnmanaged(_ object: ObjectBase, _ offset: Int, _ value: Any) -> Bool
 }
 
@@ -180,15 +186,13 @@ extension Persisted: PersistedField {
         return nil
     }
 
-    static func makeManaged(_ object: ObjectBase, _ offset: Int, _ index: Int) {
-        pointer(object, offset).pointee.storage = .managed(index)
-    }
+    static var managedIndexOffset: Int { MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>.managedIndex)! }
 
-    static func unmanagedValue(_ object: ObjectBase, _ offset: Int) -> Any {
+    static func unmanagedValue(_ object: ObjectBase, _ offset: Int) -> any _Persistable {
         let field = pointer(object, offset)
         switch field.pointee.storage {
         case .unmanaged(let value): return value
-        case .unmanagedNoDefault, .managed:
+        case .unmanagedNoDefault:
             let value = Value._orDefault()
             field.pointee.storage = .unmanaged(value)
             return value

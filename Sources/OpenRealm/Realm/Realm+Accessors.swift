@@ -73,8 +73,9 @@ extension Realm {
 
     /// Makes an instance an accessor of a row: its `@Persisted` fields now read the realm.
     func _manage(_ object: ObjectBase, _ bound: BoundClass, _ key: UInt64) {
-        for (i, property) in bound.info.properties.enumerated() {
-            property.field.makeManaged(object, property.offset, i)
+        let properties = bound.info.properties
+        for i in properties.indices {
+            properties[i].makeManaged(object, i)
         }
         object._realm = self
         object._bound = bound

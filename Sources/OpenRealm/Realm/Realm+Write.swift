@@ -128,7 +128,7 @@ extension Realm {
 
         var existingKey: UInt64?
         if policy != .error, let pkIndex = info.primaryKeyIndex {
-            var pk = try (values[pkIndex] as! any _PersistableValue)._orEncode(context)
+            var pk = try values[pkIndex]._orEncodeIfValue(context)!
             var key: UInt64 = 0
             let status = orc_obj_find(txn, bound.table, &pk, &key)
             if status == ORC_OK { existingKey = key } else if status != ORC_ERR_NOT_FOUND {
@@ -150,7 +150,7 @@ extension Realm {
                 linkIndexes.append(i)
                 continue
             }
-            let value = try (values[i] as! any _PersistableValue)._orEncode(context)
+            let value = try values[i]._orEncodeIfValue(context)!
             if let existingKey, policy == .modified {
                 var current = orc_value()
                 if orc_obj_get(txn, bound.table, existingKey, bound.columns[i], &current) == ORC_OK,
@@ -183,8 +183,7 @@ extension Realm {
 
         // Links after the row exists, so that cycles of unmanaged objects resolve.
         for i in linkIndexes {
-            let value = values[i] as! any _PersistableValue
-            var link = try value._orEncode(context)
+            var link = try values[i]._orEncodeIfValue(context)!
             if let existingKey, policy == .modified {
                 var current = orc_value()
                 if orc_obj_get(txn, bound.table, existingKey, bound.columns[i], &current) == ORC_OK,
@@ -195,7 +194,7 @@ extension Realm {
         for i in laterIndexes {
             let property = info.properties[i]
             if property.isEmbeddedLink {
-                try _setEmbedded(object, i, AnyValueConversion.unwrap(values[i]) as? ObjectBase, policy: policy)
+                try _setEmbedded(object, i, AnyValueConversion.unwrap(values[i] as Any) as? ObjectBase, policy: policy)
             } else if let collection = values[i] as? CollectionAssignable {
                 try collection._orAssign(to: object, index: i, context: context)
             }

@@ -12,9 +12,14 @@ import Synchronization
 /// `objectTypes`, added, queried, linked from a known class). `knownTypes` lists them;
 /// it is the schema of a realm opened without `objectTypes`.
 final class ObjectTypeInfo: @unchecked Sendable {
-    struct PropertyInfo {
+    /// One `@Persisted` field. A class, so that walking the properties copies nothing.
+    final class PropertyInfo {
         let name: String
         let offset: Int
+        /// Where the field's managed index lives in an instance (`offset` plus its place in the wrapper).
+        let indexOffset: Int
+        /// Whether the field is stored as one value (not a collection, not an embedded object).
+        let isSingleValue: Bool
         let field: any PersistedField.Type
         let valueType: any _Persistable.Type
         let descriptor: _ORPropertyDescriptor
@@ -22,6 +27,26 @@ final class ObjectTypeInfo: @unchecked Sendable {
         let isPrimaryKey: Bool
         /// For `LinkingObjects`: the linking class's property.
         let originProperty: String?
+
+        init(name: String, offset: Int, field: any PersistedField.Type, valueType: any _Persistable.Type,
+             descriptor: _ORPropertyDescriptor, isIndexed: Bool, isPrimaryKey: Bool, originProperty: String?) {
+            self.name = name
+            self.offset = offset
+            indexOffset = offset + field.managedIndexOffset
+            self.field = field
+            self.valueType = valueType
+            self.descriptor = descriptor
+            self.isIndexed = isIndexed
+            self.isPrimaryKey = isPrimaryKey
+            self.originProperty = originProperty
+            isSingleValue = descriptor.collection == ORC_COLL_NONE && !descriptor.isLinkingObjects
+        }
+
+        /// Makes the field of `object` read and write the realm as property `index`.
+        @inline(__always)
+        func makeManaged(_ object: ObjectBase, _ index: Int) {
+            (Unmanaged.passUnretained(object).toOpaque() + indexOffset).storeBytes(of: Int32(index), as: Int32.self)
+        }
 
         var isLinkingObjects: Bool { descriptor.isLinkingObjects }
         /// Stored in a column (everything but `LinkingObjects`).
@@ -189,7 +214,7 @@ public final class _KeyPathRecorder {
         let info = ObjectTypeInfo.of(type)
         let object = type.init()
         for (i, property) in info.properties.enumerated() {
-            property.field.makeManaged(object, property.offset, i)
+            property.makeManaged(object, i)
         }
         object._recorder = self
         objects.append(object)
