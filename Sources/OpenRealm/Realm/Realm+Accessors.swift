@@ -86,6 +86,14 @@ extension Realm {
         orc_obj_exists(txn, bound.table, key)
     }
 
+    /// Runs `body` with a context whose arena is the realm's; outside a write the arena is
+    /// emptied afterwards (inside one it is emptied at commit), so lookups allocate nothing
+    /// that outlives them.
+    func _withScratchContext<R>(_ body: (_ORWriteContext) throws -> R) rethrows -> R {
+        defer { if writeTxn == nil { arena.reset() } }
+        return try body(_ORWriteContext(realm: self, policy: .error, arena: arena))
+    }
+
     /// Reads one property of a managed object.
     func _read(_ object: ObjectBase, _ index: Int) -> orc_value {
         let bound = object._bound!

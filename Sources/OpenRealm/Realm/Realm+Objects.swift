@@ -20,17 +20,18 @@ extension Realm {
             preconditionFailure("'\(bound.className)' does not have a primary key.")
         }
         let property = bound.info.properties[pkIndex]
-        let context = _ORWriteContext(realm: self, policy: .error, arena: ByteArena())
-        let converted: any _Persistable
-        do {
-            converted = try property.valueType._orFromAny(key, context)
-        } catch {
-            preconditionFailure("Invalid value '\(key)' of type '\(KeyType.self)' for the primary key '\(bound.className).\(property.name)': \((error as? RealmError)?.message ?? "")")
+        let found: UInt64? = _withScratchContext { context in
+            let converted: any _Persistable
+            do {
+                converted = try property.valueType._orFromAny(key, context)
+            } catch {
+                preconditionFailure("Invalid value '\(key)' of type '\(KeyType.self)' for the primary key '\(bound.className).\(property.name)': \((error as? RealmError)?.message ?? "")")
+            }
+            guard var value = (try? converted._orEncodeIfValue(context)) ?? nil else { return nil }
+            var objectKey: UInt64 = 0
+            return orc_obj_find(txn, bound.table, &value, &objectKey) == ORC_OK ? objectKey : nil
         }
-        guard var value = try? (converted as! any _PersistableValue)._orEncode(context) else { return nil }
-        var objectKey: UInt64 = 0
-        let status = orc_obj_find(txn, bound.table, &value, &objectKey)
-        guard status == ORC_OK else { return nil }
+        guard let objectKey = found else { return nil }
         return _accessor(bound, objectKey) as? Element
     }
 
