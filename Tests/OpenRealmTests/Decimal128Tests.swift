@@ -282,7 +282,7 @@ final class Decimal128Tests: XCTestCase {
     }
 
     func testOrderAndEqualityAgreeWithORCoreOnRandomPairs() {
-        var rng = SplitMix64(seed: 0x5EED_DEC1_28)
+        var rng = SeededGenerator(seed: 0x5EED_DEC1_28)
         var values: [Decimal128] = []
         for _ in 0..<600 { values.append(randomDecimal(&rng)) }
         var pairs = 0
@@ -303,7 +303,7 @@ final class Decimal128Tests: XCTestCase {
 
     /// Canonical numbers of every shape, specials, and raw bit patterns (non-canonical
     /// encodings, NaN payloads) so that decoding is compared too.
-    private func randomDecimal(_ rng: inout SplitMix64) -> Decimal128 {
+    private func randomDecimal(_ rng: inout SeededGenerator) -> Decimal128 {
         switch rng.next() % 10 {
         case 0:
             return Decimal128(bidLow: rng.next(), bidHigh: rng.next())
@@ -319,7 +319,7 @@ final class Decimal128Tests: XCTestCase {
         }
     }
 
-    private func randomCoefficient(_ rng: inout SplitMix64) -> UInt128 {
+    private func randomCoefficient(_ rng: inout SeededGenerator) -> UInt128 {
         let digits = Int(rng.next() % 35)
         guard digits > 0 else { return 0 }
         let raw = UInt128(rng.next()) << 64 | UInt128(rng.next())
@@ -327,7 +327,7 @@ final class Decimal128Tests: XCTestCase {
     }
 
     /// A value equal to `a` in another cohort, or one unit of its last digit away.
-    private func sibling(of a: Decimal128, _ rng: inout SplitMix64) -> Decimal128 {
+    private func sibling(of a: Decimal128, _ rng: inout SeededGenerator) -> Decimal128 {
         let p = a.parts
         guard p.kind == .finite else { return a }
         var c = p.coefficient, e = p.exponent
@@ -351,7 +351,7 @@ final class Decimal128Tests: XCTestCase {
     // MARK: Conversions
 
     func testDoublesConvertAsORCoreComparesThem() {
-        var rng = SplitMix64(seed: 42)
+        var rng = SeededGenerator(seed: 42)
         var doubles: [Double] = [0.1, 0.2, 0.3, 1.0 / 3.0, 1e20, 1e22, 1e23, 1e33, 9.999999999999999e33, 1e34, 1e300, .leastNonzeroMagnitude,
                                  2.2250738585072014e-308, .greatestFiniteMagnitude, -0.0, 123456789.125, -7.5, 100, 1e-7]
         for _ in 0..<3000 {
@@ -385,7 +385,7 @@ final class Decimal128Tests: XCTestCase {
     }
 
     func testDoubleValueIsNearest() {
-        var rng = SplitMix64(seed: 7)
+        var rng = SeededGenerator(seed: 7)
         for _ in 0..<2000 {
             let d = randomDecimal(&rng)
             let expected = d.isNaN ? Double.nan : Double(d.stringValue.replacingOccurrences(of: "Inf", with: "inf"))!
@@ -477,17 +477,3 @@ final class Decimal128Tests: XCTestCase {
     }
 }
 
-/// A small seeded generator, so failures reproduce.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

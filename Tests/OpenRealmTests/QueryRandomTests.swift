@@ -47,21 +47,6 @@ struct QRPlain {
 
 // MARK: - Seeded randomness
 
-/// SplitMix64: small, fast, and the same sequence for the same seed everywhere.
-struct QRRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
-    mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &self)] }
-    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-}
 
 // MARK: - Plain Swift semantics
 
@@ -197,7 +182,7 @@ struct QRCase {
 }
 
 struct QRGenerator {
-    var rng: QRRandom
+    var rng: SeededGenerator
     /// The `$n` arguments of the RQL string being built.
     var args: [Any] = []
     static let base = Date(timeIntervalSince1970: 1_600_000_000)
@@ -425,7 +410,7 @@ struct QRGenerator {
 final class QueryRandomTests: XCTestCase {
     func testRandomPredicatesAgainstPlainSwift() throws {
         let seed = ProcessInfo.processInfo.environment["QT_RANDOM_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
-        var gen = QRGenerator(rng: QRRandom(seed: seed))
+        var gen = QRGenerator(rng: SeededGenerator(seed: seed))
         let realm = try qtInMemoryRealm([QRTag.self, QRItem.self], "qt-random")
         var model: [Int: QRPlain] = [:]
         var failures = 0
@@ -524,4 +509,10 @@ final class QueryRandomTests: XCTestCase {
         }
         XCTAssertEqual(items.count, model.count, "seed \(seed)")
     }
+}
+
+extension SeededGenerator {
+    mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
+    mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &self)] }
+    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
 }
