@@ -211,3 +211,23 @@ final class DurabilityTests: XCTestCase {
         XCTAssertTrue(try Realm.deleteFiles(for: config), "the realm closed with its last object")
     }
 }
+
+final class DurabilityModeTests: XCTestCase {
+    func testSkipMetaSyncCommitsSurviveReopen() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var config = Realm.Configuration(fileURL: directory.appendingPathComponent("fast.realm"), objectTypes: [DurableModeItem.self])
+        config.durability = .skipMetaSync
+        do {
+            let realm = try Realm(configuration: config)
+            for i in 0..<20 { try realm.write { realm.add(DurableModeItem(value: ["n": i])) } }
+        }
+        let reopened = try Realm(configuration: config)
+        XCTAssertEqual(reopened.objects(DurableModeItem.self).count, 20)
+        XCTAssertEqual(reopened.objects(DurableModeItem.self).sum(ofProperty: "n") as Int, 190)
+    }
+}
+
+final class DurableModeItem: Object {
+    @Persisted var n = 0
+}

@@ -217,7 +217,6 @@ func main() throws -> Int32 {
     if let m = memory[.openrealm] {
         print("memory: process at start \(formatBytes(m.base)); peak of this run with all three open \(formatBytes(mainPeak))")
     }
-    print("OpenRealm has no public faster-durability setting yet: both one-object write rows measure its durable commit.")
     print("Durable commits follow the disk's other writers: compare them pairwise within one run.")
 
     if let json = options.json {

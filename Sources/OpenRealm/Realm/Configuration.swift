@@ -63,6 +63,19 @@ extension Realm {
         public var objectTypes: [ObjectBase.Type]?
         /// A realm file copied to `fileURL` when no file exists there yet.
         public var seedFilePath: URL?
+        /// How commits reach the disk (an OpenRealm addition; the first open of a file in
+        /// the process decides). `.full`: a commit is on disk when `commitWrite` returns.
+        /// `.skipMetaSync`: the data is synced but not the page naming the latest commit, so
+        /// a system crash (not a process crash) may lose the last commits but never
+        /// corrupts the file — about half the cost of a durable commit.
+        public var durability: Durability = .full
+
+        /// How commits reach the disk; see `durability`.
+        public enum Durability: Sendable {
+            case full
+            case skipMetaSync
+        }
+
         /// Accepted for compatibility; OpenRealm keeps no limit on pinned versions.
         public var maximumNumberOfActiveVersions: UInt?
         /// Set by the sync module for synced realms; nil for local realms.

@@ -89,6 +89,7 @@ final class RealmCoordinator: @unchecked Sendable {
         }
         var flags: UInt32 = 0
         if configuration.isInMemory { flags |= UInt32(ORC_ENV_NO_SYNC) }
+        if configuration.durability == .skipMetaSync { flags |= UInt32(ORC_ENV_NO_META_SYNC) }
         if configuration.readOnly {
             flags |= UInt32(ORC_ENV_READ_ONLY)
             if !fm.fileExists(atPath: path) {
