@@ -82,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenRealmTests",
-            dependencies: ["OpenRealm", "ORCore"],
+            dependencies: ["OpenRealm", "RealmSwift", "ORCore"],
             path: "Tests/OpenRealmTests"
         ),
         .testTarget(
