@@ -8,11 +8,15 @@ let package = Package(
         .library(name: "OpenRealm", targets: ["OpenRealm"]),
         .library(name: "RealmSwift", targets: ["RealmSwift"]),
         .library(name: "OpenRealmWire", targets: ["OpenRealmWire"]),
+        .library(name: "OpenRealmSync", targets: ["OpenRealmSync"]),
         .library(name: "OpenRealmServer", targets: ["OpenRealmServer"]),
         .executable(name: "openrealm-server", targets: ["openrealm-server"]),
     ],
     dependencies: [
-        // The sync server's dependencies only: OpenRealm, ORCore and OpenRealmWire use none.
+        // OpenRealm, ORCore and OpenRealmWire use none of these. The sync server uses them
+        // all; the sync client (OpenRealmSync) only swift-nio's WebSocket client, which
+        // the server's dependencies already bring into the graph.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.65.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -52,8 +56,21 @@ let package = Package(
             path: "Sources/OpenRealmWire"
         ),
         .target(
+            name: "OpenRealmSync",
+            dependencies: [
+                "OpenRealm",
+                "OpenRealmWire",
+                "ORCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            path: "Sources/OpenRealmSync"
+        ),
+        .target(
             name: "RealmSwift",
-            dependencies: ["OpenRealm"],
+            dependencies: ["OpenRealm", "OpenRealmSync"],
             path: "Sources/RealmSwift"
         ),
         .target(
@@ -95,6 +112,12 @@ let package = Package(
             dependencies: ["OpenRealmServer", "OpenRealmWire", .product(name: "Logging", package: "swift-log"),
                            .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/OpenRealmServerTests"
+        ),
+        .testTarget(
+            name: "OpenRealmSyncTests",
+            dependencies: ["RealmSwift", "OpenRealmSync", "OpenRealmServer", "OpenRealmWire", "ORCore",
+                           .product(name: "Logging", package: "swift-log")],
+            path: "Tests/OpenRealmSyncTests"
         ),
         .testTarget(
             name: "ORCoreTests",

@@ -12,7 +12,7 @@ import ORCore
 /// inside `withEnv`; `close()` waits for those uses to end, so it is never used after
 /// the coordinator closes it. The notifier thread holds notifiers, never coordinators,
 /// so it never keeps a file open (an in-memory realm is gone when its last `Realm` is).
-final class FileNotifier: @unchecked Sendable {
+package final class FileNotifier: @unchecked Sendable {
     let path: String
     let isReadOnly: Bool
     /// In-memory files are deleted at close: their hold needs no release.
@@ -91,7 +91,7 @@ final class FileNotifier: @unchecked Sendable {
     var hasListeners: Bool { lock.withLock { listeners.contains { $0.listener?.isAlive ?? false } } }
 
     /// A commit of this process made `version`.
-    func fileAdvanced(to version: UInt64) {
+    package func fileAdvanced(to version: UInt64) {
         let toPoke = lock.withLock { () -> [StateListener] in
             if version > seenVersion { seenVersion = version }
             return listeners.compactMap(\.listener)

@@ -67,7 +67,7 @@ public struct Query<T> {
     }
 
     /// The condition this query stands for: a comparison, or a bool property being true.
-    var predicate: QueryPredicate {
+    package var predicate: QueryPredicate {
         switch node {
         case .predicate(let p): return p
         case .keyPath(let path): return .comparison(QueryComparison(.keyPath(path), .equal, .value(.bool(true))))

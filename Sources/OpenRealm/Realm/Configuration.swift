@@ -112,7 +112,7 @@ extension Realm {
         }
 
         /// The path ORCore opens: the file, or the process-private file behind an in-memory realm.
-        func resolvedPath() throws(RealmError) -> String {
+        package func resolvedPath() throws(RealmError) -> String {
             if let identifier = _inMemoryIdentifier {
                 guard !identifier.isEmpty else {
                     throw RealmError(.invalidArgument, "The in-memory identifier must not be empty.")
@@ -128,7 +128,7 @@ extension Realm {
             return url.path
         }
 
-        var isInMemory: Bool { _inMemoryIdentifier != nil }
+        package var isInMemory: Bool { _inMemoryIdentifier != nil }
     }
 }
 

@@ -30,7 +30,7 @@ public final class Realm {
 
     /// The configuration the realm was opened with.
     public let configuration: Configuration
-    let _coordinator: RealmCoordinator
+    package let _coordinator: RealmCoordinator
     /// The transaction state, shared by every live instance of the file on this thread.
     let state: RealmState
     /// The read snapshot, shared with frozen realms made from this one.

@@ -6,12 +6,12 @@ import Synchronization
 /// classes to tables, and the lifetime of in-memory data. Every `Realm` instance of
 /// the file holds its coordinator; the environment closes (and in-memory data is
 /// deleted) when the last one goes.
-final class RealmCoordinator: @unchecked Sendable {
-    let path: String
-    let env: OpaquePointer
+package final class RealmCoordinator: @unchecked Sendable {
+    package let path: String
+    package let env: OpaquePointer
     let isInMemory: Bool
     /// Watches the file for commits and keeps the changeset log for notifications.
-    let notifier: FileNotifier
+    package let notifier: FileNotifier
     /// Orders `asyncWrite` calls of this process without blocking their actors.
     let asyncWriteGate = AsyncWriteGate()
     private let state = Mutex<State>(State())

@@ -14,7 +14,7 @@ import ORCore
 ///     .sorted(byKeyPath: "dueDate")
 /// ```
 public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
-    let core: ResultsCore
+    package let core: ResultsCore
 
     init(core: ResultsCore) {
         self.core = core

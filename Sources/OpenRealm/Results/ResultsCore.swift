@@ -13,13 +13,13 @@ typealias ResultsDomain = @Sendable (Realm) -> [UInt64]
 /// when the realm's snapshot or the write transaction's generation changed, so a
 /// `Results` is lazy and live and costs nothing while nothing changes. No Swift object
 /// is made for a row until it is read.
-final class ResultsCore {
-    let realm: Realm
+package final class ResultsCore {
+    package let realm: Realm
     let type: ObjectBase.Type
-    let className: String
+    package let className: String
     /// The objects the query ranges over, in their order; nil for the whole table.
     let domain: ResultsDomain?
-    let query: ParsedQuery
+    package let query: ParsedQuery
 
     private var compiled: OpaquePointer?
     private var cachedKeys: [UInt64] = []

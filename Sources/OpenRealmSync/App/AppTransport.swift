@@ -1,0 +1,68 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The JSON-over-HTTP calls of the auth routes (`docs/SERVER.md`), through URLSession.
+struct AppTransport: Sendable {
+    let baseURL: String
+    let timeout: TimeInterval
+
+    /// A decoded JSON answer.
+    struct Reply: @unchecked Sendable {
+        var status: Int
+        var body: [String: Any]
+    }
+
+    /// Sends one request and returns the answer when its status is 2xx.
+    ///
+    /// - Throws: ``AppError`` with the server's `error_code` and message for other
+    ///   statuses, `.httpRequestFailed` when the server cannot be reached.
+    func send(_ method: String, _ path: String, json: [String: Any]? = nil, bearer: String? = nil) async throws -> Reply {
+        guard let url = URL(string: baseURL + path) else {
+            throw AppError(.httpRequestFailed, "'\(baseURL + path)' is not a valid URL: check the app's baseURL.")
+        }
+        var request = URLRequest(url: url, timeoutInterval: timeout)
+        request.httpMethod = method
+        if let json {
+            request.httpBody = try JSONSerialization.data(withJSONObject: json)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        let (data, response) = try await Self.perform(request)
+        let status = response.statusCode
+        let body = (data.isEmpty ? [:] : (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]) ?? [:]
+        guard (200..<300).contains(status) else {
+            let code = (body["error_code"] as? String).flatMap(AppError.Code.init(rawValue:))
+                ?? (status == 404 ? .providerDisabled : status >= 500 ? .internalServerError : .httpRequestFailed)
+            let message = body["error"] as? String ?? "\(method) \(path) answered HTTP \(status)"
+            throw AppError(code, message, httpStatusCode: status)
+        }
+        return Reply(status: status, body: body)
+    }
+
+
+    private static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return URLSession(configuration: configuration)
+    }()
+
+    private static func perform(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        try await withCheckedThrowingContinuation { continuation in
+            let task = session.dataTask(with: request) { data, response, error in
+                if let error {
+                    continuation.resume(throwing: AppError(.httpRequestFailed, "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "") failed: \(error.localizedDescription)"))
+                    return
+                }
+                guard let http = response as? HTTPURLResponse else {
+                    continuation.resume(throwing: AppError(.httpRequestFailed, "\(request.url?.absoluteString ?? "") gave no HTTP response"))
+                    return
+                }
+                continuation.resume(returning: (data ?? Data(), http))
+            }
+            task.resume()
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import OpenRealm
+import OpenRealmWire
+
+/// What to do when the server asks for a client reset. Accepted for compatibility with
+/// the Realm SDK: this client does not reset files yet; a reset request stops the
+/// session with a `SyncError.clientResetError`.
+public enum ClientResetMode: Sendable {
+    /// Discard local changes that were not uploaded.
+    case discardUnsyncedChanges(beforeReset: (@Sendable (Realm) -> Void)? = nil, afterReset: (@Sendable (Realm, Realm) -> Void)? = nil)
+    /// Re-apply local changes that were not uploaded.
+    case recoverUnsyncedChanges(beforeReset: (@Sendable (Realm) -> Void)? = nil, afterReset: (@Sendable (Realm, Realm) -> Void)? = nil)
+    /// Recover when possible, else discard.
+    case recoverOrDiscardUnsyncedChanges(beforeReset: (@Sendable (Realm) -> Void)? = nil, afterReset: (@Sendable (Realm, Realm) -> Void)? = nil)
+    /// Report the reset to the handler and let the app decide.
+    case manual(errorHandler: (@Sendable (SyncError) -> Void)? = nil)
+}
+
+/// A partition value of partition-based sync: a string, an integer, an ObjectId or a UUID.
+public protocol PartitionValue: Sendable {
+    /// The value as the wire encodes it.
+    var _wirePartitionValue: WirePrimaryKey { get }
+}
+
+extension String: PartitionValue { public var _wirePartitionValue: WirePrimaryKey { .string(self) } }
+extension Int: PartitionValue { public var _wirePartitionValue: WirePrimaryKey { .int(Int64(self)) } }
+extension Int64: PartitionValue { public var _wirePartitionValue: WirePrimaryKey { .int(self) } }
+extension UUID: PartitionValue { public var _wirePartitionValue: WirePrimaryKey { .uuid(WireUUID(self)) } }
+extension ObjectId: PartitionValue {
+    public var _wirePartitionValue: WirePrimaryKey {
+        let hex = Array(stringValue.utf8)
+        var bytes: [UInt8] = []
+        var i = 0
+        while i + 1 < hex.count {
+            bytes.append(UInt8(String(decoding: hex[i...i + 1], as: UTF8.self), radix: 16) ?? 0)
+            i += 2
+        }
+        return WireObjectId(bytes: bytes).map(WirePrimaryKey.objectId) ?? .null
+    }
+}
+
+/// How a synced realm syncs: its user, and flexible sync (with its initial
+/// subscriptions) or partition-based sync (with its partition value).
+///
+/// Reached as `config.syncConfiguration` on a configuration made by
+/// `user.flexibleSyncConfiguration()` or `user.configuration(partitionValue:)`.
+public struct SyncConfiguration: @unchecked Sendable {
+    /// The user whose realm this is.
+    public let user: User
+    /// True for flexible sync, false for partition-based sync.
+    public let enableFlexibleSync: Bool
+    /// The partition value (partition-based sync only).
+    public let partitionValue: (any PartitionValue)?
+    /// What to do when the server asks for a client reset.
+    public var clientResetMode: ClientResetMode
+    /// Whether an asynchronous open fails on non-fatal errors too.
+    public var cancelAsyncOpenOnNonFatalErrors: Bool
+    /// Subscriptions added when the realm is first opened (flexible sync).
+    public var initialSubscriptions: ((SyncSubscriptionSet) -> Void)?
+    /// Whether `initialSubscriptions` run again every time the realm is opened in a process.
+    public var rerunOnOpen: Bool
+
+    init(user: User, flexible: Bool, partitionValue: (any PartitionValue)?, clientResetMode: ClientResetMode,
+         cancelAsyncOpenOnNonFatalErrors: Bool, initialSubscriptions: ((SyncSubscriptionSet) -> Void)?, rerunOnOpen: Bool) {
+        self.user = user
+        enableFlexibleSync = flexible
+        self.partitionValue = partitionValue
+        self.clientResetMode = clientResetMode
+        self.cancelAsyncOpenOnNonFatalErrors = cancelAsyncOpenOnNonFatalErrors
+        self.initialSubscriptions = initialSubscriptions
+        self.rerunOnOpen = rerunOnOpen
+    }
+
+    var syncMode: WireSyncMode {
+        enableFlexibleSync ? .flexible : .partition(partitionValue?._wirePartitionValue ?? .null)
+    }
+}
+
+/// The box `Realm.Configuration._syncConfiguration` holds.
+final class SyncConfigurationBox: @unchecked Sendable {
+    let value: SyncConfiguration
+    init(_ value: SyncConfiguration) { self.value = value }
+}
+
+extension Realm.Configuration {
+    /// The sync configuration of a synced realm; nil for a local one. Setting it makes the
+    /// configuration synced (and setting nil makes it local).
+    public var syncConfiguration: SyncConfiguration? {
+        get { (_syncConfiguration as? SyncConfigurationBox)?.value }
+        set { _syncConfiguration = newValue.map(SyncConfigurationBox.init) }
+    }
+}
+
+extension User {
+    /// The configuration of the user's flexible sync realm
+    /// (`<root>/<app id>/<user id>/flx_sync_default.realm`).
+    ///
+    /// ```swift
+    /// var config = user.flexibleSyncConfiguration(initialSubscriptions: { subs in
+    ///     subs.append(QuerySubscription<Team> { $0.teamName == "Developer Education" })
+    /// }, rerunOnOpen: true)
+    /// config.objectTypes = [Task.self, Team.self]
+    /// ```
+    public func flexibleSyncConfiguration(clientResetMode: ClientResetMode = .recoverUnsyncedChanges(),
+                                          cancelAsyncOpenOnNonFatalErrors: Bool = false,
+                                          initialSubscriptions: ((SyncSubscriptionSet) -> Void)? = nil,
+                                          rerunOnOpen: Bool = false) -> Realm.Configuration {
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var config = Realm.Configuration(fileURL: directory.appendingPathComponent("flx_sync_default.realm"))
+        config.syncConfiguration = SyncConfiguration(user: self, flexible: true, partitionValue: nil, clientResetMode: clientResetMode,
+                                                     cancelAsyncOpenOnNonFatalErrors: cancelAsyncOpenOnNonFatalErrors,
+                                                     initialSubscriptions: initialSubscriptions, rerunOnOpen: rerunOnOpen)
+        return config
+    }
+
+    /// The configuration of the user's flexible sync realm with initial subscriptions.
+    public func flexibleSyncConfiguration(initialSubscriptions: @escaping (SyncSubscriptionSet) -> Void,
+                                          rerunOnOpen: Bool = false) -> Realm.Configuration {
+        flexibleSyncConfiguration(clientResetMode: .recoverUnsyncedChanges(), cancelAsyncOpenOnNonFatalErrors: false,
+                                  initialSubscriptions: initialSubscriptions, rerunOnOpen: rerunOnOpen)
+    }
+
+    /// The configuration of a partition-based realm holding the objects whose partition
+    /// field equals `partitionValue` (`<root>/<app id>/<user id>/<partition>.realm`).
+    public func configuration<T: PartitionValue>(partitionValue: T,
+                                                 clientResetMode: ClientResetMode = .recoverUnsyncedChanges(),
+                                                 cancelAsyncOpenOnNonFatalErrors: Bool = false) -> Realm.Configuration {
+        let name = "p_" + User.safeName("\(partitionValue._wirePartitionValue)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var config = Realm.Configuration(fileURL: directory.appendingPathComponent(name + ".realm"))
+        config.syncConfiguration = SyncConfiguration(user: self, flexible: false, partitionValue: partitionValue,
+                                                     clientResetMode: clientResetMode,
+                                                     cancelAsyncOpenOnNonFatalErrors: cancelAsyncOpenOnNonFatalErrors,
+                                                     initialSubscriptions: nil, rerunOnOpen: false)
+        return config
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import OpenRealmWire
+
+/// A failure reported by sync: by the server (a refused subscription, a rejected
+/// write, a refused session) or by the client (the connection, a timeout).
+///
+/// ```swift
+/// catch let error as SyncError where error.code == .writeRejected {
+///     for write in error.compensatingWriteInfo ?? [] { print(write.objectType, write.reason) }
+/// }
+/// ```
+public struct SyncError: Error, Sendable, CustomStringConvertible, LocalizedError {
+    /// What went wrong.
+    public enum Code: Int, Sendable, CaseIterable {
+        /// A failure with no more specific code.
+        case otherError = 1
+        /// The server needs the file reset (its history does not continue the client's).
+        case clientResetError = 7
+        /// The user may not sync what the session asks.
+        case permissionDenied = 9
+        /// A subscription query broke a Flexible Sync rule (the message names it).
+        case invalidFlexibleSyncSubscriptions = 10
+        /// The server reverted writes outside the view or the write rules.
+        case writeRejected = 11
+        /// The server could not be reached or the connection ended.
+        case connectionFailed = 100
+        /// The server refused the user's token; log in again.
+        case authenticationFailed = 101
+        /// A wait ran past its timeout.
+        case timedOut = 102
+        /// The server speaks another protocol or sync mode (partition-based against flexible).
+        case wrongSyncMode = 103
+        /// The operation needs a flexible or partition-based sync configuration.
+        case notSynced = 104
+    }
+
+    /// One write the server reverted.
+    public struct CompensatingWriteInfo: Sendable, CustomStringConvertible {
+        /// The class of the object.
+        public let objectType: String
+        /// Its primary key, as the wire names it.
+        public let primaryKey: String
+        /// Why the write was reverted.
+        public let reason: String
+        public var description: String { "\(objectType)[\(primaryKey)]: \(reason)" }
+    }
+
+    public let code: Code
+    public let message: String
+    /// The server's protocol error code, when the error came from the server.
+    public let serverCode: SyncErrorCode?
+    /// For `.writeRejected`: each reverted write.
+    public let compensatingWriteInfo: [CompensatingWriteInfo]?
+
+    public init(_ code: Code, _ message: String, serverCode: SyncErrorCode? = nil, compensatingWriteInfo: [CompensatingWriteInfo]? = nil) {
+        self.code = code
+        self.message = message
+        self.serverCode = serverCode
+        self.compensatingWriteInfo = compensatingWriteInfo
+    }
+
+    public var errorCode: Int { code.rawValue }
+    public var description: String { "SyncError(\(code)): \(message)" }
+    public var errorDescription: String? { message }
+    public var localizedDescription: String { message }
+}
+
+extension SyncError.Code {
+    /// Lets `catch SyncError.Code.writeRejected` match a `SyncError` of that code.
+    public static func ~= (code: SyncError.Code, error: any Error) -> Bool {
+        (error as? SyncError)?.code == code
+    }
+}

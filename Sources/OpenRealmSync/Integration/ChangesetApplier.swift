@@ -1,0 +1,108 @@
+import Foundation
+import ORCore
+import OpenRealmWire
+
+/// Applies downloaded wire instructions to the realm inside the session's write
+/// transaction, so that `Realm` instances and observers see them as one commit.
+///
+/// The server has already resolved conflicts: instructions apply as they come. What
+/// this file cannot hold is skipped: classes and properties its schema lacks (another
+/// client's model), paths into embedded objects, schema instructions (the local schema
+/// comes from the app's models). A `createObject` of an existing object merges into it.
+struct ChangesetApplier {
+    let txn: OpaquePointer
+    private let values: ValueConversion
+    private let scratch = ValueScratch()
+    /// How many instructions were skipped (for diagnostics and tests).
+    private(set) var skipped = 0
+
+    init(txn: OpaquePointer) {
+        self.txn = txn
+        values = ValueConversion(txn: txn)
+    }
+
+    mutating func apply(_ instructions: [WireInstruction]) {
+        for instruction in instructions {
+            defer { scratch.reset() }
+            if !apply(instruction) { skipped += 1 }
+        }
+    }
+
+    /// The class and object key an instruction's path names (top-level objects only).
+    private func target(_ path: WireObjectPath) -> (orc_class_info, UInt64)? {
+        guard !path.isEmbedded, let cls = values.classInfo(named: path.root.className),
+              let key = values.findObject(cls.table, path.root.primaryKey, scratch) else { return nil }
+        return (cls, key)
+    }
+
+    private func column(_ cls: orc_class_info, _ name: String) -> UInt16? {
+        values.property(cls.table, named: name).map(\.col)
+    }
+
+    private mutating func apply(_ instruction: WireInstruction) -> Bool {
+        switch instruction {
+        case .createObject(let className, let pk, let initial):
+            guard let cls = values.classInfo(named: className), cls.pk_col >= 0 else { return false }
+            var cols: [UInt16] = []
+            var vals: [orc_value] = []
+            for v in initial {
+                guard let prop = values.property(cls.table, named: v.name), prop.collection == ORC_COLL_NONE,
+                      Int32(prop.col) != cls.pk_col, let value = values.orcValue(v.value, scratch) else { continue }
+                cols.append(prop.col)
+                vals.append(value)
+            }
+            if let key = values.findObject(cls.table, pk, scratch) {
+                guard !cols.isEmpty else { return true }
+                return orc_obj_set_many(txn, cls.table, key, cols, vals, cols.count) == ORC_OK
+            }
+            guard let pkValue = values.orcValue(pk.value, scratch) else { return false }
+            cols.insert(UInt16(cls.pk_col), at: 0)
+            vals.insert(pkValue, at: 0)
+            var key: UInt64 = 0
+            return orc_obj_create(txn, cls.table, cols, vals, cols.count, &key) == ORC_OK
+        case .eraseObject(let path):
+            guard let (cls, key) = target(path) else { return false }
+            return orc_obj_erase(txn, cls.table, key) == ORC_OK
+        case .set(let path, let property, let value):
+            guard let (cls, key) = target(path), let col = column(cls, property), Int32(col) != cls.pk_col,
+                  var v = values.orcValue(value, scratch) else { return false }
+            return orc_obj_set(txn, cls.table, key, col, &v) == ORC_OK
+        case .addInteger(let path, let property, let delta):
+            guard let (cls, key) = target(path), let col = column(cls, property) else { return false }
+            return orc_obj_add_int(txn, cls.table, key, col, delta) == ORC_OK
+        case .listInsert(let path, let property, let index, let value):
+            guard let (cls, key) = target(path), let col = column(cls, property), var v = values.orcValue(value, scratch) else { return false }
+            var size = 0
+            _ = orc_coll_size(txn, cls.table, key, col, &size)
+            return orc_list_insert(txn, cls.table, key, col, min(Int(clamping: index), size), &v) == ORC_OK
+        case .listSet(let path, let property, let index, let value):
+            guard let (cls, key) = target(path), let col = column(cls, property), var v = values.orcValue(value, scratch) else { return false }
+            return orc_list_set(txn, cls.table, key, col, Int(clamping: index), &v) == ORC_OK
+        case .listErase(let path, let property, let index):
+            guard let (cls, key) = target(path), let col = column(cls, property) else { return false }
+            return orc_list_erase(txn, cls.table, key, col, Int(clamping: index)) == ORC_OK
+        case .listMove(let path, let property, let from, let to):
+            guard let (cls, key) = target(path), let col = column(cls, property) else { return false }
+            return orc_list_move(txn, cls.table, key, col, Int(clamping: from), Int(clamping: to)) == ORC_OK
+        case .clearCollection(let path, let property):
+            guard let (cls, key) = target(path), let col = column(cls, property) else { return false }
+            return orc_coll_clear(txn, cls.table, key, col) == ORC_OK
+        case .setInsert(let path, let property, let value):
+            guard let (cls, key) = target(path), let col = column(cls, property), var v = values.orcValue(value, scratch) else { return false }
+            return orc_set_insert(txn, cls.table, key, col, &v, nil) == ORC_OK
+        case .setErase(let path, let property, let value):
+            guard let (cls, key) = target(path), let col = column(cls, property), var v = values.orcValue(value, scratch) else { return false }
+            return orc_set_erase(txn, cls.table, key, col, &v, nil) == ORC_OK
+        case .dictionarySet(let path, let property, let dictKey, let value):
+            guard let (cls, key) = target(path), let col = column(cls, property), var v = values.orcValue(value, scratch) else { return false }
+            let k = Array(dictKey.utf8)
+            return orc_dict_set(txn, cls.table, key, col, scratch.copy(k), k.count, &v) == ORC_OK
+        case .dictionaryErase(let path, let property, let dictKey):
+            guard let (cls, key) = target(path), let col = column(cls, property) else { return false }
+            let k = Array(dictKey.utf8)
+            return orc_dict_erase(txn, cls.table, key, col, scratch.copy(k), k.count, nil) == ORC_OK
+        case .createEmbeddedObject, .addClass, .addProperty:
+            return false
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import OpenRealm
+import Synchronization
+
+/// App-wide sync settings: where sync errors the app did not wait for are reported
+/// (refused subscriptions, rejected writes, sessions the server ended).
+///
+/// ```swift
+/// app.syncManager.errorHandler = { error, session in print("sync error: \(error)") }
+/// ```
+public final class SyncManager: Sendable {
+    private let handler = Mutex<(@Sendable (Error, SyncSession?) -> Void)?>(nil)
+
+    /// Called on a sync queue with each error; nil to ignore them.
+    public var errorHandler: (@Sendable (Error, SyncSession?) -> Void)? {
+        get { handler.withLock { $0 } }
+        set { handler.withLock { $0 = newValue } }
+    }
+}
+
+extension App {
+    /// The app's sync settings.
+    public var syncManager: SyncManager { state.syncManager }
+}
+
+/// The sync sessions of this process, one per realm file.
+final class SyncSessionRegistry: Sendable {
+    static let shared = SyncSessionRegistry()
+
+    private let sessions = Mutex<[String: SyncSession]>([:])
+
+    /// The running session of `path`, if any.
+    func existing(path: String) -> SyncSession? { sessions.withLock { $0[path] } }
+
+    /// The session of a synced configuration's file, started (and the file opened, its
+    /// initial subscriptions run) when this process has none yet.
+    ///
+    /// - Throws: `SyncError.notSynced` for a local configuration; what opening the file throws.
+    func session(for configuration: Realm.Configuration) throws -> SyncSession {
+        guard let sync = configuration.syncConfiguration else {
+            throw SyncError(.notSynced, "The configuration has no sync configuration: open the realm with user.flexibleSyncConfiguration() or user.configuration(partitionValue:).")
+        }
+        let path = try configuration.resolvedPath()
+        if let running = existing(path: path), running.state != .inactive { return running }
+        guard sync.user.isLoggedIn else {
+            throw SyncError(.authenticationFailed, "User \(sync.user.id) is logged out: log in again to open its synced realm.")
+        }
+        // Opening a Realm creates the file and its schema; the session keeps the file open.
+        let realm = try Realm(configuration: configuration)
+        let file = FileAccess(coordinator: realm._coordinator)
+        let (session, created) = sessions.withLock { table -> (SyncSession, Bool) in
+            if let running = table[path], running.state != .inactive { return (running, false) }
+            let session = SyncSession(file: file, configuration: sync)
+            table[path] = session
+            return (session, true)
+        }
+        guard created else { return session }
+        if let store = session.subscriptionStore, let initial = sync.initialSubscriptions,
+           !store.load().isInitialized || sync.rerunOnOpen {
+            let set = SyncSubscriptionSet(store: store, session: nil)
+            _ = try set.commitBlock(reassigningNames: true) { initial(set) }
+        }
+        try session.start()
+        return session
+    }
+
+    /// Stops the sessions of a user (logout).
+    func stopSessions(of user: User) {
+        let stopped = sessions.withLock { table -> [SyncSession] in
+            let mine = table.filter { $0.value.user == user }
+            for key in mine.keys { table[key] = nil }
+            return Array(mine.values)
+        }
+        for session in stopped { session.stop() }
+    }
+}

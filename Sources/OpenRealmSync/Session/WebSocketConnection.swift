@@ -1,0 +1,199 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+
+/// One WebSocket to the sync endpoint, over swift-nio: binary messages in and out.
+///
+/// Events are reported through the closures given at creation, on a NIO event loop
+/// thread; the owner hops to its own queue. `send` and `close` may be called from any
+/// thread.
+final class WebSocketConnection: @unchecked Sendable {
+    enum Event: Sendable {
+        case opened
+        case message([UInt8])
+        case closed(String?)
+    }
+
+    private let url: URL
+    private let onEvent: @Sendable (Event) -> Void
+    private let lock = NSLock()
+    private var channel: Channel?
+    private var closed = false
+    /// Whether the pipeline speaks WebSocket yet: frames must not be written before,
+    /// when the HTTP encoder would get them.
+    private var upgraded = false
+
+    fileprivate func markUpgraded() { lock.withLock { upgraded = true } }
+
+    static let requestHandlerName = "openrealm.upgrade-request"
+
+    /// The largest message accepted (the protocol's 16 MiB body limit plus its header).
+    static let maxMessageSize = (16 << 20) + 64
+
+    init(url: URL, onEvent: @escaping @Sendable (Event) -> Void) {
+        self.url = url
+        self.onEvent = onEvent
+    }
+
+    /// Connects; reports `.opened` once the upgrade succeeded, `.closed` on failure.
+    func connect(timeout: TimeInterval = 10) {
+        guard let host = url.host else {
+            onEvent(.closed("the sync URL '\(url)' has no host"))
+            return
+        }
+        let port = url.port ?? (url.scheme == "wss" ? 443 : 80)
+        var path = url.path.isEmpty ? "/" : url.path
+        if let query = url.query { path += "?" + query }
+        let onEvent = self.onEvent
+        let owner = self
+        let requestHeaders = HTTPHeaders([("Host", "\(host):\(port)"), ("Content-Length", "0")])
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.milliseconds(Int64(timeout * 1000)))
+            .channelInitializer { channel in
+                let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: Self.maxMessageSize, automaticErrorHandling: true) { channel, _ in
+                    channel.eventLoop.makeCompletedFuture {
+                        let sync = channel.pipeline.syncOperations
+                        try sync.addHandler(NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16,
+                                                                        maxAccumulatedFrameSize: Self.maxMessageSize))
+                        try sync.addHandler(FrameHandler(onEvent: onEvent, owner: owner))
+                    }
+                }
+                let request = UpgradeRequestHandler(path: path, headers: requestHeaders, onEvent: onEvent)
+                return channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    // Once upgraded, the request handler leaves so that frames reach the WebSocket handlers.
+                    try sync.addHTTPClientHandlers(withClientUpgrade: (upgraders: [upgrader], completionHandler: { context in
+                        context.pipeline.removeHandler(name: Self.requestHandlerName, promise: nil)
+                    }))
+                    try sync.addHandler(request, name: Self.requestHandlerName)
+                }
+            }
+        bootstrap.connect(host: host, port: port).whenComplete { result in
+            switch result {
+            case .success(let channel):
+                let alreadyClosed = owner.lock.withLock { () -> Bool in
+                    owner.channel = channel
+                    return owner.closed
+                }
+                if alreadyClosed { channel.close(promise: nil) }
+                channel.closeFuture.whenComplete { _ in owner.didClose(nil) }
+            case .failure(let error):
+                owner.didClose("cannot connect to \(host):\(port): \(error)")
+            }
+        }
+    }
+
+    private var reportedClose = false
+
+    fileprivate func didClose(_ reason: String?) {
+        let report = lock.withLock { () -> Bool in
+            closed = true
+            defer { reportedClose = true }
+            return !reportedClose
+        }
+        if report { onEvent(.closed(reason)) }
+    }
+
+    /// Sends one binary message.
+    func send(_ bytes: [UInt8]) {
+        guard let channel = lock.withLock({ closed || !upgraded ? nil : channel }) else { return }
+        var buffer = channel.allocator.buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        let frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: buffer)
+        channel.writeAndFlush(frame, promise: nil)
+    }
+
+    /// Closes the connection (reported as `.closed`).
+    func close() {
+        let (channel, upgraded) = lock.withLock { () -> (Channel?, Bool) in
+            closed = true
+            return (self.channel, self.upgraded)
+        }
+        if let channel, !upgraded {
+            channel.close(promise: nil)
+        } else if let channel {
+            var buffer = channel.allocator.buffer(capacity: 2)
+            buffer.write(webSocketErrorCode: .normalClosure)
+            let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: buffer)
+            channel.writeAndFlush(frame).whenComplete { _ in channel.close(promise: nil) }
+        } else {
+            didClose(nil)
+        }
+    }
+}
+
+/// Sends the upgrade request once the TCP connection is up.
+private final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    let path: String
+    let headers: HTTPHeaders
+    let onEvent: @Sendable (WebSocketConnection.Event) -> Void
+
+    init(path: String, headers: HTTPHeaders, onEvent: @escaping @Sendable (WebSocketConnection.Event) -> Void) {
+        self.path = path
+        self.headers = headers
+        self.onEvent = onEvent
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // Any HTTP answer reaching here means the server refused the upgrade.
+        if case .head(let head) = unwrapInboundIn(data) {
+            onEvent(.closed("the server refused the WebSocket upgrade with HTTP \(head.status.code)"))
+        }
+        context.close(promise: nil)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        context.close(promise: nil)
+    }
+}
+
+/// Reads WebSocket frames after the upgrade.
+private final class FrameHandler: ChannelInboundHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    let onEvent: @Sendable (WebSocketConnection.Event) -> Void
+    weak var owner: WebSocketConnection?
+
+    init(onEvent: @escaping @Sendable (WebSocketConnection.Event) -> Void, owner: WebSocketConnection) {
+        self.onEvent = onEvent
+        self.owner = owner
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        owner?.markUpgraded()
+        onEvent(.opened)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .binary:
+            var data = frame.unmaskedData
+            onEvent(.message(data.readBytes(length: data.readableBytes) ?? []))
+        case .ping:
+            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
+            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+        case .connectionClose:
+            context.close(promise: nil)
+        default:
+            break
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import OpenRealm
+
+/// A query to subscribe to, for ``SyncSubscriptionSet/append(_:)``:
+///
+/// ```swift
+/// QuerySubscription<Task>(name: "long-running-completed") { $0.completed == true && $0.progressMinutes > 120 }
+/// QuerySubscription<Team> { $0.teamName == "Developer Education" }
+/// QuerySubscription<Team>(name: "all_teams")                 // every Team
+/// QuerySubscription<Task>(name: "urgent", where: "priority IN {1, 2, 3}")
+/// ```
+///
+/// The query is kept as its canonical RQL string, so a typed query and the same query
+/// written in RQL are the same subscription.
+public struct QuerySubscription<T: Object> {
+    /// The type's query closure.
+    public typealias QueryFunction = (Query<T>) -> Query<Bool>
+
+    let name: String?
+    let className: String
+    /// The canonical query string, or the parse error of an RQL string.
+    let query: Result<String, RealmError>
+
+    /// A subscription to the objects of `T` matching `query` (every object when nil).
+    public init(name: String? = nil, query: QueryFunction? = nil) {
+        self.name = name
+        className = T.className()
+        self.query = .success(query.map { QueryRenderer.render($0(Query<T>()).predicate) } ?? "TRUEPREDICATE")
+    }
+
+    /// A subscription to the objects of `T` matching `query`.
+    public init(name: String? = nil, query: QueryFunction) {
+        self.name = name
+        className = T.className()
+        self.query = .success(QueryRenderer.render(query(Query<T>()).predicate))
+    }
+
+    /// A subscription to the objects of `T` matching a Realm Query Language string with
+    /// `$0`-style arguments. A malformed string makes the enclosing `update` throw.
+    public init(name: String? = nil, where predicateFormat: String, _ args: Any...) {
+        self.name = name
+        className = T.className()
+        query = SubscriptionQuery.canonical(predicateFormat, args)
+    }
+}
+
+/// Canonical query strings.
+enum SubscriptionQuery {
+    static func canonical(_ text: String, _ args: [Any]) -> Result<String, RealmError> {
+        do {
+            return .success(QueryRenderer.render(try QueryParser.parse(text, arguments: args)))
+        } catch let error as QueryError {
+            return .failure(RealmError(.invalidQuery, "Invalid subscription query '\(text)': \(error.message)"))
+        } catch {
+            return .failure(RealmError(.invalidQuery, "Invalid subscription query '\(text)': \(error)"))
+        }
+    }
+
+    static func canonical<T: Object>(_ query: (Query<T>) -> Query<Bool>) -> String {
+        QueryRenderer.render(query(Query<T>()).predicate)
+    }
+}
+
+/// Whether `Results.subscribe` waits for the server.
+public enum WaitForSyncMode: Sendable {
+    /// Wait when the call creates (or changes) the subscription.
+    case onCreation
+    /// Wait for the server's data every time.
+    case always
+    /// Never wait.
+    case never
+}
+
+/// The state of a subscription set version.
+public enum SyncSubscriptionState: Equatable, Sendable {
+    /// Committed locally, not yet answered by the server.
+    case pending
+    /// The server sent what matched the set when it received it.
+    case complete
+    /// The server refused the set; the error carries its message.
+    case error(Error)
+    /// A newer version was committed: get `realm.subscriptions` again before updating.
+    case superseded
+
+    public static func == (lhs: SyncSubscriptionState, rhs: SyncSubscriptionState) -> Bool {
+        switch (lhs, rhs) {
+        case (.pending, .pending), (.complete, .complete), (.superseded, .superseded): return true
+        case (.error(let a), .error(let b)): return "\(a)" == "\(b)"
+        default: return false
+        }
+    }
+}

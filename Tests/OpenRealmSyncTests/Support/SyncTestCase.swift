@@ -1,0 +1,106 @@
+import Foundation
+import Logging
+import OpenRealmServer
+import XCTest
+@testable import OpenRealmSync
+import RealmSwift
+
+/// Starts a real `OpenRealmServer` in development mode on a free loopback port for each
+/// test, with its own data directory, and gives the test an app id of its own and a
+/// temporary sync root directory.
+class SyncTestCase: XCTestCase {
+    var dataDirectory: URL!
+    var rootDirectory: URL!
+    var server: OpenRealmServer!
+    var port = 0
+    var appId = ""
+    private var runTask: _Concurrency.Task<Void, Never>?
+    private let stopped = DispatchSemaphore(value: 0)
+
+    override func setUpWithError() throws {
+        let unique = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-sync-server-\(unique)")
+        rootDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-sync-client-\(unique)")
+        appId = "test-\(unique.prefix(12))"
+        try startServer()
+    }
+
+    func startServer() throws {
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: port, dataDirectory: dataDirectory, app: nil)
+        configuration.passwordHashRounds = 1024
+        var logger = Logger(label: "openrealm-sync-test-server")
+        logger.logLevel = .critical
+        let server = try OpenRealmServer(configuration: configuration, logger: logger)
+        self.server = server
+        let stopped = self.stopped
+        runTask = _Concurrency.Task {
+            do { try await server.run() } catch {}
+            stopped.signal()
+        }
+        port = try server.waitUntilRunning(timeout: 30)
+    }
+
+    func stopServer() {
+        runTask?.cancel()
+        XCTAssertEqual(stopped.wait(timeout: .now() + 15), .success, "the server did not stop")
+        runTask = nil
+    }
+
+    override func tearDownWithError() throws {
+        for user in app.allUsers.values { SyncSessionRegistry.shared.stopSessions(of: user) }
+        if runTask != nil { stopServer() }
+        try? FileManager.default.removeItem(at: dataDirectory)
+        try? FileManager.default.removeItem(at: rootDirectory)
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// The test's app, pointing at the test's server.
+    var app: App {
+        App(id: appId, configuration: OpenRealmSync.AppConfiguration(baseURL: baseURL, rootDirectory: rootDirectory))
+    }
+
+    /// Registers and logs in a new email/password user.
+    nonisolated(nonsending) func newUser(_ name: String = "user") async throws -> User {
+        let email = "\(name)-\(UUID().uuidString.prefix(8))@example.com"
+        try await app.emailPasswordAuth.registerUser(email: email, password: "password1")
+        return try await app.login(credentials: .emailPassword(email: email, password: "password1"))
+    }
+
+    /// A flexible sync configuration of `user` for the seed's model.
+    func flexConfig(_ user: User) -> Realm.Configuration {
+        var config = user.flexibleSyncConfiguration()
+        config.objectTypes = [Task.self, Team.self]
+        return config
+    }
+
+    /// Waits until `condition` holds, failing after `timeout` seconds.
+    nonisolated(nonsending) func waitUntil(_ what: String, timeout: TimeInterval = 15, file: StaticString = #filePath, line: UInt = #line,
+                   _ condition: () throws -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try !condition() {
+            guard Date() < deadline else {
+                XCTFail("timed out waiting for \(what)", file: file, line: line)
+                throw SyncError(.timedOut, "timed out waiting for \(what)")
+            }
+            try await _Concurrency.Task.sleep(nanoseconds: 20_000_000)
+        }
+    }
+}
+
+/// The seed's model.
+class Task: Object {
+    @Persisted(primaryKey: true) var _id: ObjectId
+    @Persisted var taskName: String
+    @Persisted var assignee: String?
+    @Persisted var completed: Bool
+    @Persisted var progressMinutes: Int
+    @Persisted var dueDate: Date
+}
+
+class Team: Object {
+    @Persisted(primaryKey: true) var _id: ObjectId
+    @Persisted var teamName: String
+    @Persisted var tasks: List<Task>
+    @Persisted var members: List<String>
+}
