@@ -265,6 +265,13 @@ struct orc_txn {
     void **arena;          /* allocations freed at the end (decompressed log entries) */
     size_t arena_count, arena_cap;
     MDB_cursor *obj_cursor; /* reused cursor for object reads */
+    /*
+     * The last row obj_row returned in a read transaction: reading several properties
+     * of one object descends the table's B-tree once. A read snapshot's pages never
+     * move; renew changes `generation`. (Write transactions move pages as they write,
+     * so they do not use it.)
+     */
+    struct { uint64_t generation, key; uint32_t table; const uint8_t *data; size_t size; } last_row;
     uint32_t obj_cursor_table;
     orc_coll_cache *coll_cache;
     bool replaying;        /* log_replay is redoing the transaction after map growth */

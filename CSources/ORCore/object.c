@@ -34,6 +34,12 @@ static int write_rc(orc_txn *txn, int mrc, const char *what)
 
 int obj_row(orc_txn *txn, uint32_t table, uint64_t key, const uint8_t **row, size_t *size)
 {
+    if (!txn->write && txn->last_row.data && txn->last_row.generation == txn->generation && txn->last_row.key == key
+        && txn->last_row.table == table) {
+        *row = txn->last_row.data;
+        *size = txn->last_row.size;
+        return ORC_OK;
+    }
     MDB_dbi dbi;
     int rc = txn_table_dbi(txn, table, &dbi);
     if (rc) return rc;
@@ -48,6 +54,12 @@ int obj_row(orc_txn *txn, uint32_t table, uint64_t key, const uint8_t **row, siz
     if (mrc) return orc_fail_mdb(mrc, "reading an object");
     *row = d.mv_data;
     *size = d.mv_size;
+    if (txn->write) return ORC_OK;
+    txn->last_row.generation = txn->generation;
+    txn->last_row.key = key;
+    txn->last_row.table = table;
+    txn->last_row.data = d.mv_data;
+    txn->last_row.size = d.mv_size;
     return ORC_OK;
 }
 

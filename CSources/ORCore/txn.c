@@ -171,6 +171,7 @@ static void txn_reset_state(orc_txn *txn)
     txn->opened_dbis = false;
     txn->last_dbi_table[0] = txn->last_dbi_table[1] = 0;
     coll_cache_free(txn);
+    txn->last_row.data = NULL;
     txn->generation++;
 }
 
@@ -499,6 +500,8 @@ orc_table_state *txn_table_state(orc_txn *txn, uint32_t table)
 
 int txn_grow(orc_txn *txn, size_t changeset_mark)
 {
+    txn->last_row.data = NULL;
+    txn->generation++;
     orc_envcore *core = txn->core;
     uint64_t version = txn->version;
     /* The redo log: what the transaction did before the operation that failed. */
