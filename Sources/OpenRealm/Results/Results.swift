@@ -241,11 +241,20 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     let results: Results<Element>
     let keys: [UInt64]
     var position = 0
+    /// The class binding, looked up once per iteration rather than per element.
+    private var bound: BoundClass?
+
+    init(results: Results<Element>, keys: [UInt64]) {
+        self.results = results
+        self.keys = keys
+    }
 
     public mutating func next() -> Element? {
         guard position < keys.count else { return nil }
         defer { position += 1 }
-        return results.object(forKey: keys[position])
+        if bound == nil { bound = results.core.bound }
+        guard let bound else { return results.object(forKey: keys[position]) }
+        return (results.core.realm._accessor(bound, keys[position]) as! Element)
     }
 }
 
