@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "OpenRealmSync", targets: ["OpenRealmSync"]),
         .library(name: "OpenRealmServer", targets: ["OpenRealmServer"]),
         .executable(name: "openrealm-server", targets: ["openrealm-server"]),
+        .executable(name: "openrealm-tour", targets: ["openrealm-tour"]),
     ],
     dependencies: [
         // OpenRealm, ORCore and OpenRealmWire use none of these. The sync server uses them
@@ -97,6 +98,17 @@ let package = Package(
             ],
             path: "Sources/openrealm-server"
         ),
+        .executableTarget(
+            // The README's main command: a guided walk through sync against an
+            // in-process openrealm-server (`swift run openrealm-tour`).
+            name: "openrealm-tour",
+            dependencies: [
+                "RealmSwift",
+                "OpenRealmServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/openrealm-tour"
+        ),
         .testTarget(
             name: "OpenRealmTests",
             dependencies: ["OpenRealm", "RealmSwift", "ORCore"],
@@ -116,6 +128,8 @@ let package = Package(
         .testTarget(
             name: "OpenRealmSyncTests",
             dependencies: ["RealmSwift", "OpenRealmSync", "OpenRealmServer", "OpenRealmWire", "ORCore",
+                           // Built so that TourTests can run it.
+                           "openrealm-tour",
                            .product(name: "Logging", package: "swift-log")],
             path: "Tests/OpenRealmSyncTests"
         ),

@@ -84,6 +84,15 @@ extension Realm {
 
     /// Set by the sync module to copy synced realms (history, subscriptions, identity).
     nonisolated(unsafe) public static var _writeCopyHook: ((Realm, Configuration) throws -> Void)?
+
+    /// Set by the sync module: called in the write transaction (given as `txn`) before an
+    /// object of a top-level class is added to or created in a synced realm (`add`,
+    /// `create`, and unmanaged objects reached through links), with the class's name.
+    /// Throwing fails the write transaction: `write` throws the error and commits
+    /// nothing. Flexible sync uses it to refuse objects of classes no subscription covers
+    /// (the server would only revert them). Changes to managed objects are not checked:
+    /// they are in the realm because a subscription covers them.
+    nonisolated(unsafe) package static var _syncWriteCheck: ((Realm, OpaquePointer, String) throws -> Void)?
 }
 
 extension Realm {

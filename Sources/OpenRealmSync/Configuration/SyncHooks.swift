@@ -12,6 +12,9 @@ enum SyncHooks {
         Realm._writeCopyHook = { realm, configuration in
             try SyncedCopy.write(realm, to: configuration)
         }
+        Realm._syncWriteCheck = { realm, txn, className in
+            try SubscriptionCoverage.check(realm, txn, className)
+        }
     }()
 
     static func install() { _ = installOnce }

@@ -25,8 +25,12 @@ class SyncTestCase: XCTestCase {
         try startServer()
     }
 
+    /// The server's app configuration; nil (the default) runs it in development mode for
+    /// any app id. A subclass returns one for `appId` to test a configured app.
+    var serverApp: ServerAppConfiguration? { nil }
+
     func startServer() throws {
-        var configuration = ServerConfiguration(host: "127.0.0.1", port: port, dataDirectory: dataDirectory, app: nil)
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: port, dataDirectory: dataDirectory, app: serverApp)
         configuration.passwordHashRounds = 1024
         var logger = Logger(label: "openrealm-sync-test-server")
         logger.logLevel = .critical
