@@ -20,6 +20,8 @@ public final class OpenRealmServer: Sendable {
     public let configuration: ServerConfiguration
     let auth: AuthService
     let logger: Logger
+    /// The counters served at `GET /metrics`.
+    public let metrics = ServerMetrics()
     private let runningPort = PortBox()
 
     /// Prepares a server: creates the data directory and the signing key.
@@ -44,8 +46,10 @@ public final class OpenRealmServer: Sendable {
     func application() -> some ApplicationProtocol {
         let router = Router(context: BasicWebSocketRequestContext.self)
         let box = runningPort
+        // First: its middleware counts the requests of the routes added after it.
+        MetricsRoute.add(to: router, metrics: metrics)
         AuthRoutes.add(to: router, auth: auth, host: configuration.host, port: { box.port ?? 0 })
-        SyncEndpoint.add(to: router, auth: auth, logger: logger)
+        SyncEndpoint.add(to: router, auth: auth, logger: logger, metrics: metrics)
         let ws = WebSocketServerConfiguration(maxFrameSize: WireLimits().maxMessageSize + WireProtocol.headerSize,
                                               autoPing: .enabled(timePeriod: .seconds(60)))
         return Application(

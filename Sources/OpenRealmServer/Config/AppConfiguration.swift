@@ -12,7 +12,7 @@ import Foundation
 ///   "tokens": { "accessTokenLifetimeSeconds": 1800, "refreshTokenLifetimeSeconds": 5184000 },
 ///   "queryableFields": { "Task": ["owner", "status"] },
 ///   "indexedQueryableField": "owner",
-///   "limits": { "maxQueryBytes": 262144 },
+///   "limits": { "maxQueryBytes": 262144, "clientRetentionSeconds": 2592000, "historyTrimIntervalVersions": 100 },
 ///   "rules": { "Task": { "read": "owner == %user.id OR shared == true", "write": "owner == %user.id" } }
 /// }
 /// ```
@@ -41,6 +41,12 @@ public struct AppConfiguration: Sendable, Hashable {
     public var permissions: [String: ClassPermissions] = [:]
     /// The partition field of a partition-based app; nil for flexible sync.
     public var partitionField: String?
+    /// How long, in seconds, the history a client file still needs is kept after the
+    /// file was last seen (bound or uploaded); a file gone longer gets
+    /// `clientResetRequired` when it comes back and the history it needs is trimmed.
+    public var clientRetentionSeconds: Int64 = 30 * 24 * 3600
+    /// How many server versions pass between two attempts to trim the history.
+    public var historyTrimIntervalVersions: Int64 = 100
 
     /// A configuration for `appId` with the development defaults.
     public init(appId: String) {
@@ -107,8 +113,12 @@ public struct AppConfiguration: Sendable, Hashable {
         }
         config.rules.indexedQueryableField = try reader.string(root["indexedQueryableField"], "indexedQueryableField")
         if let limits = try reader.object(root["limits"], "limits") {
-            try reader.only(limits, ["maxQueryBytes"], at: "limits.")
+            try reader.only(limits, ["maxQueryBytes", "clientRetentionSeconds", "historyTrimIntervalVersions"], at: "limits.")
             if let v = try reader.positiveInt(limits["maxQueryBytes"], "limits.maxQueryBytes") { config.rules.maxQueryBytes = Int(v) }
+            if let v = try reader.positiveInt(limits["clientRetentionSeconds"], "limits.clientRetentionSeconds") { config.clientRetentionSeconds = v }
+            if let v = try reader.positiveInt(limits["historyTrimIntervalVersions"], "limits.historyTrimIntervalVersions") {
+                config.historyTrimIntervalVersions = v
+            }
         }
         if let rules = try reader.object(root["rules"], "rules") {
             for (cls, value) in rules {

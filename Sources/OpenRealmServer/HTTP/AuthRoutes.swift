@@ -23,15 +23,15 @@ enum AuthRoutes {
         router.post("\(appPrefix)/auth/providers/anon-user/login") { request, context in
             try await respondAsync {
                 let appId = try context.parameters.require("appId")
-                return JSONResponses.json(try auth.anonymousLogin(appId: appId))
+                return JSONResponses.json(try await BlockingWork.run { try auth.anonymousLogin(appId: appId) })
             }
         }
         router.post("\(appPrefix)/auth/providers/local-userpass/register") { request, context in
             try await respondAsync {
                 let appId = try context.parameters.require("appId")
                 let body = try await JSONResponses.body(request)
-                try auth.register(appId: appId, email: try JSONResponses.string(body, "email"),
-                                  password: try JSONResponses.string(body, "password"))
+                let email = try JSONResponses.string(body, "email"), password = try JSONResponses.string(body, "password")
+                try await BlockingWork.run { try auth.register(appId: appId, email: email, password: password) }
                 return JSONResponses.json([String: String](), status: 201)
             }
         }
@@ -39,31 +39,35 @@ enum AuthRoutes {
             try await respondAsync {
                 let appId = try context.parameters.require("appId")
                 let body = try await JSONResponses.body(request)
-                return JSONResponses.json(try auth.login(appId: appId, email: try JSONResponses.string(body, "username", or: "email"),
-                                                         password: try JSONResponses.string(body, "password")))
+                let email = try JSONResponses.string(body, "username", or: "email"), password = try JSONResponses.string(body, "password")
+                return JSONResponses.json(try await BlockingWork.run { try auth.login(appId: appId, email: email, password: password) })
             }
         }
         router.post("\(appPrefix)/auth/providers/custom-token/login") { request, context in
             try await respondAsync {
                 let appId = try context.parameters.require("appId")
                 let body = try await JSONResponses.body(request)
-                return JSONResponses.json(try auth.customJWTLogin(appId: appId, token: try JSONResponses.string(body, "token")))
+                let token = try JSONResponses.string(body, "token")
+                return JSONResponses.json(try await BlockingWork.run { try auth.customJWTLogin(appId: appId, token: token) })
             }
         }
         router.post("/api/client/v2.0/auth/session") { request, _ in
-            try respond {
-                JSONResponses.json(["access_token": try auth.refresh(refreshToken: try JSONResponses.bearer(request))], status: 201)
+            try await respondAsync {
+                let token = try JSONResponses.bearer(request)
+                return JSONResponses.json(["access_token": try await BlockingWork.run { try auth.refresh(refreshToken: token) }], status: 201)
             }
         }
         router.delete("/api/client/v2.0/auth/session") { request, _ in
-            try respond {
-                try auth.logout(refreshToken: try JSONResponses.bearer(request))
+            try await respondAsync {
+                let token = try JSONResponses.bearer(request)
+                try await BlockingWork.run { try auth.logout(refreshToken: token) }
                 return Response(status: .noContent)
             }
         }
         router.get("/api/client/v2.0/auth/profile") { request, _ in
-            try respond {
-                let (claims, user) = try auth.verifyAccess(try JSONResponses.bearer(request))
+            try await respondAsync {
+                let token = try JSONResponses.bearer(request)
+                let (claims, user) = try await BlockingWork.run { try auth.verifyAccess(token) }
                 var data: [String: String] = [:]
                 if let email = user.email { data["email"] = email }
                 return JSONResponses.json(Profile(user_id: user.id, app_id: claims.aud, identities: [Identity(provider_type: user.provider)], data: data))

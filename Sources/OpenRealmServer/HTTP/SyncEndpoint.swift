@@ -8,7 +8,7 @@ import OpenRealmWire
 /// WebSocket whose binary messages each carry one protocol frame. The protocol logic is
 /// ``SyncConnection``; this only moves frames between it and the socket.
 enum SyncEndpoint {
-    static func add(to router: Router<BasicWebSocketRequestContext>, auth: AuthService, logger: Logger) {
+    static func add(to router: Router<BasicWebSocketRequestContext>, auth: AuthService, logger: Logger, metrics: ServerMetrics) {
         router.ws("\(AuthRoutes.appPrefix)/realm-sync", shouldUpgrade: { _, context in
             guard let appId = context.parameters.get("appId"), AppRegistry.isValidAppId(appId) else { return .dontUpgrade }
             do { _ = try auth.apps.app(appId) } catch { return .dontUpgrade }
@@ -16,8 +16,11 @@ enum SyncEndpoint {
         }) { inbound, outbound, context in
             let appId = context.requestContext.parameters.get("appId")
             let (stream, continuation) = AsyncStream<ConnectionOutput>.makeStream()
-            let connection = SyncConnection(auth: auth, apps: auth.apps, appId: appId, logger: logger,
+            let connection = SyncConnection(auth: auth, apps: auth.apps, appId: appId, logger: logger, metrics: metrics,
                                             output: { continuation.yield($0) })
+            metrics.increment("openrealm_connections_total")
+            metrics.adjust("openrealm_connections_open", by: 1)
+            defer { metrics.adjust("openrealm_connections_open", by: -1) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     let encoder = WireEncoder()
@@ -32,6 +35,7 @@ enum SyncEndpoint {
                                 try? await outbound.close(.unexpectedServerError, reason: "cannot encode a message")
                                 return
                             }
+                            metrics.sent(output, bytes: frame.count)
                             try await outbound.write(.binary(ByteBuffer(bytes: frame)))
                         case .close:
                             try? await outbound.close(.normalClosure, reason: nil)
@@ -43,7 +47,10 @@ enum SyncEndpoint {
                     for try await message in inbound.messages(maxSize: WireLimits().maxMessageSize + WireProtocol.headerSize) {
                         switch message {
                         case .binary(let buffer):
-                            connection.receive(frame: Array(buffer.readableBytesView))
+                            // Integration commits to disk: off the cooperative pool. The
+                            // loop waits for each frame, so frames stay in order.
+                            let frame = Array(buffer.readableBytesView)
+                            await BlockingWork.run { connection.receive(frame: frame) }
                         case .text:
                             connection.fail(WireErrorMessage(session: 0, code: .badMessage,
                                                              message: "badMessage: text WebSocket messages are not used; send binary frames", isFatal: true))
@@ -53,7 +60,7 @@ enum SyncEndpoint {
                 } catch {
                     logger.debug("sync connection read failed", metadata: ["error": "\(error)"])
                 }
-                connection.close()
+                await BlockingWork.run { connection.close() }
                 continuation.finish()
                 try await group.waitForAll()
             }

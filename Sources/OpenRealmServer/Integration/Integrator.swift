@@ -17,8 +17,11 @@ import OpenRealmWire
 /// - List positions past the end are clamped for inserts and dropped for the others.
 /// - Schema instructions add classes and properties (development mode only).
 ///
-/// Embedded objects (paths, `createEmbeddedObject`) are refused with `badChangeset`
-/// for now.
+/// Embedded objects are reached by paths from their top-level owner
+/// (``EmbeddedPaths``); `createEmbeddedObject` creates one in place (a list position is
+/// clamped like `listInsert`). Their properties are last-writer-wins too, their stamps
+/// kept in the owner's clocks under the path (`.address.city`), except inside list
+/// elements, whose positions shift: those writes always apply.
 struct Integrator {
     let txn: StoreTransaction
     let developmentMode: Bool
@@ -110,18 +113,30 @@ struct Integrator {
             let (cls, key) = try target(path)
             guard let key else { return nil }
             try txn.erase(cls.table, key)
-            clocks[path.root] = PropertyClocks()
-            erased.insert(path.root)
+            if path.isEmbedded {
+                var clock = try loadClocks(path.root)
+                clock.removeStamps(under: EmbeddedPaths.clockPrefix(path))
+                clocks[path.root] = clock
+            } else {
+                clocks[path.root] = PropertyClocks()
+                erased.insert(path.root)
+            }
             return instruction
         case .set(let path, let property, let value):
             let (cls, key) = try target(path)
             guard let key else { return nil }
             let prop = try singleProperty(cls, property)
             if prop.isPrimaryKey { return nil }
+            if try txn.linksToEmbedded(prop), value != .null {
+                throw SyncFailure(.badChangeset, "set of \(path).\(property): a link to an embedded object is created with createEmbeddedObject, not set")
+            }
             var clock = try loadClocks(path.root)
-            guard clock.stamps[prop.name].map({ stamp > $0 }) ?? true else { return nil }
+            let name = Self.clockName(path, prop.name)
+            if let name {
+                guard clock.stamps[name].map({ stamp > $0 }) ?? true else { return nil }
+                clock.stamps[name] = stamp
+            }
             try txn.set(cls.table, key, prop.column, try storable(value))
-            clock.stamps[prop.name] = stamp
             clocks[path.root] = clock
             return instruction
         case .addInteger(let path, let property, let delta):
@@ -171,8 +186,49 @@ struct Integrator {
             guard let (table, key, col) = try collection(path, property) else { return nil }
             try txn.dictionaryErase(table, key, col, dkey)
             return instruction
-        case .createEmbeddedObject(let path, let property, _, _):
-            throw SyncFailure(.badChangeset, "createEmbeddedObject on \(path).\(property): embedded objects are not supported by this server yet")
+        case .createEmbeddedObject(let path, let property, let position, let values):
+            let (cls, key) = try target(path)
+            guard let key else { return nil }
+            guard let prop = try txn.findProperty(cls.table, property) else {
+                throw SyncFailure(.badChangeset, "class '\(cls.name)' has no property '\(property)'")
+            }
+            guard try txn.linksToEmbedded(prop) else {
+                throw SyncFailure(.badChangeset, "property '\(cls.name).\(property)' does not link to an embedded class")
+            }
+            let childClass = try txn.classInfo(table: prop.linkTable)
+            var props: [(StoreTransaction.PropertyInfo, WireValue)] = []
+            for v in values { props.append((try singleProperty(childClass, v.name), v.value)) }
+            let child: UInt64
+            let integrated: WireEmbeddedPosition
+            var step: WirePathElement?
+            switch (position, prop.collection) {
+            case (.single, ORC_COLL_NONE):
+                child = try txn.createEmbedded(cls.table, key, prop.column)
+                integrated = .single
+            case (.listIndex(let index), ORC_COLL_LIST):
+                let at = Int(min(index, UInt64(try txn.collectionSize(cls.table, key, prop.column))))
+                child = try txn.createEmbedded(cls.table, key, prop.column, index: at)
+                integrated = .listIndex(UInt64(at))
+                step = .index(UInt64(at))
+            case (.dictionaryKey(let dkey), ORC_COLL_DICT):
+                child = try txn.createEmbedded(cls.table, key, prop.column, dictionaryKey: dkey)
+                integrated = .dictionaryKey(dkey)
+                step = .key(dkey)
+            default:
+                throw SyncFailure(.badChangeset, "createEmbeddedObject on \(path).\(property): position \(position) does not fit the property's kind")
+            }
+            let childPath = WireObjectPath(path.root, path: path.path + [.property(property)] + (step.map { [$0] } ?? []))
+            var clock = try loadClocks(path.root)
+            clock.removeStamps(under: EmbeddedPaths.clockPrefix(childPath))
+            for (p, value) in props where !p.isPrimaryKey {
+                if try txn.linksToEmbedded(p), value != .null {
+                    throw SyncFailure(.badChangeset, "createEmbeddedObject on \(path).\(property): '\(p.name)' links to an embedded object; create it with its own createEmbeddedObject")
+                }
+                try txn.set(childClass.table, child, p.column, try storable(value))
+                if let name = Self.clockName(childPath, p.name) { clock.stamps[name] = stamp }
+            }
+            clocks[path.root] = clock
+            return .createEmbeddedObject(object: path, property: property, position: integrated, values: values)
         }
     }
 
@@ -203,23 +259,23 @@ struct Integrator {
     }
 
     private func syncedClass(_ name: String) throws -> StoreTransaction.ClassInfo {
-        guard !name.hasPrefix(AppStore.reservedPrefix), let cls = try txn.findClass(name) else {
-            throw SyncFailure(.badChangeset, "unknown class '\(name)'")
-        }
-        guard cls.kind != ORC_CLASS_EMBEDDED else {
-            throw SyncFailure(.badChangeset, "class '\(name)' is embedded: embedded objects are not supported by this server yet")
-        }
-        return cls
+        try EmbeddedPaths.topLevelClass(txn, name)
     }
 
     /// The class and key of the object a path names; the key is nil when the object
-    /// does not exist (erased: the instruction loses).
+    /// does not exist (erased, or a list position or key that is gone: the instruction
+    /// loses).
     private func target(_ path: WireObjectPath) throws -> (StoreTransaction.ClassInfo, UInt64?) {
-        guard !path.isEmbedded else {
-            throw SyncFailure(.badChangeset, "path \(path): embedded objects are not supported by this server yet")
-        }
-        let cls = try syncedClass(path.root.className)
-        return (cls, try txn.findObject(cls.table, path.root.primaryKey))
+        try EmbeddedPaths.resolve(txn, path)
+    }
+
+    /// The name under which the owner's clocks keep the stamp of `property` of the
+    /// object at `path`; nil inside a list element (positions shift, so such writes
+    /// always apply).
+    static func clockName(_ path: WireObjectPath, _ property: String) -> String? {
+        guard path.isEmbedded else { return property }
+        guard !path.path.contains(where: { if case .index = $0 { return true } else { return false } }) else { return nil }
+        return EmbeddedPaths.clockPrefix(path) + "." + property
     }
 
     private func singleProperty(_ cls: StoreTransaction.ClassInfo, _ name: String) throws -> StoreTransaction.PropertyInfo {

@@ -58,4 +58,13 @@ struct PropertyClocks: Sendable, Hashable {
     }
 
     init() {}
+
+    /// Forgets the stamps of an embedded object and of everything inside it (`prefix`
+    /// is its path, ``EmbeddedPaths/clockPrefix(_:)``): a new object at that place
+    /// starts with no history.
+    mutating func removeStamps(under prefix: String) {
+        stamps = stamps.filter { name, _ in
+            !(name.hasPrefix(prefix + ".") || name.hasPrefix(prefix + "["))
+        }
+    }
 }

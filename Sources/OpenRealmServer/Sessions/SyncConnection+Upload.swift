@@ -23,6 +23,15 @@ extension SyncConnection {
                         throw SyncFailure(.badProgress, "changeset \(changeset.clientVersion) was made after server version \(changeset.lastIntegratedServerVersion), which the server never produced (it is at \(store.serverVersion))")
                     }
                     try integrate(session, changeset)
+                    metrics.increment("openrealm_changesets_integrated_total")
+                }
+                // Trimming failing loses nothing: the history is kept and trimmed later.
+                do {
+                    try store.trimHistoryIfDue(retentionSeconds: app.configuration.clientRetentionSeconds,
+                                               interval: app.configuration.historyTrimIntervalVersions,
+                                               bound: Set(app.sessions.values.map(\.fileIdent)))
+                } catch {
+                    logger.error("history trimming failed", metadata: ["app": "\(store.appId)", "error": "\(error)"])
                 }
                 session.send(session.download([], serverVersion: store.serverVersion))
             }
@@ -78,7 +87,12 @@ extension SyncConnection {
             for ref in objects where refused[ref] == nil {
                 if let why = try authorizer.refusal(txn, schema: schemaBefore, ref, at: .before) { refused[ref] = why }
             }
-            let allowed = changeset.instructions.filter { $0.topLevelObject.map { refused[$0] == nil } ?? true }
+            var allowed = changeset.instructions.filter { $0.topLevelObject.map { refused[$0] == nil } ?? true }
+            let listEdits = allowed.filter { ListTransform.list(of: $0) != nil }
+            if !listEdits.isEmpty {
+                allowed = ListTransform.transform(allowed, against: try Self.concurrentInstructions(
+                    txn, origin: session.fileIdent, after: changeset.lastIntegratedServerVersion, through: version - 1))
+            }
             var integrator = Integrator(txn: txn, developmentMode: app.configuration.developmentMode,
                                         stamp: WriteStamp(timestamp: changeset.timestamp, originFileIdent: session.fileIdent),
                                         serverVersion: version)
@@ -111,9 +125,12 @@ extension SyncConnection {
                 serverVersion: version, originFileIdent: session.fileIdent, originClientVersion: changeset.clientVersion,
                 timestamp: changeset.timestamp, integratedAt: AppStore.nowMilliseconds,
                 changeset: try WireChangeset(applied).encoded(),
-                compensation: reply.isEmpty ? [] : try WireChangeset(reply).encoded()))
+                compensation: reply.isEmpty ? [] : try WireChangeset(reply).encoded(),
+                uploadedListEdits: listEdits.isEmpty ? [] : try WireChangeset(listEdits).encoded(),
+                originServerVersion: changeset.lastIntegratedServerVersion))
             try txn.updateRow("__client_files", .int(Int64(session.fileIdent)),
                               ["lastIntegratedClientVersion": .int(Int64(changeset.clientVersion))])
+            try AppStore.recordProgress(txn, ident: session.fileIdent, serverVersion: changeset.lastIntegratedServerVersion)
             for other in others {
                 let (instructions, view) = try Self.fanOut(applied, to: other, txn, schema)
                 outgoing.append((other, instructions, view))
@@ -144,6 +161,44 @@ extension SyncConnection {
                 originFileIdent: session.fileIdent, originClientVersion: changeset.clientVersion,
                 timestamp: changeset.timestamp, instructions: instructions)], serverVersion: version))
         }
+    }
+
+    /// The instructions other clients' changesets integrated after server version `after`
+    /// (which the origin had not seen when it made its changeset), in server order, as
+    /// they apply on the origin's copy: where the origin's own changesets were integrated
+    /// in between, the others' list instructions before them are carried past them (they
+    /// are transformed against the origin's list edits as it uploaded them, since its
+    /// next changeset was made after those).
+    static func concurrentInstructions(_ txn: StoreTransaction, origin: UInt64, after: UInt64,
+                                       through last: UInt64) throws -> [WireInstruction] {
+        let floor = try AppStore.historyFloor(txn)
+        if after > 0 && after < floor {
+            throw SyncFailure(.clientResetRequired, "the changeset was made after server version \(after), but the history after it was trimmed up to version \(floor); reset the file")
+        }
+        // A file that had integrated nothing (after 0) made its changes on its own new objects.
+        let first = max(after, floor) + 1
+        guard first <= last else { return [] }
+        var out: [WireInstruction] = []
+        for version in first...last {
+            guard let entry = try AppStore.historyEntry(txn, version) else {
+                throw SyncFailure(.clientResetRequired, "the history after server version \(after) was trimmed; reset the file")
+            }
+            guard entry.originFileIdent != origin else {
+                if !entry.uploadedListEdits.isEmpty, !out.isEmpty {
+                    // The origin's edits as it held them once it had integrated `after`:
+                    // made earlier, they were carried past what it integrated since.
+                    var edits = try WireChangeset(decoding: entry.uploadedListEdits).instructions
+                    if let madeAt = entry.originServerVersion, madeAt < after {
+                        edits = ListTransform.transform(edits, against: try concurrentInstructions(
+                            txn, origin: origin, after: madeAt, through: after))
+                    }
+                    out = ListTransform.transform(out, against: edits, incomingWinsTies: true)
+                }
+                continue
+            }
+            out += try WireChangeset(decoding: entry.changeset).instructions
+        }
+        return out
     }
 
     /// What `other` must receive of an integrated changeset, and its view afterwards:

@@ -21,14 +21,17 @@ public final class SyncConnection: @unchecked Sendable {
     let appId: String?
     let logger: Logger
     let output: @Sendable (ConnectionOutput) -> Void
+    /// The server's counters.
+    let metrics: ServerMetrics
 
     private var decoder = WireFrameDecoder()
     private var sessions: [UInt64: SyncSession] = [:]
     private var usedSessionNumbers: Set<UInt64> = []
     private(set) var isClosed = false
 
-    init(auth: AuthService, apps: AppRegistry, appId: String?, logger: Logger,
+    init(auth: AuthService, apps: AppRegistry, appId: String?, logger: Logger, metrics: ServerMetrics = ServerMetrics(),
          output: @escaping @Sendable (ConnectionOutput) -> Void) {
+        self.metrics = metrics
         self.auth = auth
         self.apps = apps
         self.appId = appId
@@ -39,6 +42,7 @@ public final class SyncConnection: @unchecked Sendable {
     /// Handles one frame (a WebSocket binary message).
     public func receive(frame: [UInt8]) {
         guard !isClosed else { return }
+        metrics.increment("openrealm_received_bytes_total", by: UInt64(frame.count))
         let message: WireMessage
         do throws(WireError) {
             decoder.append(frame)
@@ -62,7 +66,7 @@ public final class SyncConnection: @unchecked Sendable {
         switch message {
         case .bind(let m): bind(m)
         case .query(let m): if let s = session(m.session, "query") { query(s, m) }
-        case .upload(let m): if let s = session(m.session, "upload") { upload(s, m) }
+        case .upload(let m): if let s = session(m.session, "upload") { metrics.increment("openrealm_uploads_total"); upload(s, m) }
         case .mark(let m): if let s = session(m.session, "mark") { s.send(.mark(m)) }
         case .unbind(let m): if let s = session(m.session, "unbind") { end(s) }
         case .ping(let m): output(.message(.pong(WirePong(timestamp: m.timestamp))))
@@ -117,7 +121,8 @@ public final class SyncConnection: @unchecked Sendable {
     }
 
     private func unregister(_ session: SyncSession) {
-        session.app.store.withLock { session.app.sessions[ObjectIdentifier(session)] = nil }
+        let removed = session.app.store.withLock { session.app.sessions.removeValue(forKey: ObjectIdentifier(session)) != nil }
+        if removed { metrics.adjust("openrealm_sessions_active", by: -1) }
     }
 
     // MARK: Bind
@@ -171,6 +176,15 @@ public final class SyncConnection: @unchecked Sendable {
                 guard m.lastIntegratedServerVersion <= app.store.serverVersion else {
                     throw SyncFailure(.clientResetRequired, "the file integrated server version \(m.lastIntegratedServerVersion), but the server is at \(app.store.serverVersion)")
                 }
+                if m.fileIdentity != nil {
+                    let floor = try app.store.historyFloor()
+                    guard m.lastIntegratedServerVersion >= floor else {
+                        throw SyncFailure(.clientResetRequired, "the file integrated server version \(m.lastIntegratedServerVersion), but the history it needs was trimmed up to version \(floor) (the file was not seen for longer than the retention period); reset the file")
+                    }
+                }
+                try app.store.environment.write { txn in
+                    try AppStore.recordProgress(txn, ident: file.ident, serverVersion: m.lastIntegratedServerVersion)
+                }
                 app.sessions[ObjectIdentifier(session)] = session
                 session.send(.ident(WireIdent(session: m.session, fileIdentity: WireFileIdentity(ident: file.ident, salt: file.salt),
                                               serverVersion: app.store.serverVersion,
@@ -186,6 +200,8 @@ public final class SyncConnection: @unchecked Sendable {
                 }
             }
             sessions[m.session] = session
+            metrics.increment("openrealm_sessions_total")
+            metrics.adjust("openrealm_sessions_active", by: 1)
         } catch let failure as SyncFailure {
             fail(m.session, failure)
         } catch let error as AuthError {

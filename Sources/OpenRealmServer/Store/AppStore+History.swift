@@ -19,6 +19,13 @@ struct HistoryEntry: Sendable, Hashable {
     /// write reverting its refused writes, and the partition values it stamped. Empty
     /// when none.
     var compensation: [UInt8] = []
+    /// In wire form, the changeset's list instructions as the origin uploaded them
+    /// (before transformation), for transforming its later changesets (``ListTransform``).
+    /// Empty when it had none.
+    var uploadedListEdits: [UInt8] = []
+    /// The changeset's `lastIntegratedServerVersion` (what its origin had integrated when
+    /// it made it); nil for the server's own entries and entries stored before it was kept.
+    var originServerVersion: UInt64?
 }
 
 extension AppStore {
@@ -33,6 +40,8 @@ extension AppStore {
             "integratedAt": .int(entry.integratedAt),
             "changeset": .binary(entry.changeset),
             "compensation": entry.compensation.isEmpty ? .null : .binary(entry.compensation),
+            "uploadedListEdits": entry.uploadedListEdits.isEmpty ? .null : .binary(entry.uploadedListEdits),
+            "originServerVersion": entry.originServerVersion.map { .int(Int64($0)) } ?? .null,
         ])
         try txn.setMeta("server.version", entry.serverVersion)
     }
@@ -54,6 +63,8 @@ extension AppStore {
                                            counter: UInt32(truncatingIfNeeded: row.int("hlcCounter") ?? 0)),
             integratedAt: row.int("integratedAt") ?? 0,
             changeset: row.binary("changeset") ?? [],
-            compensation: row.binary("compensation") ?? [])
+            compensation: row.binary("compensation") ?? [],
+            uploadedListEdits: row.binary("uploadedListEdits") ?? [],
+            originServerVersion: row.int("originServerVersion").map { UInt64(max(0, $0)) })
     }
 }

@@ -10,12 +10,13 @@ import OpenRealmWire
 /// | the synced classes | `_id` | the authoritative objects, in classes clients declared (development mode) |
 /// | `__history` | server version | each integrated changeset in wire form, its origin file, client version, HLC and time, and the compensating instructions sent to its origin |
 /// | `__clocks` | `Class␟pk` | per object: the HLC and origin of the last write of each property, and its erase version |
-/// | `__client_files` | file ident | the salt, the user and the last integrated client version of each client file, and the view it last completed |
+/// | `__client_files` | file ident | the salt, the user and the last integrated client version of each client file, the view it last completed, the last server version it reported integrating and when it was last seen |
 /// | `__users`, `__user_emails` | user id, email | users and their password hashes |
 /// | `__refresh_tokens` | token id | refresh tokens: user, expiry, revoked |
 ///
 /// Metadata `server.version` is the latest server version, `server.next_ident` the next
-/// client file identity. Names starting with `__` are reserved: clients cannot declare
+/// client file identity, `server.history_floor` the version up to which the history was
+/// trimmed. Names starting with `__` are reserved: clients cannot declare
 /// such classes.
 ///
 /// Threading: ``lock`` serializes the sync work of the app (integration, views,
@@ -29,6 +30,8 @@ final class AppStore: @unchecked Sendable {
     let lock = NSLock()
     /// The latest server version (guarded by ``lock`` for writes).
     private(set) var serverVersion: UInt64
+    /// The server version of the last attempt to trim the history (guarded by ``lock``).
+    var lastTrimAttempt: UInt64 = 0
 
     /// Prefix of the server's own tables.
     static let reservedPrefix = "__"
@@ -51,12 +54,14 @@ final class AppStore: @unchecked Sendable {
                 ("salt", ORC_TYPE_INT, false), ("userId", ORC_TYPE_STRING, false),
                 ("lastIntegratedClientVersion", ORC_TYPE_INT, false), ("createdAt", ORC_TYPE_INT, false),
                 ("viewServerVersion", ORC_TYPE_INT, true), ("view", ORC_TYPE_STRING, true),
+                ("lastServerVersion", ORC_TYPE_INT, true), ("lastSeenAt", ORC_TYPE_INT, true),
             ])
             try txn.ensureTable("__history", key: ORC_TYPE_INT, columns: [
                 ("originFileIdent", ORC_TYPE_INT, false), ("originClientVersion", ORC_TYPE_INT, false),
                 ("hlcMilliseconds", ORC_TYPE_INT, false), ("hlcCounter", ORC_TYPE_INT, false),
                 ("integratedAt", ORC_TYPE_INT, false), ("changeset", ORC_TYPE_BINARY, false),
-                ("compensation", ORC_TYPE_BINARY, true),
+                ("compensation", ORC_TYPE_BINARY, true), ("uploadedListEdits", ORC_TYPE_BINARY, true),
+                ("originServerVersion", ORC_TYPE_INT, true),
             ])
             try txn.ensureTable("__clocks", key: ORC_TYPE_STRING, columns: [
                 ("clocks", ORC_TYPE_BINARY, false), ("erasedAtVersion", ORC_TYPE_INT, false),

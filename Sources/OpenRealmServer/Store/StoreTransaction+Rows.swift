@@ -38,6 +38,17 @@ extension StoreTransaction {
         return row
     }
 
+    /// Every row of a table, by column name, in object key order.
+    func allRows(_ tableName: String) throws -> [[String: WireValue]] {
+        let cls = try table(tableName)
+        let props = try properties(of: cls.table).filter { $0.collection == ORC_COLL_NONE }
+        return try keys(cls.table).map { key in
+            var row: [String: WireValue] = [:]
+            for prop in props { row[prop.name] = try get(cls.table, key, prop.column) }
+            return row
+        }
+    }
+
     /// Updates columns of the row with primary key `pk`.
     ///
     /// - Throws: ``StoreError`` when the row does not exist.

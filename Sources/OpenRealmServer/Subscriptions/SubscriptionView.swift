@@ -1,4 +1,5 @@
 import Foundation
+import ORCore
 import OpenRealm
 import OpenRealmWire
 
@@ -71,7 +72,8 @@ struct SubscriptionView: Sendable {
     func objects(_ txn: StoreTransaction, schema: any QuerySchema) throws -> [WireObjectRef: (StoreTransaction.ClassInfo, UInt64)] {
         var out: [WireObjectRef: (StoreTransaction.ClassInfo, UInt64)] = [:]
         for className in try classNames(schema: schema, txn) {
-            guard let cls = try txn.findClass(className) else { continue }
+            // Embedded objects travel inside their owners.
+            guard let cls = try txn.findClass(className), cls.kind != ORC_CLASS_EMBEDDED else { continue }
             for key in try matchingKeys(txn, schema: schema, className: className) {
                 out[try txn.objectRef(table: cls.table, key: key)] = (cls, key)
             }
@@ -82,7 +84,7 @@ struct SubscriptionView: Sendable {
     /// Whether the stored object `ref` is in the view.
     func contains(_ txn: StoreTransaction, schema: any QuerySchema, _ ref: WireObjectRef) throws -> (StoreTransaction.ClassInfo, UInt64)? {
         guard predicate(for: ref.className, schema: schema) != nil, let cls = try txn.findClass(ref.className),
-              let key = try txn.findObject(cls.table, ref.primaryKey) else { return nil }
+              cls.kind != ORC_CLASS_EMBEDDED, let key = try txn.findObject(cls.table, ref.primaryKey) else { return nil }
         return try matchingKeys(txn, schema: schema, className: ref.className, domain: [key]).isEmpty ? nil : (cls, key)
     }
 

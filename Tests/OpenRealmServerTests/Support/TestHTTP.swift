@@ -28,4 +28,15 @@ struct TestHTTP {
         let object = (try? JSONSerialization.jsonObject(with: Data(bodyText.utf8))) as? [String: Any] ?? [:]
         return Reply(status: status, body: object)
     }
+
+    /// A GET whose reply is not JSON: the status, the head and the body text.
+    func get(_ path: String) throws -> (status: Int, head: String, body: String) {
+        let socket = try TestSocket(port: port)
+        try socket.write(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8))
+        let text = String(decoding: try socket.readToEnd(deadline: Date().addingTimeInterval(10)), as: UTF8.self)
+        guard let split = text.range(of: "\r\n\r\n") else { throw TestSocket.Failure(description: "no HTTP head in \(text)") }
+        let head = String(text[..<split.lowerBound])
+        let status = Int(head.split(separator: "\r\n").first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+        return (status, head, String(text[split.upperBound...]))
+    }
 }

@@ -1,0 +1,101 @@
+import Foundation
+
+/// The server's own counters, served at `GET /metrics` in the Prometheus text
+/// exposition format (version 0.0.4). Counters only go up; gauges are read when
+/// scraped. Thread-safe.
+///
+/// | metric | type | what |
+/// |---|---|---|
+/// | `openrealm_connections_total` | counter | sync WebSocket connections accepted |
+/// | `openrealm_connections_open` | gauge | sync connections open now |
+/// | `openrealm_sessions_total` | counter | sessions bound (an `ident` sent) |
+/// | `openrealm_sessions_active` | gauge | sessions bound now |
+/// | `openrealm_uploads_total` | counter | upload messages handled |
+/// | `openrealm_changesets_integrated_total` | counter | uploaded changesets integrated |
+/// | `openrealm_downloads_total` | counter | download messages sent |
+/// | `openrealm_errors_total` | counter | error messages sent, by `fatal` |
+/// | `openrealm_received_bytes_total` | counter | sync frame bytes received |
+/// | `openrealm_sent_bytes_total` | counter | sync frame bytes sent |
+/// | `openrealm_http_requests_total` | counter | auth and health requests, by route group |
+public final class ServerMetrics: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counters: [String: UInt64] = [:]
+    private var gauges: [String: Int64] = [:]
+
+    public init() {}
+
+    /// The metrics' descriptions, in exposition order.
+    static let catalog: [(name: String, type: String, help: String)] = [
+        ("openrealm_connections_total", "counter", "Sync WebSocket connections accepted."),
+        ("openrealm_connections_open", "gauge", "Sync connections open now."),
+        ("openrealm_sessions_total", "counter", "Sync sessions bound."),
+        ("openrealm_sessions_active", "gauge", "Sync sessions bound now."),
+        ("openrealm_uploads_total", "counter", "Upload messages handled."),
+        ("openrealm_changesets_integrated_total", "counter", "Uploaded changesets integrated."),
+        ("openrealm_downloads_total", "counter", "Download messages sent."),
+        ("openrealm_errors_total", "counter", "Error messages sent to clients."),
+        ("openrealm_received_bytes_total", "counter", "Sync frame bytes received."),
+        ("openrealm_sent_bytes_total", "counter", "Sync frame bytes sent."),
+        ("openrealm_http_requests_total", "counter", "HTTP requests to the auth and health routes."),
+    ]
+
+    /// Adds `amount` to counter `name` (with its label set, e.g. `{fatal="true"}`).
+    func increment(_ name: String, labels: String = "", by amount: UInt64 = 1) {
+        lock.lock()
+        counters[name + labels, default: 0] &+= amount
+        lock.unlock()
+    }
+
+    /// Moves gauge `name` by `delta`.
+    func adjust(_ name: String, by delta: Int64) {
+        lock.lock()
+        gauges[name, default: 0] += delta
+        lock.unlock()
+    }
+
+    /// The value of a counter (with its labels), for tests.
+    func counter(_ name: String, labels: String = "") -> UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return counters[name + labels] ?? 0
+    }
+
+    /// The value of a gauge, for tests.
+    func gauge(_ name: String) -> Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return gauges[name] ?? 0
+    }
+
+    /// Counts what a connection sends: downloads, errors and bytes.
+    func sent(_ output: ConnectionOutput, bytes: Int) {
+        guard case .message(let message) = output else { return }
+        increment("openrealm_sent_bytes_total", by: UInt64(bytes))
+        switch message {
+        case .download: increment("openrealm_downloads_total")
+        case .error(let e): increment("openrealm_errors_total", labels: "{fatal=\"\(e.isFatal)\"}")
+        default: break
+        }
+    }
+
+    /// The exposition text: `# HELP`, `# TYPE`, then each sample (a metric never
+    /// touched reads 0).
+    public func exposition() -> String {
+        lock.lock()
+        let counters = self.counters
+        let gauges = self.gauges
+        lock.unlock()
+        var out = ""
+        for (name, type, help) in Self.catalog {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            if type == "gauge" {
+                out += "\(name) \(gauges[name] ?? 0)\n"
+                continue
+            }
+            let samples = counters.filter { $0.key == name || $0.key.hasPrefix(name + "{") }.sorted { $0.key < $1.key }
+            if samples.isEmpty { out += "\(name) 0\n" }
+            for (key, value) in samples { out += "\(key) \(value)\n" }
+        }
+        return out
+    }
+}
