@@ -218,6 +218,10 @@ func main() throws -> Int32 {
         print("memory: process at start \(formatBytes(m.base)); peak of this run with all three open \(formatBytes(mainPeak))")
     }
     print("Durable commits follow the disk's other writers: compare them pairwise within one run.")
+    let observeObjects = min(sizes.objects, 100_000)
+    let latency = try ObserveLatency.measure(objects: observeObjects, samples: options.quick ? 100 : 300, directory: options.directory ?? NSTemporaryDirectory())
+    print(String(format: "commit → Results.observe callback, one change in %d objects: median %.0f µs, p99 %.0f µs over %d commits (aim: median < 1 ms)",
+                 observeObjects, latency.median / 1000, latency.p99 / 1000, latency.samples))
 
     if let json = options.json {
         var workloads: [[String: Any]] = Workload.allCases.map { w in
