@@ -506,3 +506,19 @@ final class RTAnyItem: Object {
 final class RTAnyBag: Object {
     @Persisted var items: List<RTAnyItem>
 }
+
+final class ResultsKeyValueTests: XCTestCase {
+    func testValueForKeyAndSetValueForKey() throws {
+        let realm = try Realm(configuration: .init(inMemoryIdentifier: "kv-\(UUID())", objectTypes: [RTAnyItem.self, RTAnyBag.self]))
+        let bag = RTAnyBag()
+        try realm.write {
+            for i in 1...3 { bag.items.append(RTAnyItem(value: ["value": i])) }
+            realm.add(bag)
+        }
+        let values = realm.objects(RTAnyItem.self).sorted(byKeyPath: "value").value(forKey: "value") as? [Any]
+        XCTAssertEqual(values?.compactMap { $0 as? Int }, [1, 2, 3])
+        XCTAssertEqual((bag.items.value(forKey: "value") as? [Any])?.compactMap { $0 as? Int }, [1, 2, 3])
+        try realm.write { realm.objects(RTAnyItem.self).setValue(7, forKey: "value") }
+        XCTAssertEqual(realm.objects(RTAnyItem.self).sum(ofProperty: "value") as Int, 21)
+    }
+}
