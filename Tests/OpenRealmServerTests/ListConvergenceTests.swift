@@ -23,18 +23,13 @@ final class ListConvergenceTests: ServerTestCase {
         }
 
         /// A downloaded instruction (integrated before every pending one).
+        /// This is what `OpenRealmSync` does (`ListTransform.integrateDownload`).
         mutating func applyDownloaded(_ instruction: WireInstruction) {
-            var incoming: WireInstruction? = instruction
-            for g in pending.indices {
-                var rewritten: [WireInstruction] = []
-                for p in pending[g].1 {
-                    guard let d = incoming else { rewritten.append(p); continue }
-                    incoming = ListTransform.transform(d, against: p, winsTies: true)
-                    if let p2 = ListTransform.transform(p, against: d, winsTies: false) { rewritten.append(p2) }
-                }
-                pending[g].1 = rewritten
+            var groups = pending.map(\.1)
+            for i in ListTransform.integrateDownload([instruction], pending: &groups) {
+                list = ListTransformTests.apply(i, to: list)
             }
-            list = ListTransformTests.apply(incoming, to: list)
+            for g in pending.indices { pending[g].1 = groups[g] }
         }
 
         /// Forgets the changesets the server has integrated.

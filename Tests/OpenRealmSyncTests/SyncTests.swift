@@ -49,10 +49,9 @@ final class SyncTests: SyncTestCase {
         }
         XCTAssertEqual(Array(b.objects(Team.self).first!.members), ["Ana", "Bob Smith"])
 
-        // Deletions travel. (The server does not yet add an object to its creator's view,
-        // so the deletion goes from the creator to the other client.)
-        try a.write { a.delete(a.objects(Team.self)) }
-        try await waitUntil("b to see the team deleted") { b.refresh(); return b.objects(Team.self).isEmpty }
+        // Deletions travel, to the object's creator too.
+        try b.write { b.delete(b.objects(Team.self)) }
+        try await waitUntil("a to see the team deleted") { a.refresh(); return a.objects(Team.self).isEmpty }
     }
 
     @MainActor

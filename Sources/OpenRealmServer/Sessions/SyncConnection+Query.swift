@@ -72,6 +72,7 @@ extension SyncConnection {
         let version = store.serverVersion + 1
         var instructions: [WireInstruction] = []
         var viewObjects: Set<WireObjectRef> = []
+        var snapshots: Set<WireObjectRef> = []
         let record = try ViewRecord(view)
         try store.environment.write { txn in
             let schema = try AppStore.querySchema(txn)
@@ -88,8 +89,10 @@ extension SyncConnection {
             for (ref, (cls, key)) in objects.sorted(by: { $0.key.description < $1.key.description }) {
                 if uncertain.contains(ref) {
                     instructions += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
+                    snapshots.insert(ref)
                 } else if !held.contains(ref) {
                     instructions += try ObjectSnapshot.instructions(txn, cls, key: key)
+                    snapshots.insert(ref)
                 }
             }
             for ref in held.union(uncertain).sorted(by: { $0.description < $1.description }) where objects[ref] == nil {
@@ -106,6 +109,8 @@ extension SyncConnection {
         store.didCommit(serverVersion: version)
         session.view = view
         session.viewObjects = viewObjects
+        session.viewServerVersion = version
+        session.viewSnapshots = snapshots
         session.hasHadView = true
         try sendBootstrap(session, instructions, serverVersion: version)
     }

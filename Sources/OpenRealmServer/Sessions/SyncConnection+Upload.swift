@@ -113,6 +113,17 @@ extension SyncConnection {
                     reply.append(.eraseObject(WireObjectPath(ref)))
                 }
             }
+            // A changeset made before the origin's last bootstrap, which was computed
+            // without it: the objects it touches that the bootstrap sent whole lack it
+            // there (their collections' resets won over its list edits on the client),
+            // so they go back whole as the server now has them.
+            if changeset.lastIntegratedServerVersion < session.viewServerVersion {
+                for ref in objects where refused[ref] == nil && session.viewSnapshots.contains(ref) {
+                    if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
+                        reply += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
+                    }
+                }
+            }
             if let partition = session.view.partition {
                 for ref in integrator.stamped where refused[ref] == nil {
                     reply.append(.set(object: WireObjectPath(ref), property: partition.field, value: partition.value.value))

@@ -35,6 +35,10 @@ final class SyncSession: @unchecked Sendable {
     var lastQueryVersion: UInt64 = 0
     /// The objects the client holds through its subscriptions.
     var viewObjects: Set<WireObjectRef> = []
+    /// The server version of the session's last view change (its bootstrap); 0 before.
+    var viewServerVersion: UInt64 = 0
+    /// The objects that bootstrap sent whole.
+    var viewSnapshots: Set<WireObjectRef> = []
     /// Sends to the session's connection.
     let output: @Sendable (ConnectionOutput) -> Void
 

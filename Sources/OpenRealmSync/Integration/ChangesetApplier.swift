@@ -5,10 +5,12 @@ import OpenRealmWire
 /// Applies downloaded wire instructions to the realm inside the session's write
 /// transaction, so that `Realm` instances and observers see them as one commit.
 ///
-/// The server has already resolved conflicts: instructions apply as they come. What
-/// this file cannot hold is skipped: classes and properties its schema lacks (another
-/// client's model), paths into embedded objects, schema instructions (the local schema
-/// comes from the app's models). A `createObject` of an existing object merges into it.
+/// The server has already resolved conflicts, and list instructions have been
+/// transformed against the client's unacknowledged edits (``PendingEdits``), so
+/// instructions apply as they come. What this file cannot hold is skipped: classes and
+/// properties its schema lacks (another client's model), paths into embedded objects,
+/// schema instructions (the local schema comes from the app's models). A
+/// `createObject` of an existing object merges into it.
 struct ChangesetApplier {
     let txn: OpaquePointer
     private let values: ValueConversion

@@ -94,6 +94,10 @@ public final class SyncSession: @unchecked Sendable {
     private var lastSentQueryVersion: Int64 = 0
     private var lastSeenFileVersion: UInt64 = 0
     private var bootstrapBuffer: [WireDownloadChangeset] = []
+    /// Local changesets the server has not acknowledged, by local version, as the client
+    /// holds them: transformed past the list edits downloaded since they were made
+    /// (``PendingEdits``).
+    private var pendingEdits = PendingEdits()
     private var clock = WireHybridTimestamp(milliseconds: 0)
     private var nextMarkId: UInt64 = 0
     private var markWaiters: [(id: UInt64, resume: @Sendable (Error?) -> Void)] = []
@@ -410,9 +414,10 @@ public final class SyncSession: @unchecked Sendable {
             updated.serverVersion = max(current.serverVersion, progress.serverVersion)
             updated.acknowledgedClientVersion = max(current.acknowledgedClientVersion, progress.lastIntegratedClientVersion)
             if !instructions.isEmpty || updated != current {
+                var pending = pendingEdits
                 _ = try file.write { txn in
                     var applier = ChangesetApplier(txn: txn)
-                    applier.apply(instructions)
+                    applier.apply(try pending.transform(changesets, txn))
                     try SyncProgressStore.setProgress(txn, updated)
                     if updated.acknowledgedClientVersion != current.acknowledgedClientVersion {
                         _ = orc_log_hold(txn, SyncProgressStore.logConsumer, updated.acknowledgedClientVersion)
@@ -425,6 +430,8 @@ public final class SyncSession: @unchecked Sendable {
                     }
                     try SyncProgressStore.setIntegrations(txn, list)
                 }
+                pending.acknowledge(upTo: updated.acknowledgedClientVersion)
+                pendingEdits = pending
             }
             if let qv = completedQuery {
                 try subscriptionStore?.setState(Int64(qv), complete: true, errorMessage: nil)

@@ -28,15 +28,20 @@ import OpenRealmWire
 /// A client converges by doing the same to what it downloads: a downloaded list
 /// instruction was integrated before the client's own pending ones, so it is
 /// transformed against them with the downloaded one winning ties.
-enum ListTransform {
+public enum ListTransform {
     /// A list a list instruction acts on.
-    struct ListID: Hashable {
-        var object: WireObjectPath
-        var property: String
+    public struct ListID: Hashable, Sendable {
+        public var object: WireObjectPath
+        public var property: String
+
+        public init(object: WireObjectPath, property: String) {
+            self.object = object
+            self.property = property
+        }
     }
 
     /// The list `instruction` edits, or nil when it edits no list.
-    static func list(of instruction: WireInstruction) -> ListID? {
+    public static func list(of instruction: WireInstruction) -> ListID? {
         switch instruction {
         case .listInsert(let o, let p, _, _), .listSet(let o, let p, _, _), .listErase(let o, let p, _),
              .listMove(let o, let p, _, _), .clearCollection(let o, let p):
@@ -57,7 +62,7 @@ enum ListTransform {
     /// `incomingWinsTies`: whether `incoming` counts as integrated first (false on the
     /// server for an uploaded changeset; true to carry earlier-integrated instructions
     /// past a changeset integrated after them, or on a client for downloaded ones).
-    static func transform(_ incoming: [WireInstruction], against concurrent: [WireInstruction],
+    public static func transform(_ incoming: [WireInstruction], against concurrent: [WireInstruction],
                           incomingWinsTies: Bool = false) -> [WireInstruction] {
         var others: [ListID: [WireInstruction]] = [:]
         for c in concurrent { if let id = list(of: c) { others[id, default: []].append(c) } }
@@ -88,7 +93,7 @@ enum ListTransform {
     ///
     /// A move `f → t` is an erase at `f` and an insert at `t` in the list without the
     /// element; positions are mapped through both.
-    static func transform(_ a: WireInstruction, against b: WireInstruction, winsTies: Bool) -> WireInstruction? {
+    public static func transform(_ a: WireInstruction, against b: WireInstruction, winsTies: Bool) -> WireInstruction? {
         let b = asListEdit(b)
         guard let bList = list(of: b) else { return a }
         // An erase of a list element is transformed as the list edit it is.
