@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "OpenRealmServer", targets: ["OpenRealmServer"]),
         .executable(name: "openrealm-server", targets: ["openrealm-server"]),
         .executable(name: "openrealm-tour", targets: ["openrealm-tour"]),
+        .executable(name: "openrealm-chaos", targets: ["openrealm-chaos"]),
     ],
     dependencies: [
         // OpenRealm, ORCore and OpenRealmWire use none of these. The sync server uses them
@@ -109,6 +110,17 @@ let package = Package(
             ],
             path: "Sources/openrealm-tour"
         ),
+        .executableTarget(
+            // Fault injection (docs/RELIABILITY.md): `openrealm-chaos crash --cycles N`
+            // kills a local-realm writer at random points and checks nothing was lost.
+            name: "openrealm-chaos",
+            dependencies: [
+                "OpenRealm",
+                "ORCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/openrealm-chaos"
+        ),
         .testTarget(
             name: "OpenRealmTests",
             dependencies: ["OpenRealm", "RealmSwift", "ORCore"],
@@ -132,6 +144,13 @@ let package = Package(
                            "openrealm-tour",
                            .product(name: "Logging", package: "swift-log")],
             path: "Tests/OpenRealmSyncTests"
+        ),
+        .testTarget(
+            // Runs a short `openrealm-chaos crash` (a dependency so that it is built) and tampers
+            // with its files through OpenRealm to show that the checks fail.
+            name: "OpenRealmChaosTests",
+            dependencies: ["openrealm-chaos", "OpenRealm"],
+            path: "Tests/OpenRealmChaosTests"
         ),
         .testTarget(
             name: "ORCoreTests",

@@ -1,0 +1,145 @@
+import ArgumentParser
+import Foundation
+
+/// `openrealm-chaos crash --cycles N`: kills a local-realm writer with SIGKILL at random
+/// points and checks after each kill that nothing it reported as committed was lost and
+/// no partial transaction is visible.
+///
+/// Cycles alternate between a file opened with `durability = .full` and one opened with
+/// `.skipMetaSync` (unless `--durability` picks one): a process crash must lose nothing
+/// in either mode. Each file is reused across its cycles, so every writer starts from a
+/// file recovered after the previous kill.
+struct CrashCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "crash",
+        abstract: "Kill a local-realm writer with SIGKILL at random points; check nothing is lost."
+    )
+
+    @Option(help: "Number of kill cycles.")
+    var cycles: Int = 20
+
+    @Option(help: "Seed of the kill delays and the writers' random writes (random by default).")
+    var seed: UInt64?
+
+    @Option(help: "Longest wait, in milliseconds, between the writer being ready and the kill.")
+    var maxDelayMs: Int = 250
+
+    @Option(help: "both, full or skipMetaSync.")
+    var durability: String = "both"
+
+    @Option(help: "Directory for the realm files (a new temporary one by default; removed when the run passes).")
+    var directory: String?
+
+    func run() throws {
+        guard cycles > 0 else { throw ValidationError("--cycles must be at least 1, not \(cycles).") }
+        guard maxDelayMs >= 0 else { throw ValidationError("--max-delay-ms must not be negative, not \(maxDelayMs).") }
+        let modes: [DurabilityChoice]
+        switch durability {
+        case "both": modes = [.full, .skipMetaSync]
+        default:
+            guard let mode = DurabilityChoice(rawValue: durability) else {
+                throw ValidationError("--durability must be both, full or skipMetaSync, not '\(durability)'.")
+            }
+            modes = [mode]
+        }
+        guard let executable = Bundle.main.executableURL else {
+            throw ChaosFailure(.writer, "Cannot find this executable's path to start the writer.")
+        }
+        let seed = self.seed ?? UInt64.random(in: 0...UInt64.max)
+        let folder = try makeDirectory()
+        var random = SplitMix64(seed: seed)
+        var files = modes.map { CrashFile(durability: $0, path: folder.appendingPathComponent("crash-\($0.rawValue).realm").path) }
+        print("openrealm-chaos crash: \(cycles) cycles, seed \(seed), kill within 0–\(maxDelayMs) ms of the writer being ready")
+        print("  files in \(folder.path)")
+        let started = Date()
+        var failure: ChaosFailure?
+        // A file left by an earlier run (with --directory) is checked before it is reused.
+        for index in files.indices where failure == nil && FileManager.default.fileExists(atPath: files[index].path) {
+            do {
+                let outcome = try CrashVerifier.check(path: files[index].path, durability: files[index].durability,
+                                                      startTxn: nil, reported: [], known: [:])
+                files[index].lastTxn = outcome.lastTxn
+            } catch let error as ChaosFailure {
+                failure = ChaosFailure(error.code, "before the first cycle: \(error.message)")
+            } catch {
+                failure = ChaosFailure(.engineCheck, "before the first cycle: \(error)")
+            }
+        }
+        for cycle in 0..<cycles where failure == nil {
+            let index = cycle % files.count
+            do {
+                try runCycle(&files[index], executable: executable, random: &random)
+            } catch let error as ChaosFailure {
+                failure = ChaosFailure(error.code, "cycle \(cycle + 1): \(error.message)")
+            } catch {
+                failure = ChaosFailure(.writer, "cycle \(cycle + 1): \(error)")
+            }
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        for file in files { print(file.summary) }
+        print(String(format: "  total: %d kills, %d commits verified, %.1f s", files.map(\.kills).reduce(0, +),
+                     files.map(\.commitsVerified).reduce(0, +), elapsed))
+        if let failure {
+            print("FAILED: \(failure)")
+            print("  the files are kept in \(folder.path)")
+            throw ExitCode.failure
+        }
+        print("  result: nothing lost, no partial transaction, orc_env_check passed after every kill")
+        if directory == nil { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    /// One cycle on `file`: start a writer, kill it after a random delay, check the file.
+    private func runCycle(_ file: inout CrashFile, executable: URL, random: inout SplitMix64) throws {
+        let writer = try WriterProcess(executable: executable, path: file.path, durability: file.durability, seed: random.next())
+        let startTxn: Int
+        do {
+            startTxn = try writer.waitUntilReady(timeout: 30)
+        } catch {
+            _ = try? writer.kill()
+            throw error
+        }
+        guard startTxn == file.lastTxn else {
+            _ = try? writer.kill()
+            throw ChaosFailure(.lostCommit, "\(file.path): the writer found txn \(startTxn) last, the previous check found \(file.lastTxn).")
+        }
+        usleep(UInt32(Int.random(in: 0...maxDelayMs, using: &random) * 1000))
+        let reported = try writer.kill()
+        file.kills += 1
+        let outcome = try CrashVerifier.check(path: file.path, durability: file.durability, startTxn: startTxn,
+                                              reported: reported, known: file.known)
+        for commit in reported { file.known[commit.txn] = commit.digest }
+        file.commitsVerified += reported.count
+        if outcome.unreportedCommit { file.unreportedCommits += 1 }
+        file.lastTxn = outcome.lastTxn
+    }
+
+    private func makeDirectory() throws -> URL {
+        let url = directory.map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-chaos-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw ChaosFailure(.usage, "Cannot create the directory '\(url.path)': \(error.localizedDescription)")
+        }
+        return url
+    }
+}
+
+/// One realm file of a crash run and its figures.
+struct CrashFile {
+    let durability: DurabilityChoice
+    let path: String
+    /// The last transaction the previous check found in the file.
+    var lastTxn = 0
+    /// Every digest the writers reported, by txn; each check compares all of them.
+    var known: [Int: String] = [:]
+    var kills = 0
+    var commitsVerified = 0
+    /// Kills that landed after a commit but before its report line.
+    var unreportedCommits = 0
+
+    var summary: String {
+        "  durability \(durability.rawValue): \(kills) kills, \(commitsVerified) reported commits verified, "
+            + "\(unreportedCommits) kills between commit and report (commit found), last txn \(lastTxn)"
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import OpenRealm
+import XCTest
+
+/// Runs a short `openrealm-chaos crash` (five SIGKILLs of a local-realm writer, both
+/// durability modes) as CI does, and checks that it finds nothing lost.
+final class CrashChaosTests: XCTestCase {
+    /// The directory of the built products (SwiftPM puts the executable next to the tests).
+    private var productsDirectory: URL {
+        let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+            + Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }.map { $0.bundleURL.deletingLastPathComponent() }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("openrealm-chaos").path) }
+            ?? Bundle.main.bundleURL
+    }
+
+    func testFiveKilledWritersLoseNothing() throws {
+        let text = try runChaos(["crash", "--cycles", "5", "--max-delay-ms", "150"], expectingStatus: 0)
+        XCTAssertTrue(text.contains("result: nothing lost"), text)
+        XCTAssertTrue(text.contains("durability full: 3 kills"), text)
+        XCTAssertTrue(text.contains("durability skipMetaSync: 2 kills"), text)
+        XCTAssertFalse(text.contains("FAILED"), text)
+    }
+
+    /// The checker must be able to fail: an item changed outside a writer transaction
+    /// (its marker's digest no longer matches, as after a partial transaction) makes the
+    /// next run exit non-zero, naming the mismatch.
+    func testAnItemChangedBehindTheMarkersFailsTheRun() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chaos-test-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try runChaos(["crash", "--cycles", "1", "--durability", "full", "--directory", directory.path], expectingStatus: 0)
+        let file = directory.appendingPathComponent("crash-full.realm")
+        try tamper(with: file)
+        let text = try runChaos(["crash", "--cycles", "1", "--durability", "full", "--directory", directory.path], expectingStatus: 1)
+        XCTAssertTrue(text.contains("FAILED: partialTransaction"), text)
+        XCTAssertTrue(text.contains("is not that of the last committed txn"), text)
+    }
+
+    /// A damaged file (cut to its first page) fails the run instead of passing it.
+    func testATruncatedFileFailsTheRun() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chaos-test-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try runChaos(["crash", "--cycles", "1", "--durability", "full", "--directory", directory.path], expectingStatus: 0)
+        let handle = try FileHandle(forWritingTo: directory.appendingPathComponent("crash-full.realm"))
+        try handle.truncate(atOffset: 4096)
+        try handle.close()
+        let text = try runChaos(["crash", "--cycles", "1", "--durability", "full", "--directory", directory.path], expectingStatus: 1)
+        XCTAssertTrue(text.contains("FAILED: engineCheck"), text)
+    }
+
+    /// Adds an item, in one committed transaction, without a marker.
+    private func tamper(with file: URL) throws {
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: file, objectTypes: [ChaosItem.self, ChaosCommit.self]))
+        try realm.write {
+            let item = ChaosItem()
+            item.id = 1_000_000
+            item.text = "written behind the writer's back"
+            realm.add(item)
+        }
+    }
+
+    func testBadArgumentsAreRefused() throws {
+        let text = try runChaos(["crash", "--cycles", "0"], expectingStatus: 64)
+        XCTAssertTrue(text.contains("--cycles must be at least 1"), text)
+    }
+
+    /// Runs the executable with `arguments` and returns its output, asserting its status.
+    private func runChaos(_ arguments: [String], expectingStatus status: Int32) throws -> String {
+        let binary = productsDirectory.appendingPathComponent("openrealm-chaos")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            XCTFail("openrealm-chaos is not built next to the tests (looked in \(productsDirectory.path))")
+            return ""
+        }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, status, text)
+        return text
+    }
+}
+
+/// The crash run's model, declared again so the test can open its file.
+final class ChaosItem: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var text: String
+    @Persisted var value: Int
+    @Persisted var numbers: List<Int>
+    @Persisted var tags: List<String>
+    @Persisted var friends: List<ChaosItem>
+}
+
+/// The crash run's transaction marker, declared again so the test can open its file.
+final class ChaosCommit: Object {
+    @Persisted(primaryKey: true) var txn: Int
+    @Persisted var digest: String
+    @Persisted var writes: Int
+}
