@@ -142,7 +142,9 @@ let package = Package(
             dependencies: ["RealmSwift", "OpenRealmSync", "OpenRealmServer", "OpenRealmWire", "ORCore",
                            // Built so that TourTests can run it.
                            "openrealm-tour",
-                           .product(name: "Logging", package: "swift-log")],
+                           .product(name: "Logging", package: "swift-log"),
+                           // JWTLoginTests signs custom JWTs.
+                           .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/OpenRealmSyncTests"
         ),
         .testTarget(
