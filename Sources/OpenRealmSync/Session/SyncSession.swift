@@ -449,6 +449,12 @@ public final class SyncSession: @unchecked Sendable {
 
     // MARK: Upload and queries
 
+    /// A local write committed: upload now rather than at the next poll (which still
+    /// catches commits made by other processes).
+    func localCommitted() {
+        queue.async { [self] in poll() }
+    }
+
     private func poll() {
         let version = file.latestVersion()
         guard version != lastSeenFileVersion else { return }
