@@ -13,6 +13,10 @@ let package = Package(
         .package(name: "OpenRealm", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // The simulated sync clients of the fan-out workload speak the wire protocol over
+        // swift-nio's WebSocket client (the versions the root package already resolves).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.65.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
     ],
     targets: [
         // Raw LMDB doing the same work as the two databases, in C (the floor).
@@ -28,13 +32,22 @@ let package = Package(
             dependencies: [.product(name: "OpenRealm", package: "OpenRealm")],
             path: "Sources/BenchModel"
         ),
-        // The side-by-side table: OpenRealm, GRDB and raw LMDB, interleaved.
+        // The side-by-side table: OpenRealm, GRDB and raw LMDB, interleaved; then the
+        // sync workloads (OpenRealm only) against an openrealm-server in a child process.
         .executableTarget(
             name: "openrealm-bench",
             dependencies: [
                 "BenchModel", "CLMDBBench",
                 .product(name: "OpenRealm", package: "OpenRealm"),
+                .product(name: "OpenRealmSync", package: "OpenRealm"),
+                .product(name: "OpenRealmServer", package: "OpenRealm"),
+                .product(name: "OpenRealmWire", package: "OpenRealm"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/openrealm-bench"
         ),

@@ -32,6 +32,48 @@ static int write_rc(orc_txn *txn, int mrc, const char *what)
     return txn_poison(txn, orc_fail_mdb(mrc, what));
 }
 
+/*
+ * Reads in a read transaction go through one cursor (txn->obj_cursor, on the table
+ * txn->obj_cursor_table) that stays on the last row returned. A key above that
+ * row's is first looked for one step further (MDB_NEXT), which is where it is when
+ * objects are read in key order (iterating a table's Results): no B-tree descent.
+ * Otherwise, and when the step lands elsewhere, the cursor descends (MDB_SET_KEY)
+ * as mdb_get would.
+ */
+static int read_row(orc_txn *txn, uint32_t table, uint64_t key, MDB_val *d)
+{
+    MDB_dbi dbi;
+    int rc = txn_table_dbi(txn, table, &dbi);
+    if (rc) return rc;
+    uint8_t kb[8];
+    MDB_val k = key_val(kb, key);
+    if (txn->write) {
+        int mrc = mdb_get(txn->mdb, dbi, &k, d);
+        return mrc == MDB_NOTFOUND ? ORC_ERR_NOT_FOUND : mrc ? orc_fail_mdb(mrc, "reading an object") : ORC_OK;
+    }
+    bool positioned = txn->obj_cursor && txn->obj_cursor_table == table && txn->last_row.data
+                      && txn->last_row.generation == txn->generation && txn->last_row.table == table;
+    if (txn->obj_cursor && txn->obj_cursor_table != table) {
+        mdb_cursor_close(txn->obj_cursor);
+        txn->obj_cursor = NULL;
+    }
+    if (!txn->obj_cursor) {
+        int mrc = mdb_cursor_open(txn->mdb, dbi, &txn->obj_cursor);
+        if (mrc) return orc_fail_mdb(mrc, "opening an object cursor");
+        txn->obj_cursor_table = table;
+    }
+    /* The cursor's position is only known while last_row describes it. */
+    txn->last_row.data = NULL;
+    if (positioned && key > txn->last_row.key) {
+        MDB_val nk;
+        int mrc = mdb_cursor_get(txn->obj_cursor, &nk, d, MDB_NEXT);
+        if (mrc == 0 && nk.mv_size == 8 && ld64be(nk.mv_data) == key) return ORC_OK;
+        if (mrc && mrc != MDB_NOTFOUND) return orc_fail_mdb(mrc, "reading an object");
+    }
+    int mrc = mdb_cursor_get(txn->obj_cursor, &k, d, MDB_SET_KEY);
+    return mrc == MDB_NOTFOUND ? ORC_ERR_NOT_FOUND : mrc ? orc_fail_mdb(mrc, "reading an object") : ORC_OK;
+}
+
 int obj_row(orc_txn *txn, uint32_t table, uint64_t key, const uint8_t **row, size_t *size)
 {
     if (!txn->write && txn->last_row.data && txn->last_row.generation == txn->generation && txn->last_row.key == key
@@ -40,18 +82,14 @@ int obj_row(orc_txn *txn, uint32_t table, uint64_t key, const uint8_t **row, siz
         *size = txn->last_row.size;
         return ORC_OK;
     }
-    MDB_dbi dbi;
-    int rc = txn_table_dbi(txn, table, &dbi);
-    if (rc) return rc;
-    uint8_t kb[8];
-    MDB_val k = key_val(kb, key), d;
-    int mrc = mdb_get(txn->mdb, dbi, &k, &d);
-    if (mrc == MDB_NOTFOUND) {
+    MDB_val d;
+    int rc = read_row(txn, table, key, &d);
+    if (rc == ORC_ERR_NOT_FOUND) {
         const orc_class *c = schema_class(txn, table);
         return orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no object with key %llu", c ? c->name : "?",
                         (unsigned long long)key);
     }
-    if (mrc) return orc_fail_mdb(mrc, "reading an object");
+    if (rc) return rc;
     *row = d.mv_data;
     *size = d.mv_size;
     if (txn->write) return ORC_OK;

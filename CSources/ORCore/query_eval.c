@@ -436,6 +436,44 @@ static inline bool fast_op(const qnode *n, const orc_value *l)
     return v_op(n->op, n->flags, l, r);
 }
 
+/*
+ * The scan's tightest case: an int column compared with an int constant, read in
+ * place from the row (no orc_value, no type dispatch). Returns 1 (match), 0 (no
+ * match) or -1 when the row is not the plain case (the column is null or absent,
+ * the header is unusual): the caller then goes the general way, which also
+ * reports damage.
+ */
+static inline int int_match(const orc_class *c, const uint8_t *row, size_t size, uint16_t col, uint8_t op, int64_t b)
+{
+    if (size < 4) return -1;
+    uint16_t k = ld16(row), flags = ld16(row + 2);
+    if (col >= k || k > c->ncols || (flags & ~1u)) return -1;
+    const uint32_t *off = c->row_off + ((flags & 1) ? c->ncols + 1 : 0);
+    size_t fixed = 4 + ((size_t)k + 7) / 8;
+    if (fixed + off[k] > size || (row[4 + col / 8] & (1u << (col % 8)))) return -1;
+    int64_t a = (int64_t)ld64(row + fixed + off[col]);
+    switch (op) {
+    case ORC_CMP_EQ: return a == b;
+    case ORC_CMP_NE: return a != b;
+    case ORC_CMP_LT: return a < b;
+    case ORC_CMP_LE: return a <= b;
+    case ORC_CMP_GT: return a > b;
+    default: return a >= b; /* ORC_CMP_GE: int_scan_op admits no other */
+    }
+}
+
+/* Whether a fast predicate can use int_match: an int property against an int constant. */
+static bool int_scan_op(const orc_class *c, const qnode *n)
+{
+    if (!n->fast || n->rhs.val.type != ORC_TYPE_INT) return false;
+    const orc_prop *p = class_prop(c, n->lhs.path.steps[0].col);
+    if (!p || p->type != ORC_TYPE_INT || p->collection != ORC_COLL_NONE) return false;
+    switch (n->op) {
+    case ORC_CMP_EQ: case ORC_CMP_NE: case ORC_CMP_LT: case ORC_CMP_LE: case ORC_CMP_GT: case ORC_CMP_GE: return true;
+    default: return false;
+    }
+}
+
 /* Whether one left value matches the right side. */
 static bool match_one(const qnode *n, const orc_value *l, const orc_value *rv, size_t rn)
 {
@@ -724,6 +762,8 @@ static int each_match(orc_txn *txn, orc_query *q, bool need_row, qmatch_fn fn, v
     qnode *root = q->pred;
     /* the hot path: one property against one constant, straight out of the row */
     uint16_t fast_col = root->fast ? root->lhs.path.steps[0].col : 0;
+    bool fast_int = o.cls && int_scan_op(o.cls, root);
+    int64_t fast_b = fast_int ? root->rhs.val.integer : 0;
     for (;;) {
         bool m;
         rc = tscan_next(&s);
@@ -734,7 +774,10 @@ static int each_match(orc_txn *txn, orc_query *q, bool need_row, qmatch_fn fn, v
         o.key = s.key;
         o.row = s.row;
         o.size = s.size;
-        if (root->fast) {
+        int im = fast_int ? int_match(o.cls, o.row, o.size, fast_col, root->op, fast_b) : -1;
+        if (im >= 0) {
+            m = im;
+        } else if (root->fast) {
             orc_value lv;
             rc = row_get(o.cls, o.row, o.size, fast_col, &lv);
             if (rc != ORC_OK) break;

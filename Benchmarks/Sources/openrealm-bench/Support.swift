@@ -30,8 +30,10 @@ func peakRSS() -> Int { procStatus("VmHWM:") }
 /// Current resident memory (VmRSS of /proc/self/status), in bytes.
 func currentRSS() -> Int { procStatus("VmRSS:") }
 
-private func procStatus(_ field: String) -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+/// A memory field of /proc/<pid>/status (this process by default), in bytes.
+func procStatus(pid: Int32? = nil, _ field: String) -> Int {
+    let path = pid.map { "/proc/\($0)/status" } ?? "/proc/self/status"
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
     for line in text.split(separator: "\n") where line.hasPrefix(field) {
         let digits = line.split(separator: " ").compactMap { Int($0) }
         return (digits.first ?? 0) * 1024

@@ -3,6 +3,7 @@
 //
 //   swift run -c release --package-path Benchmarks openrealm-bench [--quick]
 //       [--json FILE] [--objects N] [--rounds R] [--dir DIR] [--no-memory]
+//       [--no-sync | --sync-only]
 //
 // Each round starts from empty files: every side bulk-inserts the same N tasks, then
 // each workload runs on each side in turn (the order of the sides rotates between
@@ -10,6 +11,11 @@
 // sums, hits) are checked against the values the generator implies; a mismatch
 // fails the run (exit status 1). Peak memory is measured per side in a child process
 // running one round of that side alone.
+//
+// Then the sync workloads, OpenRealm only (`Sync/SyncWorkloads.swift`): an
+// openrealm-server child process on a loopback port, synced realms of several users,
+// and up to 1,000 simulated wire-level clients; their figures are printed against the
+// issue's aims and written to the JSON file with null for the other sides.
 import BenchModel
 import Foundation
 
@@ -21,6 +27,8 @@ struct Options {
     var directory: String?
     var memory = true
     var child: Side?
+    var sync = true
+    var local = true
 
     static func parse(_ arguments: [String]) throws -> Options {
         var options = Options()
@@ -43,6 +51,8 @@ struct Options {
             case "--json": options.json = try value(arg)
             case "--dir": options.directory = try value(arg)
             case "--no-memory": options.memory = false
+            case "--no-sync": options.sync = false
+            case "--sync-only": options.local = false
             case "--child":
                 let name = try value(arg)
                 guard let side = Side.allCases.first(where: { $0.rawValue == name }) else {
@@ -50,11 +60,12 @@ struct Options {
                 }
                 options.child = side
             case "--help", "-h":
-                print("usage: openrealm-bench [--quick] [--json FILE] [--objects N] [--rounds R] [--dir DIR] [--no-memory]")
+                print("usage: openrealm-bench [--quick] [--json FILE] [--objects N] [--rounds R] [--dir DIR] [--no-memory] [--no-sync | --sync-only]")
                 exit(0)
             default: throw BenchError("unknown argument '\(arg)' (see --help)")
             }
         }
+        if !options.local && !options.sync { throw BenchError("--no-sync and --sync-only leave nothing to run") }
         if options.quick {
             if !objectsGiven { options.objects = 100_000 }
             if !roundsGiven { options.rounds = 3 }
@@ -182,6 +193,36 @@ func main() throws -> Int32 {
         return result.mismatches.isEmpty ? 0 : 1
     }
 
+    var workloads: [[String: Any]] = []
+    var document: [String: Any] = ["rounds": options.rounds]
+    var mismatches: [String] = []
+    if options.local {
+        mismatches = try runLocal(options, dir: dir, ids: ids, expected: expected, workloads: &workloads, document: &document)
+    }
+    if options.sync {
+        let figures = try runSync(SyncSizes(quick: options.quick))
+        printSync(figures)
+        workloads += syncJSON(figures)
+    }
+
+    if let json = options.json {
+        document["workloads"] = workloads
+        let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
+        try data.write(to: URL(fileURLWithPath: json))
+    }
+
+    if !mismatches.isEmpty {
+        print("\nMISMATCH — the sides disagree with the expected answers:")
+        for m in mismatches { print("  " + m) }
+        return 1
+    }
+    return 0
+}
+
+/// The local workloads on the three sides: prints the table; returns the mismatches.
+func runLocal(_ options: Options, dir: String, ids: IdTable, expected: Expected,
+              workloads: inout [[String: Any]], document: inout [String: Any]) throws -> [String] {
+    let sizes = options.sizes
     let sides = makeSides(dir, ids)
     let start = now()
     let result = try runRounds(sides, options, expected, log: true)
@@ -190,7 +231,6 @@ func main() throws -> Int32 {
     if options.memory {
         for side in Side.allCases { memory[side] = try childPeak(side, options) }
     }
-
     let med: (Workload, Side) -> Double = { median(result.samples[$0]?[$1] ?? []) }
     print("\nopenrealm-bench: \(format(Double(sizes.objects))) objects, \(options.rounds) rounds, medians (\(String(format: "%.0f", Double(now() - start) / 1e9)) s)\n")
     let header = ["workload", "OpenRealm", "GRDB", "LMDB", "OR/GRDB", "OR/LMDB", "aim"]
@@ -223,26 +263,72 @@ func main() throws -> Int32 {
     print(String(format: "commit → Results.observe callback, one change in %d objects: median %.0f µs, p99 %.0f µs over %d commits (aim: median < 1 ms)",
                  observeObjects, latency.median / 1000, latency.p99 / 1000, latency.samples))
 
-    if let json = options.json {
-        var workloads: [[String: Any]] = Workload.allCases.map { w in
-            ["name": w.key, "openrealm_ns": med(w, .openrealm), "grdb_ns": med(w, .grdb), "lmdb_ns": med(w, .lmdb), "objects": sizes.objects]
-        }
-        workloads.append(["name": "file_bytes_per_object", "openrealm_ns": perObject(.openrealm), "grdb_ns": perObject(.grdb),
-                          "lmdb_ns": perObject(.lmdb), "objects": sizes.objects])
-        var document: [String: Any] = ["workloads": workloads, "rounds": options.rounds]
-        if !memory.isEmpty {
-            document["peak_memory_bytes"] = Dictionary(uniqueKeysWithValues: memory.map { ($0.key.rawValue, $0.value.peak) })
-        }
-        let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
-        try data.write(to: URL(fileURLWithPath: json))
+    workloads += Workload.allCases.map { w in
+        ["name": w.key, "openrealm_ns": med(w, .openrealm), "grdb_ns": med(w, .grdb), "lmdb_ns": med(w, .lmdb), "objects": sizes.objects]
     }
+    workloads.append(["name": "file_bytes_per_object", "openrealm_ns": perObject(.openrealm), "grdb_ns": perObject(.grdb),
+                      "lmdb_ns": perObject(.lmdb), "objects": sizes.objects])
+    if !memory.isEmpty {
+        document["peak_memory_bytes"] = Dictionary(uniqueKeysWithValues: memory.map { ($0.key.rawValue, $0.value.peak) })
+    }
+    return result.mismatches
+}
 
-    if !result.mismatches.isEmpty {
-        print("\nMISMATCH — the sides disagree with the expected answers:")
-        for m in result.mismatches { print("  " + m) }
-        return 1
+/// Runs the sync workloads on the main actor while the main thread runs its run loop
+/// (a realm belongs to the thread that opened it; the run loop drains the main queue
+/// on the main thread itself).
+func runSync(_ sizes: SyncSizes) throws -> SyncFigures {
+    final class Outcome: @unchecked Sendable { var value: Result<SyncFigures, Error>? }
+    let outcome = Outcome()
+    _Concurrency.Task { @MainActor in
+        do {
+            outcome.value = .success(try await SyncWorkloads.run(sizes) { line in
+                FileHandle.standardError.write((line + "\n").data(using: .utf8)!)
+            })
+        } catch {
+            outcome.value = .failure(error)
+        }
     }
-    return 0
+    while outcome.value == nil { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05)) }
+    return try outcome.value!.get()
+}
+
+func printSync(_ f: SyncFigures) {
+    let ms: (Double) -> String = { String(format: "%.2f ms", $0 / 1e6) }
+    let rate: (Double) -> String = { format($0) + " objects/s" }
+    let mark: (Bool) -> String = { $0 ? "met" : "MISSED" }
+    print("\nSync (OpenRealm only; openrealm-server in a child process on loopback):\n")
+    print("| sync workload | OpenRealm | aim | |")
+    print("|---|---:|---|---|")
+    print("| write on A → Results.observe on B, median (\(f.latencySamples) writes) | \(ms(f.latencyMedian)) | < 5 ms | \(mark(f.latencyMedian < 5e6)) |")
+    print("| write on A → Results.observe on B, p99 | \(ms(f.latencyP99)) | < 20 ms | \(mark(f.latencyP99 < 20e6)) |")
+    print("| bootstrap of \(format(Double(f.bootstrapObjects))) objects on subscribe | \(rate(f.bootstrapPerSecond)) | ≥ 50,000/s | \(mark(f.bootstrapPerSecond >= 50_000)) |")
+    print("| sustained upload of changed objects (\(format(Double(f.uploadObjects)))), acknowledged | \(rate(f.uploadChangedPerSecond)) | ≥ 50,000/s | \(mark(f.uploadChangedPerSecond >= 50_000)) |")
+    print("| sustained upload of new objects (\(format(Double(f.uploadObjects)))), acknowledged | \(rate(f.uploadNewPerSecond)) | ≥ 50,000/s | \(mark(f.uploadNewPerSecond >= 50_000)) |")
+    print("| server, \(f.clients) clients: delivery of a change, p99 (\(f.fanoutDeliveries) deliveries) | \(ms(f.fanoutP99)) (median \(ms(f.fanoutMedian))) | < 50 ms | \(mark(f.fanoutP99 < 50e6)) |")
+    print("| server memory per idle client | \(String(format: "%.1f KB", f.idleClientBytes / 1000)) (marginal \(String(format: "%.1f KB", f.marginalClientBytes / 1000))) | < 100 KB | \(mark(f.idleClientBytes < 100_000)) |")
+}
+
+/// The sync figures in the JSON shape of the local ones (ns per operation or per
+/// object, bytes for memory; the other sides null).
+func syncJSON(_ f: SyncFigures) -> [[String: Any]] {
+    func entry(_ name: String, _ value: Double, _ objects: Int) -> [String: Any] {
+        ["name": name, "openrealm_ns": value.isFinite ? value : NSNull(), "grdb_ns": NSNull(), "lmdb_ns": NSNull(), "objects": objects]
+    }
+    return [
+        entry("sync_write_to_observe_median", f.latencyMedian, f.latencySamples),
+        entry("sync_write_to_observe_p99", f.latencyP99, f.latencySamples),
+        entry("sync_bootstrap_per_object", 1e9 / f.bootstrapPerSecond, f.bootstrapObjects),
+        entry("sync_upload_changed_per_object", 1e9 / f.uploadChangedPerSecond, f.uploadObjects),
+        entry("sync_upload_new_per_object", 1e9 / f.uploadNewPerSecond, f.uploadObjects),
+        entry("server_fanout_delivery_p99", f.fanoutP99, f.clients),
+        entry("server_fanout_delivery_median", f.fanoutMedian, f.clients),
+        entry("server_idle_client_bytes", f.idleClientBytes, f.clients),
+    ]
+}
+
+if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "--sync-server" {
+    SyncServerProcess.serve(dataDirectory: CommandLine.arguments[2])
 }
 
 do {

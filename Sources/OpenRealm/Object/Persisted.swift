@@ -68,6 +68,10 @@ public struct Persisted<Value: _Persistable> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
+        // Always inlined into the model's accessor, where the key paths are literals
+        // the optimizer turns into direct field addresses; called out of line, every
+        // access projected the key paths at run time (a metadata lookup, retains).
+        @inline(__always)
         get {
             let field = observed[keyPath: storageKeyPath]
             if field.managedIndex >= 0 {
@@ -86,6 +90,7 @@ public struct Persisted<Value: _Persistable> {
                 return value
             }
         }
+        @inline(__always)
         set {
             let index = observed[keyPath: storageKeyPath].managedIndex
             if index >= 0 {

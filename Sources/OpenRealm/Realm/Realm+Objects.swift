@@ -92,6 +92,10 @@ extension Realm {
     /// nothing. Flexible sync uses it to refuse objects of classes no subscription covers
     /// (the server would only revert them). Changes to managed objects are not checked:
     /// they are in the realm because a subscription covers them.
+    /// Called after each local commit of a synced realm (set by OpenRealmSync), so that
+    /// its session uploads at once rather than at its next poll.
+    nonisolated(unsafe) package static var _syncCommitHook: ((Realm) -> Void)?
+
     nonisolated(unsafe) package static var _syncWriteCheck: ((Realm, OpaquePointer, String) throws -> Void)?
 
     /// Set by the sync module: called with the write transaction (given as `txn`) just

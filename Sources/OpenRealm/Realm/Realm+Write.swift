@@ -65,8 +65,9 @@ extension Realm {
     /// Updating needs a primary key to find the existing object. Only the object given to
     /// `add`/`create` must have one: linked objects without a primary key are created anew.
     static func _requirePrimaryKey(_ type: ObjectBase.Type, _ policy: UpdatePolicy) throws {
+        guard policy != .error else { return }
         let info = ObjectTypeInfo.of(type)
-        if policy != .error && info.primaryKey == nil {
+        if info.primaryKey == nil {
             throw RealmError(.invalidArgument, "'\(info.className)' does not have a primary key and can not be updated.")
         }
     }
@@ -126,12 +127,11 @@ extension Realm {
         }
         let txn = writeTxn!
         let context = _ORWriteContext(realm: self, policy: policy, arena: arena)
-        // The values to write, read out of the unmanaged instance before it becomes managed.
-        let values = info.properties.map { $0.field.unmanagedValue(object, $0.offset) }
+        let properties = info.properties
 
         var existingKey: UInt64?
         if policy != .error, let pkIndex = info.primaryKeyIndex {
-            var pk = try values[pkIndex]._orEncodeIfValue(context)!
+            var pk = try properties[pkIndex].encodeUnmanaged(object, context)
             var key: UInt64 = 0
             let status = orc_obj_find(txn, bound.table, &pk, &key)
             if status == ORC_OK { existingKey = key } else if status != ORC_ERR_NOT_FOUND {
@@ -139,70 +139,77 @@ extension Realm {
             }
         }
 
-        var cols: [UInt16] = []
-        var encoded: [orc_value] = []
-        var linkIndexes: [Int] = []
-        var laterIndexes: [Int] = []
-        for (i, property) in info.properties.enumerated() where property.isStored {
-            if existingKey != nil, let only, !only.contains(i) { continue }
-            if property.descriptor.collection != ORC_COLL_NONE || property.isEmbeddedLink {
-                laterIndexes.append(i)
-                continue
-            }
-            if property.descriptor.type == ORC_TYPE_LINK {
-                linkIndexes.append(i)
-                continue
-            }
-            let value = try values[i]._orEncodeIfValue(context)!
-            if let existingKey, policy == .modified {
-                var current = orc_value()
-                if orc_obj_get(txn, bound.table, existingKey, bound.columns[i], &current) == ORC_OK,
-                   current.type == value.type, withUnsafePointer(to: value, { orc_value_compare(&current, $0) }) == 0 {
-                    continue
+        // Single values are encoded straight out of the unmanaged instance (with code
+        // specialized per property type) into buffers on the stack; links and
+        // collections are read out before the instance becomes managed and written
+        // after the row exists, so that cycles of unmanaged objects resolve.
+        var links: [(index: Int, value: any _Persistable)] = []
+        var later: [(index: Int, value: any _Persistable)] = []
+        let key: UInt64 = try withUnsafeTemporaryAllocation(of: UInt16.self, capacity: properties.count) { cols in
+            try withUnsafeTemporaryAllocation(of: orc_value.self, capacity: properties.count) { encoded in
+                var count = 0
+                for i in properties.indices {
+                    let property = properties[i]
+                    guard property.isStored else { continue }
+                    if existingKey != nil, let only, !only.contains(i) { continue }
+                    if property.descriptor.collection != ORC_COLL_NONE || property.isEmbeddedLink {
+                        later.append((i, property.field.unmanagedValue(object, property.offset)))
+                        continue
+                    }
+                    if property.descriptor.type == ORC_TYPE_LINK {
+                        links.append((i, property.field.unmanagedValue(object, property.offset)))
+                        continue
+                    }
+                    let value = try property.encodeUnmanaged(object, context)
+                    if let existingKey, policy == .modified {
+                        var current = orc_value()
+                        if orc_obj_get(txn, bound.table, existingKey, bound.columns[i], &current) == ORC_OK,
+                           current.type == value.type, withUnsafePointer(to: value, { orc_value_compare(&current, $0) }) == 0 {
+                            continue
+                        }
+                    }
+                    if existingKey != nil && i == info.primaryKeyIndex { continue }
+                    cols[count] = bound.columns[i]
+                    encoded[count] = value
+                    count += 1
                 }
+                if let existingKey {
+                    if count > 0 {
+                        try ORC.check(orc_obj_set_many(txn, bound.table, existingKey, cols.baseAddress, encoded.baseAddress, count),
+                                      "Updating '\(info.className)'")
+                    }
+                    return existingKey
+                }
+                var newKey: UInt64 = 0
+                let status = orc_obj_create(txn, bound.table, cols.baseAddress, encoded.baseAddress, count, &newKey)
+                if status == ORC_ERR_EXISTS, let pkIndex = info.primaryKeyIndex {
+                    let pk = properties[pkIndex].field.unmanagedValue(object, properties[pkIndex].offset)
+                    throw RealmError(.primaryKeyExists, "Attempting to create an object of type '\(info.className)' with an existing primary key value '\(pk)'.")
+                }
+                try ORC.check(status, "Creating an object of class '\(info.className)'")
+                return newKey
             }
-            if existingKey != nil && i == info.primaryKeyIndex { continue }
-            cols.append(bound.columns[i])
-            encoded.append(value)
-        }
-
-        let key: UInt64
-        if let existingKey {
-            key = existingKey
-            if !cols.isEmpty {
-                try ORC.check(orc_obj_set_many(txn, bound.table, key, cols, encoded, cols.count), "Updating '\(info.className)'")
-            }
-        } else {
-            var newKey: UInt64 = 0
-            let status = orc_obj_create(txn, bound.table, cols, encoded, cols.count, &newKey)
-            if status == ORC_ERR_EXISTS, let pkIndex = info.primaryKeyIndex {
-                throw RealmError(.primaryKeyExists, "Attempting to create an object of type '\(info.className)' with an existing primary key value '\(values[pkIndex])'.")
-            }
-            try ORC.check(status, "Creating an object of class '\(info.className)'")
-            key = newKey
         }
         arena.reset()
         _manage(object, bound, key)
 
-        // Links after the row exists, so that cycles of unmanaged objects resolve.
-        for i in linkIndexes {
-            var link = try values[i]._orEncodeIfValue(context)!
+        for (i, value) in links {
+            var link = try value._orEncodeIfValue(context)!
             if let existingKey, policy == .modified {
                 var current = orc_value()
                 if orc_obj_get(txn, bound.table, existingKey, bound.columns[i], &current) == ORC_OK,
                    orc_value_compare(&current, &link) == 0 && current.type == link.type { continue }
             }
-            try ORC.check(orc_obj_set(txn, bound.table, key, bound.columns[i], &link), "Setting '\(info.className).\(info.properties[i].name)'")
+            try ORC.check(orc_obj_set(txn, bound.table, key, bound.columns[i], &link), "Setting '\(info.className).\(properties[i].name)'")
         }
-        for i in laterIndexes {
-            let property = info.properties[i]
-            if property.isEmbeddedLink {
-                try _setEmbedded(object, i, AnyValueConversion.unwrap(values[i] as Any) as? ObjectBase, policy: policy)
-            } else if let collection = values[i] as? CollectionAssignable {
+        for (i, value) in later {
+            if properties[i].isEmbeddedLink {
+                try _setEmbedded(object, i, AnyValueConversion.unwrap(value as Any) as? ObjectBase, policy: policy)
+            } else if let collection = value as? CollectionAssignable {
                 try collection._orAssign(to: object, index: i, context: context)
             }
         }
-        arena.reset()
+        if !links.isEmpty || !later.isEmpty { arena.reset() }
         return object
     }
 

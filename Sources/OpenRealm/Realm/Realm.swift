@@ -216,6 +216,7 @@ public final class Realm {
         _coordinator.notifier.finishCommit(holds, succeeded: status == ORC_OK, version: version)
         try ORC.check(status, "Committing the write transaction")
         _didCommit(version: version, skipping: tokens)
+        if let hook = Realm._syncCommitHook, configuration._syncConfiguration != nil { hook(self) }
     }
 
     /// Discards every change of the write transaction. Must be called on the thread

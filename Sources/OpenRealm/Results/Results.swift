@@ -243,6 +243,12 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     var position = 0
     /// The class binding, looked up once per iteration rather than per element.
     private var bound: BoundClass?
+    /// The accessor returned last. When the next element is asked for and nothing else
+    /// holds it (no strong, weak or unowned reference: the loop body let it go), it is
+    /// re-pointed at the next row rather than a new accessor being made — only for
+    /// classes whose accessors hold nothing else (`recyclesAccessors`), so no value can
+    /// be seen to move from one row to another.
+    private var recycled: ObjectBase?
 
     init(results: Results<Element>, keys: [UInt64]) {
         self.results = results
@@ -254,7 +260,15 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
         defer { position += 1 }
         if bound == nil { bound = results.core.bound }
         guard let bound else { return results.object(forKey: keys[position]) }
-        return (results.core.realm._accessor(bound, keys[position]) as! Element)
+        let key = keys[position]
+        if isKnownUniquelyReferenced(&recycled), let object = recycled,
+           _getUnownedRetainCount(object) == 1, _getWeakRetainCount(object) == 1 {
+            object._key = key
+            return (object as! Element)
+        }
+        let object = results.core.realm._accessor(bound, key)
+        if bound.info.recyclesAccessors { recycled = object }
+        return (object as! Element)
     }
 }
 

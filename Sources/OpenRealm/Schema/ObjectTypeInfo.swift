@@ -27,6 +27,9 @@ final class ObjectTypeInfo: @unchecked Sendable {
         let isPrimaryKey: Bool
         /// For `LinkingObjects`: the linking class's property.
         let originProperty: String?
+        /// For the scalar types: reads and encodes an unmanaged object's value with code
+        /// specialized for the type (see ``UnmanagedEncoders``); nil for other types.
+        let unmanagedEncoder: UnmanagedEncoder?
 
         init(name: String, offset: Int, field: any PersistedField.Type, valueType: any _Persistable.Type,
              descriptor: _ORPropertyDescriptor, isIndexed: Bool, isPrimaryKey: Bool, originProperty: String?) {
@@ -40,6 +43,15 @@ final class ObjectTypeInfo: @unchecked Sendable {
             self.isPrimaryKey = isPrimaryKey
             self.originProperty = originProperty
             isSingleValue = descriptor.collection == ORC_COLL_NONE && !descriptor.isLinkingObjects
+            unmanagedEncoder = descriptor.type == ORC_TYPE_LINK || !isSingleValue ? nil : UnmanagedEncoders.make(field, offset: offset)
+        }
+
+        /// The value an unmanaged `object` holds in this (single-valued, not link)
+        /// property, encoded for ORCore.
+        @inline(__always)
+        func encodeUnmanaged(_ object: ObjectBase, _ context: _ORWriteContext) throws -> orc_value {
+            if let unmanagedEncoder { return try unmanagedEncoder(object, context) }
+            return try field.unmanagedValue(object, offset)._orEncodeIfValue(context)!
         }
 
         /// Makes the field of `object` read and write the realm as property `index`.
@@ -62,6 +74,11 @@ final class ObjectTypeInfo: @unchecked Sendable {
     let className: String
     let kind: orc_class_kind
     let properties: [PropertyInfo]
+    /// Whether an accessor of the class holds nothing but its row and its `@Persisted`
+    /// fields (no stored property of the model's own, which would carry a value from
+    /// one row to the next): then iterating `Results` may re-point an accessor nobody
+    /// else holds at the next row instead of making a new one.
+    let recyclesAccessors: Bool
     let primaryKeyIndex: Int?
     private let indexByName: [String: Int]
     /// A declaration the schema cannot hold (a non-optional link, two primary keys).
@@ -85,15 +102,18 @@ final class ObjectTypeInfo: @unchecked Sendable {
         }
 
         var fields: [(name: String, offset: Int, field: any PersistedField.Type)] = []
-        let fieldOptions = _EachFieldOptions(rawValue: 1 << 0)  // .classType
-        _ = _forEachField(of: type, options: fieldOptions) { name, offset, fieldType, _ in
+        var otherFields = 0
+        _ = _forEachField(of: type, options: Self.fieldOptions) { name, offset, fieldType, _ in
             if let field = fieldType as? any PersistedField.Type {
                 var label = String(cString: name)
                 if label.hasPrefix("_") { label.removeFirst() }
                 fields.append((label, offset, field))
+            } else {
+                otherFields += 1
             }
             return true
         }
+        recyclesAccessors = otherFields == Self.objectBaseFieldCount
 
         // A probe instance tells what each declaration says (options, origin properties).
         let probe = type.init()
@@ -154,6 +174,19 @@ final class ObjectTypeInfo: @unchecked Sendable {
         }
         return nil
     }
+
+    private static let fieldOptions = _EachFieldOptions(rawValue: 1 << 0)  // .classType
+
+    /// The stored fields `ObjectBase` itself declares, as `_forEachField` counts them
+    /// for a subclass (zero if it does not walk superclasses: recycling is then never on).
+    private static let objectBaseFieldCount: Int = {
+        var count = 0
+        _ = _forEachField(of: ObjectBase.self, options: fieldOptions) { _, _, _, _ in
+            count += 1
+            return true
+        }
+        return count
+    }()
 
     // MARK: The process-wide registry
 

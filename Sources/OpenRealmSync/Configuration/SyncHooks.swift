@@ -5,6 +5,9 @@ import OpenRealm
 /// Connects OpenRealm's open and copy hooks to sync. Installed when the first ``App``
 /// state is made: every synced configuration comes from a user of an app.
 enum SyncHooks {
+    /// Where local commits are handed to their sessions (see `_syncCommitHook`).
+    private static let commitQueue = DispatchQueue(label: "openrealm.sync.commits")
+
     private static let installOnce: Void = {
         Realm._asyncOpenHook = { configuration, behavior in
             try await openSynced(configuration, behavior)
@@ -17,6 +20,12 @@ enum SyncHooks {
         }
         Realm._syncBeforeCommit = { realm, txn in
             CommitStamps.stampCommit(realm._coordinator.path, txn)
+        }
+        Realm._syncCommitHook = { realm in
+            guard let path = try? realm.configuration.resolvedPath() else { return }
+            // Off the committing thread: a commit can happen while the registry's lock
+            // is held (a session being made writes its file), and the lock is not reentrant.
+            commitQueue.async { SyncSessionRegistry.shared.existing(path: path)?.localCommitted() }
         }
     }()
 

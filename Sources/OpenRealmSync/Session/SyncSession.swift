@@ -373,6 +373,12 @@ public final class SyncSession: @unchecked Sendable {
 
     /// Runs every 20 ms: uploads new local commits, sends a new subscription set, and
     /// drops a connection that is stuck in its handshake or went silent.
+    /// A local write committed: upload now rather than at the next poll (which still
+    /// catches commits made by other processes).
+    func localCommitted() {
+        queue.async { [self] in poll() }
+    }
+
     private func poll() {
         checkConnectionHealth()
         let version = file.latestVersion()
