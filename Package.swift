@@ -1,6 +1,13 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// `scripts/fuzz` builds `openrealm-fuzz` with OPENREALM_FUZZ=1: the modules it fuzzes get
+/// libFuzzer's coverage instrumentation and AddressSanitizer (`-O`: Swift adds no coverage
+/// at -Onone), and the executable links libFuzzer (docs/RELIABILITY.md, "Fuzzing").
+/// Otherwise nothing changes and `openrealm-fuzz` is a replay tool.
+let fuzzing = Context.environment["OPENREALM_FUZZ"] == "1"
+let fuzzed: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-O"])] : []
+
 let package = Package(
     name: "OpenRealm",
     products: [
@@ -13,6 +20,7 @@ let package = Package(
         .executable(name: "openrealm-server", targets: ["openrealm-server"]),
         .executable(name: "openrealm-tour", targets: ["openrealm-tour"]),
         .executable(name: "openrealm-chaos", targets: ["openrealm-chaos"]),
+        .executable(name: "openrealm-fuzz", targets: ["openrealm-fuzz"]),
     ],
     dependencies: [
         // OpenRealm, ORCore and OpenRealmWire use none of these. The sync server uses them
@@ -50,12 +58,14 @@ let package = Package(
         .target(
             name: "OpenRealm",
             dependencies: ["ORCore"],
-            path: "Sources/OpenRealm"
+            path: "Sources/OpenRealm",
+            swiftSettings: fuzzed
         ),
         .target(
             name: "OpenRealmWire",
             dependencies: ["CZstd"],
-            path: "Sources/OpenRealmWire"
+            path: "Sources/OpenRealmWire",
+            swiftSettings: fuzzed
         ),
         .target(
             // Wire value <-> ORCore value conversions shared by the sync server's store
@@ -97,7 +107,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Sources/OpenRealmServer"
+            path: "Sources/OpenRealmServer",
+            swiftSettings: fuzzed
         ),
         .executableTarget(
             name: "openrealm-server",
@@ -129,6 +140,20 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/openrealm-chaos"
+        ),
+        .executableTarget(
+            // Fuzz targets (docs/RELIABILITY.md): `openrealm-fuzz <target> FILE|DIR...` replays
+            // inputs; built by `scripts/fuzz` with OPENREALM_FUZZ=1 it runs libFuzzer instead.
+            name: "openrealm-fuzz",
+            dependencies: [
+                "OpenRealm",
+                "OpenRealmWire",
+                "OpenRealmServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/openrealm-fuzz",
+            swiftSettings: fuzzed + (fuzzing ? [.define("OPENREALM_FUZZ")] : []),
+            linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
         ),
         .testTarget(
             name: "OpenRealmTests",

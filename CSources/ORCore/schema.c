@@ -66,7 +66,9 @@ static char *rdname(reader *r)
 static void class_free(orc_class *c)
 {
     free(c->name);
-    for (uint16_t i = 0; i < c->ncols; i++) free(c->props[i].name);
+    /* A damaged record can fail after ncols is read and before props is allocated. */
+    if (c->props)
+        for (uint16_t i = 0; i < c->ncols; i++) free(c->props[i].name);
     free(c->props);
     free(c->row_off);
     free(c->row_prev_var);

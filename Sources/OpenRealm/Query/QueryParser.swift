@@ -31,7 +31,8 @@ import Foundation
 /// numbered as written; `%@` and `%K` take the next positional index, counting from 0
 /// in the order they appear (NSPredicate style). `path.@sum.prop` is read as
 /// `path.prop.@sum`. Words that are keywords in operand position (`not`, `any`,
-/// `true`, `nil`, `subquery`, `infinity`, ...) cannot be used as property names there.
+/// `true`, `nil`, `subquery`, `infinity`, ...) cannot be used as property names there,
+/// after a quantifier included (`ANY any == 1` is refused).
 package struct QueryParser {
     private let tokens: [QueryToken]
     private let source: String
@@ -339,7 +340,9 @@ package struct QueryParser {
                 defer { positional += 1 }
                 return Side(operand: .keyPathArgument(positional), quantifier: quantifier, token: t)
             }
-            guard startsKeyPath(t) else {
+            // A keyword cannot start the key path here either: `ANY any == 1` would print
+            // as `any == 1` (ANY is implicit in the canonical form), which reads differently.
+            guard startsKeyPath(t), !isWord(t, "any", "some", "all", "none", "truepredicate", "falsepredicate") else {
                 throw unexpected(t, expected: "a key path after '\(start.text)'")
             }
             return Side(operand: .keyPath(try keyPath()), quantifier: quantifier, token: t)

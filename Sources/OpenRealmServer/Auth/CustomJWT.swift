@@ -24,7 +24,7 @@ public struct CustomJWTConfiguration: Sendable, Hashable {
     }
 
     /// What a verified token says about its user.
-    struct Identity: Sendable, Hashable {
+    package struct Identity: Sendable, Hashable {
         var subject: String
         var email: String?
     }
@@ -34,7 +34,7 @@ public struct CustomJWTConfiguration: Sendable, Hashable {
     /// - Throws: ``AuthError`` `InvalidSession` naming what is wrong (not a JWT, not
     ///   HS256, bad signature, missing `sub` or `exp`, wrong `aud`, `nbf` in the
     ///   future), `TokenExpired` past `exp`.
-    func verify(_ token: String, now: Int64) throws(AuthError) -> Identity {
+    package func verify(_ token: String, now: Int64) throws(AuthError) -> Identity {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = JSONWebToken.unbase64url(parts[0]),
               let payload = JSONWebToken.unbase64url(parts[1]), let signature = JSONWebToken.unbase64url(parts[2]) else {

@@ -7,7 +7,7 @@ import Foundation
 /// profile requests; refresh tokens (`typ` = `refresh`) live longer, carry the id of
 /// their stored record (`jti`) so that logout can revoke them, and only mint access
 /// tokens.
-struct TokenClaims: Codable, Sendable, Hashable {
+package struct TokenClaims: Codable, Sendable, Hashable {
     /// The user id.
     var sub: String
     /// The app id the token is for.
@@ -30,8 +30,15 @@ struct TokenClaims: Codable, Sendable, Hashable {
 ///
 /// `header.payload.signature`, each base64url without padding; the header is always
 /// `{"alg":"HS256","typ":"JWT"}` and any other `alg` is refused.
-struct JSONWebToken: Sendable {
+///
+/// `package` so that `openrealm-fuzz` (target `token`) can feed it tokens.
+package struct JSONWebToken: Sendable {
     let key: SymmetricKey
+
+    /// Tokens signed and verified with `key`.
+    package init(key: SymmetricKey) {
+        self.key = key
+    }
 
     private static let header = base64url(Data(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
 
@@ -53,7 +60,7 @@ struct JSONWebToken: Sendable {
     ///   - now: the current time in seconds since the epoch.
     /// - Throws: ``AuthError`` `InvalidSession` for a malformed token, another
     ///   algorithm, a bad signature or the wrong kind; `TokenExpired` past `exp`.
-    func verify(_ token: String, kind: String, now: Int64) throws(AuthError) -> TokenClaims {
+    package func verify(_ token: String, kind: String, now: Int64) throws(AuthError) -> TokenClaims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Self.unbase64url(parts[0]), let payload = Self.unbase64url(parts[1]),
               let signature = Self.unbase64url(parts[2]) else {
