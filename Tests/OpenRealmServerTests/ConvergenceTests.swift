@@ -53,16 +53,20 @@ final class ConvergenceTests: ServerTestCase {
         let clientCount = 4
         let steps = 25
         var clients: [(TestSyncClient, WireIdent)] = []
+        var bootstrapVersions: [UInt64] = []
         for _ in 0..<clientCount {
             let (client, ident) = try boundClient()
-            try subscribeToAllTasks(client)
+            bootstrapVersions.append(try subscribeToAllTasksReturningVersion(client))
             clients.append((client, ident))
         }
+        let versions = bootstrapVersions
         let replicas = ReplicaBox(count: clientCount)
         let failures = ReplicaBox.Failures()
         let shared = ClientsBox(clients)
         DispatchQueue.concurrentPerform(iterations: clientCount) { index in
             let (client, ident) = shared.clients[index]
+            // Like a real client, each changeset names the last server version integrated.
+            var integrated = versions[index]
             var rng = SplitMix(seed: UInt64(index + 1) * 7919)
             var replica = Replica()
             // The bootstrap's values: stamped as the setup's write.
@@ -70,6 +74,7 @@ final class ConvergenceTests: ServerTestCase {
             var clock = WireHybridTimestamp(milliseconds: 2_000)
             func handle(_ message: WireMessage) {
                 guard case .download(let d) = message else { return }
+                integrated = max(integrated, d.progress.serverVersion)
                 for c in d.changesets {
                     replica.apply(c.instructions, stamp: WriteStamp(timestamp: c.timestamp, originFileIdent: c.originFileIdent))
                     clock = clock.receiving(c.timestamp, now: 0)
@@ -90,9 +95,12 @@ final class ConvergenceTests: ServerTestCase {
                     clock = clock.advanced(to: clock.milliseconds + rng.next() % 40)
                     replica.apply(instructions, stamp: WriteStamp(timestamp: clock, originFileIdent: ident.fileIdentity.ident))
                     try client.send(.upload(WireUpload(session: 1, changesets: [WireUploadChangeset(
-                        clientVersion: UInt64(step), lastIntegratedServerVersion: 0, timestamp: clock, instructions: instructions)])))
+                        clientVersion: UInt64(step), lastIntegratedServerVersion: integrated, timestamp: clock, instructions: instructions)])))
                     _ = try client.waitFor("ack \(step)") { m -> Bool? in
-                        if case .download(let d) = m, d.changesets.isEmpty, d.progress.lastIntegratedClientVersion == UInt64(step) { return true }
+                        if case .download(let d) = m, d.changesets.isEmpty, d.progress.lastIntegratedClientVersion == UInt64(step) {
+                            integrated = max(integrated, d.progress.serverVersion)
+                            return true
+                        }
                         if case .error(let e) = m { failures.add("client \(index): \(e.message)"); return true }
                         handle(m)
                         return nil
@@ -129,6 +137,18 @@ final class ConvergenceTests: ServerTestCase {
         XCTAssertEqual(serverState.count, objects.count)
         for (index, state) in finalStates.enumerated() {
             XCTAssertEqual(state, serverState, "client \(index) diverged from the server")
+        }
+    }
+}
+
+extension ConvergenceTests {
+    /// Subscribes to every task; returns the server version the bootstrap brought the
+    /// client to.
+    func subscribeToAllTasksReturningVersion(_ client: TestSyncClient) throws -> UInt64 {
+        try client.send(.query(WireQuery(session: 1, queryVersion: 1, queries: [WireClassQuery(className: "Task", query: "TRUEPREDICATE")])))
+        return try client.waitFor("the bootstrap") { message -> UInt64? in
+            if case .download(let d) = message, d.bootstrap == .lastBatch { return d.progress.serverVersion }
+            return nil
         }
     }
 }
