@@ -8,7 +8,7 @@ import ArgumentParser
 struct OpenRealmChaos: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "openrealm-chaos",
-        abstract: "Fault-injection runs against OpenRealm: kill writers, then check nothing was lost.",
-        subcommands: [CrashCommand.self, CrashWriterCommand.self]
+        abstract: "Fault-injection runs against OpenRealm: kill writers, clients and the server, break connections, load the server; check nothing was lost.",
+        subcommands: [CrashCommand.self, NetworkCommand.self, LoadCommand.self, CrashWriterCommand.self, SyncClientCommand.self]
     )
 }
