@@ -58,10 +58,18 @@ let package = Package(
             path: "Sources/OpenRealmWire"
         ),
         .target(
+            // Wire value <-> ORCore value conversions shared by the sync server's store
+            // and the sync client's integration (links are named by the caller).
+            name: "OpenRealmStoreValues",
+            dependencies: ["ORCore", "OpenRealmWire"],
+            path: "Sources/OpenRealmStoreValues"
+        ),
+        .target(
             name: "OpenRealmSync",
             dependencies: [
                 "OpenRealm",
                 "OpenRealmWire",
+                "OpenRealmStoreValues",
                 "ORCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -80,6 +88,7 @@ let package = Package(
             dependencies: [
                 "OpenRealm",
                 "OpenRealmWire",
+                "OpenRealmStoreValues",
                 "ORCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -150,7 +159,9 @@ let package = Package(
             dependencies: ["RealmSwift", "OpenRealmSync", "OpenRealmServer", "OpenRealmWire", "ORCore",
                            // Built so that TourTests can run it.
                            "openrealm-tour",
-                           .product(name: "Logging", package: "swift-log")],
+                           .product(name: "Logging", package: "swift-log"),
+                           // JWTLoginTests signs custom JWTs.
+                           .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/OpenRealmSyncTests"
         ),
         .testTarget(

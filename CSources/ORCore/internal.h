@@ -223,6 +223,9 @@ typedef struct orc_envcore {
     MDB_dbi *table_dbi;    /* [table id] object database, 0 when not yet opened */
     MDB_dbi *pk_dbi;       /* [table id] primary key database, 0 when not yet opened */
     uint32_t table_dbi_cap;
+    /* Every table database of every snapshot up to this LMDB transaction id has its
+     * handle in table_dbi / pk_dbi (see txn.c, invariant 4). Under lock. */
+    size_t handles_upto;
     pthread_mutex_t lock;  /* guards dbi opening, the schema cache, the registry fields */
     pthread_rwlock_t map_lock; /* held shared by every live transaction; exclusively to resize */
     orc_schema *schema;    /* the latest schema read or committed */
@@ -249,7 +252,7 @@ struct orc_txn {
     MDB_txn *mdb;
     bool write;
     bool failed;           /* a write failed half-way: only abort is allowed */
-    bool opened_dbis;      /* dbis were opened inside this transaction */
+    size_t lmdb_id;        /* mdb_txn_id of the LMDB transaction */
     uint64_t version;
     uint64_t generation;
     orc_schema *schema;

@@ -8,10 +8,20 @@
  *  3. A commit writes, in one LMDB transaction: the schema (if changed), the
  *     table states (if changed), "orc.version" = version + 1, and the
  *     changeset of that version. So a version exists iff its changeset does.
- *  4. LMDB keeps a database handle opened inside a transaction only if that
- *     transaction commits. Read transactions therefore always end with
- *     mdb_txn_commit; write transactions publish the handles they created to
- *     the core only after their commit succeeds.
+ *  4. Database handles. LMDB keeps a handle opened inside a transaction only if
+ *     that transaction commits, lets other transactions use it only if they
+ *     begin after that commit, and shares the handle table between all
+ *     transactions of the process: a handle opened in a transaction that is
+ *     still running can be taken by another opener, and closed under it if the
+ *     first one aborts. So handles of existing databases are opened only by
+ *     open_handles(), in a short read transaction of its own that commits at
+ *     once, under core->lock, before the transaction that needs them begins:
+ *     mdb_begin() makes sure every table database of the new snapshot has its
+ *     handle (core->handles_upto), so a reader never opens one and a miss means
+ *     the database does not exist in its snapshot. The only handles opened inside
+ *     a running transaction are the databases a write transaction creates; nobody
+ *     else can know their names before it commits, and it publishes them to the
+ *     core only after its commit succeeds.
  *  5. mdb_dbi_open is never called concurrently (core->lock serialises it).
  *
  * TABLE STATES ("orc.tables" in "meta")
@@ -114,6 +124,108 @@ bool env_thread_has_txn(orc_envcore *core)
     return found;
 }
 
+/* Parses an ORCore table database name ("t12", "p12"); 0 when it is not one. */
+static uint32_t table_db_name(const MDB_val *k, bool *pk)
+{
+    const char *p = k->mv_data;
+    if (k->mv_size < 2 || k->mv_size > 11 || (p[0] != 't' && p[0] != 'p')) return 0;
+    uint64_t n = 0;
+    for (size_t i = 1; i < k->mv_size; i++) {
+        if (p[i] < '0' || p[i] > '9') return 0;
+        n = n * 10 + (uint64_t)(p[i] - '0');
+    }
+    *pk = p[0] == 'p';
+    return n > 0 && n <= ORC_MAX_TABLES ? (uint32_t)n : 0;
+}
+
+static int ensure_dbi_cap(orc_envcore *core, uint32_t table);
+
+/*
+ * Opens a handle for every table database of the latest snapshot that has none,
+ * in a read transaction that commits at once, and publishes them (invariant 4).
+ * Needs core->lock; no transaction of this process may have an LMDB transaction
+ * with databases opened but not yet committed, other than a writer's creations.
+ */
+static int open_handles(orc_envcore *core)
+{
+    MDB_txn *t;
+    MDB_cursor *c;
+    int mrc = mdb_txn_begin(core->mdb, NULL, MDB_RDONLY, &t);
+    if (mrc) return orc_fail_mdb(mrc, "beginning to open database handles");
+    size_t id = mdb_txn_id(t);
+    struct { uint32_t table; bool pk; MDB_dbi dbi; } opened[64];
+    size_t n = 0;
+    int rc = ORC_OK;
+    bool more = true;
+    while (more && !rc) {
+        more = false;
+        n = 0;
+        MDB_dbi main_dbi;
+        if ((mrc = mdb_dbi_open(t, NULL, 0, &main_dbi)) || (mrc = mdb_cursor_open(t, main_dbi, &c))) break;
+        MDB_val k, d;
+        for (mrc = mdb_cursor_get(c, &k, &d, MDB_FIRST); !mrc; mrc = mdb_cursor_get(c, &k, &d, MDB_NEXT)) {
+            bool pk = false;
+            uint32_t table = table_db_name(&k, &pk);
+            if (!table) continue;
+            if ((rc = ensure_dbi_cap(core, table))) break;
+            if ((pk ? core->pk_dbi : core->table_dbi)[table]) continue;
+            if (n == sizeof opened / sizeof opened[0]) {
+                more = true; /* publish this batch, then scan again */
+                break;
+            }
+            char name[16];
+            memcpy(name, k.mv_data, k.mv_size);
+            name[k.mv_size] = 0;
+            MDB_dbi dbi;
+            int orc = mdb_dbi_open(t, name, 0, &dbi);
+            if (orc) {
+                rc = orc_fail_mdb(orc, "opening a table's database");
+                break;
+            }
+            opened[n].table = table;
+            opened[n].pk = pk;
+            opened[n].dbi = dbi;
+            n++;
+        }
+        mdb_cursor_close(c);
+        if (mrc == MDB_NOTFOUND) mrc = 0;
+        if (rc || mrc) break;
+        /* Published only once committed: before that, no other transaction may use them. */
+        if ((mrc = mdb_txn_commit(t))) {
+            t = NULL;
+            break;
+        }
+        t = NULL;
+        for (size_t i = 0; i < n; i++) (opened[i].pk ? core->pk_dbi : core->table_dbi)[opened[i].table] = opened[i].dbi;
+        if (more && (mrc = mdb_txn_begin(core->mdb, NULL, MDB_RDONLY, &t))) break;
+        if (more) id = mdb_txn_id(t);
+    }
+    if (t) mdb_txn_abort(t);
+    if (rc) return rc;
+    if (mrc) return orc_fail_mdb(mrc, "opening database handles");
+    if (id > core->handles_upto) core->handles_upto = id;
+    return ORC_OK;
+}
+
+/* Whether every table database of `txn`'s snapshot has a handle; if not, ends the
+ * LMDB transaction (which has opened nothing), opens them and returns false. */
+static int handles_ready(orc_txn *txn, bool *ready)
+{
+    orc_envcore *core = txn->core;
+    size_t id = mdb_txn_id(txn->mdb);
+    size_t snapshot = txn->write ? id - 1 : id;
+    pthread_mutex_lock(&core->lock);
+    *ready = snapshot <= core->handles_upto;
+    int rc = ORC_OK;
+    if (!*ready) {
+        mdb_txn_abort(txn->mdb);
+        txn->mdb = NULL;
+        rc = open_handles(core);
+    }
+    pthread_mutex_unlock(&core->lock);
+    return rc;
+}
+
 static int mdb_begin(orc_txn *txn)
 {
     orc_envcore *core = txn->core;
@@ -130,6 +242,20 @@ static int mdb_begin(orc_txn *txn)
             txn->mdb = NULL;
             return orc_fail_mdb(rc, txn->write ? "beginning a write transaction" : "beginning a read transaction");
         }
+        /* Another process may commit new tables between the scan and the new
+         * begin: scan again (a few times; each scan makes progress). */
+        bool ready = true;
+        if (attempt < 8 && (rc = handles_ready(txn, &ready))) {
+            if (txn->mdb) mdb_txn_abort(txn->mdb);
+            txn->mdb = NULL;
+            pthread_rwlock_unlock(&core->map_lock);
+            return rc;
+        }
+        if (!ready) {
+            pthread_rwlock_unlock(&core->map_lock);
+            continue;
+        }
+        txn->lmdb_id = mdb_txn_id(txn->mdb);
         txn->holds_map_lock = true;
         txn->begun_on = pthread_self();
         note_thread(core, txn->begun_on, true);
@@ -168,7 +294,6 @@ static void txn_reset_state(orc_txn *txn)
     free(txn->new_dbis);
     txn->new_dbis = NULL;
     txn->new_dbi_count = 0;
-    txn->opened_dbis = false;
     txn->last_dbi_table[0] = txn->last_dbi_table[1] = 0;
     coll_cache_free(txn);
     txn->last_row.data = NULL;
@@ -294,6 +419,7 @@ int orc_txn_commit(orc_txn *txn, uint64_t *version_out)
     }
     orc_envcore *core = txn->core;
     pthread_mutex_lock(&core->lock);
+    if (core->handles_upto + 1 >= txn->lmdb_id && core->handles_upto < txn->lmdb_id) core->handles_upto = txn->lmdb_id;
     for (size_t i = 0; i < txn->new_dbi_count; i++) {
         uint32_t t = txn->new_dbis[i].table;
         if (t < core->table_dbi_cap) (txn->new_dbis[i].pk ? core->pk_dbi : core->table_dbi)[t] = txn->new_dbis[i].dbi;
@@ -418,20 +544,18 @@ static int table_dbi_slow(orc_txn *txn, uint32_t table, bool pk, MDB_dbi *out)
         return rc;
     }
     MDB_dbi cached = (pk ? core->pk_dbi : core->table_dbi)[table];
-    if (cached) {
+    if (cached || !txn->write) {
+        /* A reader's snapshot has a handle for each of its databases (invariant 4). */
         pthread_mutex_unlock(&core->lock);
+        if (!cached) return orc_fail(ORC_ERR_NOT_FOUND, "the database of table %u does not exist", table);
         *out = cached;
         return ORC_OK;
     }
+    /* A database this write transaction creates (invariant 4). */
     char name[16];
     snprintf(name, sizeof name, "%c%u", pk ? 'p' : 't', table);
     MDB_dbi dbi;
-    int mrc = mdb_dbi_open(txn->mdb, name, txn->write ? MDB_CREATE : 0, &dbi);
-    if (mrc == MDB_SUCCESS && !txn->write) {
-        /* Kept once the reader commits (invariant 4); visible to others from then on. */
-        (pk ? core->pk_dbi : core->table_dbi)[table] = dbi;
-        txn->opened_dbis = true;
-    }
+    int mrc = mdb_dbi_open(txn->mdb, name, MDB_CREATE, &dbi);
     pthread_mutex_unlock(&core->lock);
     if (mrc == MDB_NOTFOUND) return orc_fail(ORC_ERR_NOT_FOUND, "the database of table %u does not exist", table);
     if (mrc) return orc_fail_mdb(mrc, "opening a table's database");

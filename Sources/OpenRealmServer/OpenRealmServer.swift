@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import ServiceLifecycle
 import OpenRealmWire
 
@@ -44,17 +46,27 @@ public final class OpenRealmServer: Sendable {
 
     /// The Hummingbird application serving the routes.
     func application() -> some ApplicationProtocol {
-        let router = Router(context: BasicWebSocketRequestContext.self)
+        let router = Router(context: ServerRequestContext.self)
         let box = runningPort
         // First: its middleware counts the requests of the routes added after it.
         MetricsRoute.add(to: router, metrics: metrics)
         AuthRoutes.add(to: router, auth: auth, host: configuration.host, port: { box.port ?? 0 })
-        SyncEndpoint.add(to: router, auth: auth, logger: logger, metrics: metrics)
+        SyncEndpoint.add(to: router, auth: auth, logger: logger, metrics: metrics, bindTimeout: configuration.syncBindTimeout)
+        // A frame announcing more than one protocol message's bytes is refused from its
+        // header (close code 1009), before any of its payload is buffered.
         let ws = WebSocketServerConfiguration(maxFrameSize: WireLimits().maxMessageSize + WireProtocol.headerSize,
-                                              autoPing: .enabled(timePeriod: .seconds(60)))
+                                              autoPing: .enabled(timePeriod: Self.duration(configuration.syncPingInterval)),
+                                              closeTimeout: Self.duration(configuration.syncCloseTimeout))
+        let idle = TimeAmount.nanoseconds(Int64(configuration.httpIdleTimeout * 1e9))
+        let webSocketResponder = router.buildResponder()
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: ws)),
+            server: HTTPServerBuilder { responder in
+                FirstRequestDeadlineChannel(
+                    inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
+                                                        configuration: .init(http1: .init(idleTimeout: idle), ws: ws)),
+                    timeout: idle)
+            },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                     serverName: "openrealm-server"),
             onServerRunning: { [logger] channel in
@@ -64,6 +76,8 @@ public final class OpenRealmServer: Sendable {
             },
             logger: logger)
     }
+
+    private static func duration(_ seconds: Double) -> Duration { .nanoseconds(Int64(seconds * 1e9)) }
 
     /// Serves until the task is cancelled.
     public func run() async throws {

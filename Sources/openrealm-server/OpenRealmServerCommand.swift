@@ -29,6 +29,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "An app configuration (JSON). Without one the server runs in development mode.")
     var config: String?
 
+    @Option(name: .customLong("http-idle-timeout"), help: "Seconds before an idle HTTP connection is closed.")
+    var httpIdleTimeout: Double = 60
+
+    @Option(name: .customLong("sync-bind-timeout"), help: "Seconds a sync connection has to send its first bind.")
+    var syncBindTimeout: Double = 30
+
+    @Option(name: .customLong("sync-ping-interval"), help: "Seconds between WebSocket pings; an unanswered ping closes the connection at the next.")
+    var syncPingInterval: Double = 30
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -39,6 +48,13 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "openrealm-server")
         logger.logLevel = level
         var configuration = ServerConfiguration(host: host, port: port, dataDirectory: URL(fileURLWithPath: dataDir))
+        for (name, value) in [("--http-idle-timeout", httpIdleTimeout), ("--sync-bind-timeout", syncBindTimeout),
+                              ("--sync-ping-interval", syncPingInterval)] where !(value > 0 && value <= 86_400) {
+            throw ValidationError("\(name) \(value) must be between 0 and 86400 seconds")
+        }
+        configuration.httpIdleTimeout = httpIdleTimeout
+        configuration.syncBindTimeout = syncBindTimeout
+        configuration.syncPingInterval = syncPingInterval
         if let config {
             configuration.app = try AppConfiguration.load(from: URL(fileURLWithPath: config))
         }

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* A hung test (a deadlock in the engine) ends the run with a clear message. */
@@ -743,4 +744,122 @@ TEST(env_not_a_realm_file)
     fclose(f);
     rc = orc_env_open(empty, ORC_ENV_READ_ONLY, NULL, &env);
     CHECK(rc != ORC_OK);
+}
+
+/*
+ * A write transaction that is the first in the process to use a table opens the
+ * table's databases; if a reader opens the same databases before that writer ends
+ * and the writer then aborts, LMDB closes the handles the writer opened. The reader
+ * must not be left with (and must not publish) a handle that is closed, or reused
+ * for another database: the table would read the primary-key index as its rows.
+ */
+TEST(env_aborted_writer_does_not_close_a_readers_table_handles)
+{
+    const char *p = test_path("abort-dbi.realm");
+    char path[600];
+    snprintf(path, sizeof path, "%s", p);
+    orc_env *env;
+    orc_txn *w, *r;
+    uint32_t t;
+    uint16_t cn, cs;
+    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK(make_item_class(w, &t, &cn, &cs));
+    CHECK_OK(orc_class_set_primary_key(w, t, cs));
+    for (int i = 0; i < 20; i++) {
+        char s[32];
+        snprintf(s, sizeof s, "item-%d", i);
+        CHECK(item_add(w, t, cn, cs, i, s, NULL));
+    }
+    CHECK_OK(orc_txn_commit(w, NULL));
+    orc_env_close(env);
+
+    for (int round = 0; round < 2; round++) {
+        /* A fresh process view: no table database opened yet. */
+        CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
+        CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+        orc_keys keys = {0};
+        /* round 0: the writer opens the rows; round 1: the primary-key index. */
+        if (round == 0) {
+            CHECK_OK(orc_table_keys(w, t, &keys));
+            orc_keys_free(&keys);
+        } else {
+            orc_value pk = v_str("item-3");
+            uint64_t k;
+            CHECK_OK(orc_obj_find(w, t, &pk, &k));
+        }
+        /* A reader on this thread opens both before the writer ends. */
+        CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
+        CHECK_OK(orc_table_keys(r, t, &keys));
+        CHECK_EQ(keys.count, 20);
+        orc_keys_free(&keys);
+        orc_value pk = v_str("item-5");
+        uint64_t k5;
+        CHECK_OK(orc_obj_find(r, t, &pk, &k5));
+        orc_txn_abort(r);
+        orc_txn_abort(w);
+        /* Later readers (which open nothing new) still read rows as rows. */
+        CHECK(items_match(env, 20));
+        CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
+        CHECK_OK(orc_obj_find(r, t, &pk, &k5));
+        CHECK(orc_obj_exists(r, t, k5));
+        orc_txn_abort(r);
+        CHECK_ENV(env);
+        orc_env_close(env);
+    }
+}
+
+/* A table another process creates while this one has the file open is readable
+ * here from the next transaction on (its database handle is opened then). */
+TEST(env_table_created_by_another_process_is_readable)
+{
+    const char *p = test_path("other-process.realm");
+    char path[600];
+    snprintf(path, sizeof path, "%s", p);
+    orc_env *env;
+    orc_txn *w, *r;
+    uint32_t t;
+    uint16_t cn, cs;
+    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(orc_meta_set(w, "x", "y", 1));
+    CHECK_OK(orc_txn_commit(w, NULL));
+    /* A reader of the old snapshot stays open across the other process's commit. */
+    orc_txn *old;
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &old));
+
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        orc_env *e;
+        orc_txn *cw;
+        if (orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &e) != ORC_OK) _exit(2);
+        if (orc_txn_begin(e, ORC_TXN_WRITE, &cw) != ORC_OK) _exit(3);
+        if (!make_item_class(cw, &t, &cn, &cs)) _exit(4);
+        for (int i = 0; i < 5; i++) {
+            char s[32];
+            snprintf(s, sizeof s, "item-%d", i);
+            if (!item_add(cw, t, cn, cs, i, s, NULL)) _exit(5);
+        }
+        if (orc_txn_commit(cw, NULL) != ORC_OK) _exit(6);
+        orc_env_close(e);
+        _exit(0);
+    }
+    int status = 0;
+    CHECK(waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    orc_class_info ci;
+    CHECK_RC(orc_schema_class_find(old, "Item", &ci), ORC_ERR_NOT_FOUND);
+    orc_txn_abort(old);
+    CHECK(items_match(env, 5));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(orc_schema_class_find(w, "Item", &ci));
+    CHECK(item_add(w, ci.table, 0, 1, 5, "item-5", NULL));
+    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK(items_match(env, 6));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
+    orc_txn_abort(r);
+    CHECK_ENV(env);
+    orc_env_close(env);
 }

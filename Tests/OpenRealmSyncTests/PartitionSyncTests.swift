@@ -6,6 +6,8 @@ import RealmSwift
 
 /// Partition-based sync end to end: the server runs an app configured with
 /// `"partitionField": "_partition"`, clients open `user.configuration(partitionValue:)`.
+/// Models may declare the partition property (``PartitionedTask``) or not (the seed's
+/// ``QsTask``: the server then keeps each object's partition in a hidden column).
 /// Includes the seed's "open a synced realm as a different sync user" scenario
 /// (`writeCopy(configuration:)` between two partition-based users) and its offline open.
 final class PartitionSyncTests: SyncTestCase {
@@ -15,10 +17,11 @@ final class PartitionSyncTests: SyncTestCase {
         return config
     }
 
-    /// Opens `partitionValue` for a new anonymous-free email user.
-    nonisolated(nonsending) func openPartition(_ name: String, _ partitionValue: String) async throws -> Realm {
+    /// Opens `partitionValue` for a new email user, with the model `types`.
+    nonisolated(nonsending) func openPartition(_ name: String, _ partitionValue: String,
+                                               types: [ObjectBase.Type] = [PartitionedTask.self]) async throws -> Realm {
         var config = try await newUser(name).configuration(partitionValue: partitionValue)
-        config.objectTypes = [QsTask.self]
+        config.objectTypes = types
         return try await Realm(configuration: config, downloadBeforeOpen: .always)
     }
 
@@ -30,23 +33,23 @@ final class PartitionSyncTests: SyncTestCase {
         XCTAssertEqual(a.configuration.syncConfiguration?.enableFlexibleSync, false)
         XCTAssertEqual(a.subscriptions.count, 0, "a partition-based realm has no subscriptions")
 
-        try a.write { a.add(QsTask(value: ["_partition": "team-a", "name": "Shared in A", "owner": "a"])) }
-        try c.write { c.add(QsTask(value: ["_partition": "team-c", "name": "Only in C", "owner": "c"])) }
+        try a.write { a.add(PartitionedTask(value: ["_partition": "team-a", "name": "Shared in A", "owner": "a"])) }
+        try c.write { c.add(PartitionedTask(value: ["_partition": "team-c", "name": "Only in C", "owner": "c"])) }
         try await a.syncSession!.wait(for: .upload)
         try await c.syncSession!.wait(for: .upload)
-        try await waitUntil("b to receive A's task") { b.refresh(); return b.objects(QsTask.self).count == 1 }
-        XCTAssertEqual(b.objects(QsTask.self).first?.name, "Shared in A")
+        try await waitUntil("b to receive A's task") { b.refresh(); return b.objects(PartitionedTask.self).count == 1 }
+        XCTAssertEqual(b.objects(PartitionedTask.self).first?.name, "Shared in A")
         try await b.syncSession!.wait(for: .download)
         try await c.syncSession!.wait(for: .download)
         b.refresh()
         c.refresh()
-        XCTAssertEqual(b.objects(QsTask.self).map(\.name), ["Shared in A"], "team-c's task never reaches team-a")
-        XCTAssertEqual(c.objects(QsTask.self).map(\.name), ["Only in C"])
+        XCTAssertEqual(b.objects(PartitionedTask.self).map(\.name), ["Shared in A"], "team-c's task never reaches team-a")
+        XCTAssertEqual(c.objects(PartitionedTask.self).map(\.name), ["Only in C"])
 
         // Changes travel both ways within the partition.
-        let task = b.objects(QsTask.self).first!
+        let task = b.objects(PartitionedTask.self).first!
         try b.write { task.owner = "b" }
-        try await waitUntil("a to receive b's change") { a.refresh(); return a.objects(QsTask.self).first?.owner == "b" }
+        try await waitUntil("a to receive b's change") { a.refresh(); return a.objects(PartitionedTask.self).first?.owner == "b" }
     }
 
     @MainActor
@@ -55,33 +58,91 @@ final class PartitionSyncTests: SyncTestCase {
         app.syncManager.errorHandler = { error, _ in errors.append(error) }
         defer { app.syncManager.errorHandler = nil }
         let a = try await openPartition("a", "team-a")
-        let stray = QsTask(value: ["_partition": "team-z", "name": "Wrong partition", "owner": "a"])
+        let stray = PartitionedTask(value: ["_partition": "team-z", "name": "Wrong partition", "owner": "a"])
         try a.write { a.add(stray) }
         let strayId = stray._id
         try await waitUntil("the writeRejected error") { errors.writeRejected != nil }
-        XCTAssertEqual(errors.writeRejected?.compensatingWriteInfo?.first?.objectType, "QsTask")
+        XCTAssertEqual(errors.writeRejected?.compensatingWriteInfo?.first?.objectType, "PartitionedTask")
         try await waitUntil("the stray object to be reverted") {
             a.refresh()
-            return a.object(ofType: QsTask.self, forPrimaryKey: strayId) == nil
+            return a.object(ofType: PartitionedTask.self, forPrimaryKey: strayId) == nil
         }
+    }
+
+    @MainActor
+    func testAModelWithoutThePartitionPropertySyncsByPartition() async throws {
+        let a = try await openPartition("a", "team-a", types: [QsTask.self, PartitionedTask.self])
+        let b = try await openPartition("b", "team-a", types: [QsTask.self, PartitionedTask.self])
+        let c = try await openPartition("c", "team-c", types: [QsTask.self])
+        try a.write {
+            a.add(QsTask(value: ["name": "Plain in A", "owner": "a"]))
+            a.add(PartitionedTask(value: ["_partition": "team-a", "name": "Declared in A", "owner": "a"]))
+        }
+        try c.write { c.add(QsTask(value: ["name": "Plain in C", "owner": "c"])) }
+        try await a.syncSession!.wait(for: .upload)
+        try await c.syncSession!.wait(for: .upload)
+        try await waitUntil("b to receive A's tasks") {
+            b.refresh()
+            return b.objects(QsTask.self).count == 1 && b.objects(PartitionedTask.self).count == 1
+        }
+        try await b.syncSession!.wait(for: .download)
+        try await c.syncSession!.wait(for: .download)
+        b.refresh()
+        c.refresh()
+        XCTAssertEqual(b.objects(QsTask.self).map(\.name), ["Plain in A"], "team-c's task never reaches team-a")
+        XCTAssertEqual(c.objects(QsTask.self).map(\.name), ["Plain in C"], "team-a's task never reaches team-c")
+
+        // Edits and erases travel within the partition; the object keeps its partition.
+        let plain = b.objects(QsTask.self).first!
+        try b.write { plain.owner = "b" }
+        try await waitUntil("a to receive b's change") { a.refresh(); return a.objects(QsTask.self).first?.owner == "b" }
+        let late = try await openPartition("late", "team-a", types: [QsTask.self])
+        XCTAssertEqual(late.objects(QsTask.self).map(\.owner), ["b"], "a new client of team-a bootstraps the task")
+        let lateC = try await openPartition("late-c", "team-c", types: [QsTask.self])
+        XCTAssertEqual(lateC.objects(QsTask.self).map(\.name), ["Plain in C"])
+        try a.write { a.delete(a.objects(QsTask.self)) }
+        try await waitUntil("b to see the erase") { b.refresh(); return b.objects(QsTask.self).isEmpty }
+        c.refresh()
+        XCTAssertEqual(c.objects(QsTask.self).count, 1)
+    }
+
+    @MainActor
+    func testAnObjectOfAnotherPartitionCannotBeTakenOverByItsPrimaryKey() async throws {
+        let errors = ErrorLog()
+        app.syncManager.errorHandler = { error, _ in errors.append(error) }
+        defer { app.syncManager.errorHandler = nil }
+        let a = try await openPartition("a", "team-a", types: [QsTask.self])
+        let task = QsTask(value: ["name": "A's", "owner": "a"])
+        try a.write { a.add(task) }
+        let id = task._id
+        try await a.syncSession!.wait(for: .upload)
+        // A client of team-c creates an object with the same primary key: the server
+        // refuses it (the object is not in team-c), and team-a's object is unchanged.
+        let c = try await openPartition("c", "team-c", types: [QsTask.self])
+        try c.write { c.add(QsTask(value: ["_id": id, "name": "Taken over", "owner": "c"])) }
+        try await waitUntil("the writeRejected error") { errors.writeRejected != nil }
+        try await waitUntil("c's copy to be reverted") { c.refresh(); return c.object(ofType: QsTask.self, forPrimaryKey: id) == nil }
+        try await a.syncSession!.wait(for: .download)
+        a.refresh()
+        XCTAssertEqual(a.object(ofType: QsTask.self, forPrimaryKey: id)?.name, "A's")
     }
 
     @MainActor
     func testWriteCopyForAnotherPartitionUser() async throws {
         // The data the seed expects in frodo's realm: three of frodo's tasks.
-        let seeder = try await openPartition("seeder", "Some Partition Value")
+        let seeder = try await openPartition("seeder", "Some Partition Value", types: [QsTask.self])
         try seeder.write {
-            for i in 0..<3 { seeder.add(QsTask(value: ["_partition": "Some Partition Value", "name": "Task \(i)", "owner": "Frodo"])) }
+            for i in 0..<3 { seeder.add(QsTask(value: ["name": "Task \(i)", "owner": "Frodo"])) }
         }
         try await seeder.syncSession!.wait(for: .upload)
         try await convertSyncedRealmForAnotherUser()
     }
 
-    // The seed's function, as written (XCTAssert calls included), but for three changes:
+    // The seed's function, as written (XCTAssert calls included), but for two changes:
     // sam logs in with email/password (a second anonymous login would return frodo, a
-    // logged-in anonymous user being reused), the copy goes to the test's directory, and
-    // the new task names its partition, since this server's partition view covers the
-    // classes that declare the partition field (see the report on issue 6).
+    // logged-in anonymous user being reused), and the copy goes to the test's directory.
+    // Its model declares no partition property: the server files each task under the
+    // partition of the session that created it.
     @MainActor
     func convertSyncedRealmForAnotherUser() async throws {
         let app = App(id: YOUR_APP_SERVICES_APP_ID)
@@ -118,7 +179,7 @@ final class PartitionSyncTests: SyncTestCase {
         print("Successfully opened sam's realm and it contains this many tasks: \(samSyncedTasks.count)")
         XCTAssertEqual(frodoSyncedTasks.count, samSyncedTasks.count)
         // Add a task to sam's realm
-        let task = QsTask(value: ["name": "Keep an eye on that Gollum", "owner": "Sam", "_partition": "Some Partition Value"])
+        let task = QsTask(value: ["name": "Keep an eye on that Gollum", "owner": "Sam"])
         try! samRealm.write {
             samRealm.add(task)
         }
@@ -142,7 +203,7 @@ final class PartitionSyncTests: SyncTestCase {
         var firstConfig = first.configuration(partitionValue: "Some Partition Value")
         firstConfig.objectTypes = [QsTask.self]
         let online = try await Realm(configuration: firstConfig, downloadBeforeOpen: .always)
-        try online.write { online.add(QsTask(value: ["_partition": "Some Partition Value", "name": "Cached", "owner": "me"])) }
+        try online.write { online.add(QsTask(value: ["name": "Cached", "owner": "me"])) }
         try await online.syncSession!.wait(for: .upload)
         stopServer()
 
@@ -178,8 +239,15 @@ final class PartitionSyncTests: SyncTestCase {
     }
 }
 
-/// The quick start's task, with the app's partition field.
+/// The seed's quick start task: no partition property.
 class QsTask: Object {
+    @Persisted(primaryKey: true) var _id: ObjectId
+    @Persisted var name: String
+    @Persisted var owner: String?
+}
+
+/// A task that declares the app's partition field.
+class PartitionedTask: Object {
     @Persisted(primaryKey: true) var _id: ObjectId
     @Persisted var _partition: String
     @Persisted var name: String

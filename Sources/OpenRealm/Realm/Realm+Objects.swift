@@ -93,6 +93,12 @@ extension Realm {
     /// (the server would only revert them). Changes to managed objects are not checked:
     /// they are in the realm because a subscription covers them.
     nonisolated(unsafe) package static var _syncWriteCheck: ((Realm, OpaquePointer, String) throws -> Void)?
+
+    /// Set by the sync module: called with the write transaction (given as `txn`) just
+    /// before a synced realm's `commitWrite` commits it, so that sync records the
+    /// commit's clock reading (its conflict-resolution stamp) in the same commit. It must
+    /// not change objects.
+    nonisolated(unsafe) package static var _syncBeforeCommit: ((Realm, OpaquePointer) -> Void)?
 }
 
 extension Realm {

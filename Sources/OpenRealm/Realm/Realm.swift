@@ -209,6 +209,7 @@ public final class Realm {
             orc_txn_abort(txn)
             throw error
         }
+        if let hook = Realm._syncBeforeCommit, configuration._syncConfiguration != nil { hook(self, txn) }
         let holds = _coordinator.notifier.prepareCommit(txn)
         var version: UInt64 = 0
         let status = orc_txn_commit(txn, &version)

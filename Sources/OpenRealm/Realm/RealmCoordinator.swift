@@ -24,8 +24,8 @@ package final class RealmCoordinator: @unchecked Sendable {
         var schemaVersion: UInt64?
     }
 
-    private static let open = Mutex<[String: Weak]>([:])
-    private struct Weak { weak var coordinator: RealmCoordinator? }
+    /// The files this process has open, by path.
+    private static let openFiles = OpenFiles()
 
     static let schemaVersionKey = "openrealm.schemaVersion"
 
@@ -40,6 +40,7 @@ package final class RealmCoordinator: @unchecked Sendable {
         notifier.close()
         orc_env_close(env)
         if isInMemory { _ = orc_env_delete_files(path) }
+        Self.openFiles.closed(path, env)
     }
 
     /// The coordinator of the configuration's file, opening the file if this process
@@ -49,12 +50,7 @@ package final class RealmCoordinator: @unchecked Sendable {
             throw RealmError(.fail, "Encrypted realms are not supported by OpenRealm: open the realm without an encryptionKey.")
         }
         let path = try configuration.resolvedPath()
-        return try open.withLock { table throws(RealmError) -> RealmCoordinator in
-            if let existing = table[path]?.coordinator { return existing }
-            let coordinator = try openFile(path, configuration)
-            table[path] = Weak(coordinator: coordinator)
-            return coordinator
-        }
+        return try openFiles.coordinator(path) { () throws(RealmError) in try openFile(path, configuration) }
     }
 
     /// Deletes the file of a coordinator only the caller holds and opens it anew
@@ -64,8 +60,7 @@ package final class RealmCoordinator: @unchecked Sendable {
         guard isKnownUniquelyReferenced(&coordinator!) else {
             throw RealmError(.schemaMismatch, "The schema of '\(path)' needs a migration and the file cannot be deleted: it is open elsewhere in this process.")
         }
-        open.withLock { _ = $0.removeValue(forKey: path) }
-        coordinator = nil
+        coordinator = nil  // closes the file (the deinit runs here: the caller held the only reference)
         if !configuration.isInMemory {
             try ORC.check(orc_env_delete_files(path), "Deleting '\(path)' for deleteRealmIfMigrationNeeded")
         }
@@ -74,7 +69,7 @@ package final class RealmCoordinator: @unchecked Sendable {
 
     /// Whether this process has the file open.
     static func isOpen(_ path: String) -> Bool {
-        open.withLock { $0[path]?.coordinator != nil }
+        openFiles.isOpen(path)
     }
 
     private static func openFile(_ path: String, _ configuration: Realm.Configuration) throws(RealmError) -> RealmCoordinator {

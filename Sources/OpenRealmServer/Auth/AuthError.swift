@@ -10,6 +10,9 @@
 /// | `AppNotFound` | 404 | an app id the server does not serve |
 /// | `AccountNameInUse` | 409 | registering an email that is already registered |
 /// | `ProviderDisabled` | 400 | an auth provider the app's configuration turned off |
+/// | `APIKeyNotFound` | 404 | an API key id the user does not have (another user's keys are not found either) |
+/// | `APIKeyAlreadyExists` | 409 | creating an API key with a name the user already gave a key |
+/// | `TooManyRequests` | 429 | too many login attempts for an email or from an address; `Retry-After` says when to retry |
 /// | `InternalServerError` | 500 | the store failed |
 public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The HTTP status.
@@ -18,11 +21,15 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: String
     /// What was wrong.
     public var message: String
+    /// For `TooManyRequests`: the seconds after which a retry can succeed (the
+    /// `Retry-After` header).
+    public var retryAfterSeconds: Int?
 
-    public init(status: Int, code: String, _ message: String) {
+    public init(status: Int, code: String, _ message: String, retryAfterSeconds: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     public var description: String { "\(code) (\(status)): \(message)" }
@@ -37,6 +44,15 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     }
     static func providerDisabled(_ provider: String) -> AuthError {
         AuthError(status: 400, code: "ProviderDisabled", "auth provider '\(provider)' is disabled for this app")
+    }
+    static func apiKeyNotFound(_ id: String) -> AuthError {
+        AuthError(status: 404, code: "APIKeyNotFound", "the user has no API key '\(id)'")
+    }
+    static func apiKeyAlreadyExists(_ name: String) -> AuthError {
+        AuthError(status: 409, code: "APIKeyAlreadyExists", "the user already has an API key named '\(name)'")
+    }
+    static func tooManyRequests(_ message: String, retryAfter seconds: Int) -> AuthError {
+        AuthError(status: 429, code: "TooManyRequests", "\(message); retry in \(seconds) s", retryAfterSeconds: seconds)
     }
     static func internalError(_ message: String) -> AuthError { AuthError(status: 500, code: "InternalServerError", message) }
 }

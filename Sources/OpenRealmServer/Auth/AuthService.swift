@@ -24,10 +24,25 @@ final class AuthService: Sendable {
 
     static var now: Int64 { Int64(Date().timeIntervalSince1970) }
 
+    /// Refuses an attempt past the app's login limits: per remote address (every
+    /// provider and registration), and per email for email/password logins.
+    ///
+    /// - Throws: `TooManyRequests` with the seconds to wait.
+    func limitLogin(_ app: SyncApp, remoteAddress: String?, email: String? = nil) throws(AuthError) {
+        let config = app.configuration
+        if let remoteAddress, let wait = app.loginLimiter.take("address:" + remoteAddress, limit: config.loginRateLimitPerAddress) {
+            throw .tooManyRequests("too many login attempts from \(remoteAddress)", retryAfter: wait)
+        }
+        if let email, let wait = app.loginLimiter.take("email:" + email, limit: config.loginRateLimitPerEmail) {
+            throw .tooManyRequests("too many login attempts for '\(email)'", retryAfter: wait)
+        }
+    }
+
     /// Logs in anonymously: a new anonymous user each time (the client reuses a logged-in one).
-    func anonymousLogin(appId: String) throws(AuthError) -> LoginResult {
+    func anonymousLogin(appId: String, remoteAddress: String? = nil) throws(AuthError) -> LoginResult {
         let app = try apps.app(appId)
         guard app.configuration.anonymousAuth else { throw .providerDisabled("anon-user") }
+        try limitLogin(app, remoteAddress: remoteAddress)
         let user: UserRecord?
         do {
             user = try app.store.createUser(provider: "anon-user", email: nil, passwordHash: nil)
@@ -42,9 +57,10 @@ final class AuthService: Sendable {
     ///
     /// - Throws: `BadRequest` for an email without '@' or a password outside 6–128
     ///   characters, `AccountNameInUse` for a registered email.
-    func register(appId: String, email rawEmail: String, password: String) throws(AuthError) {
+    func register(appId: String, email rawEmail: String, password: String, remoteAddress: String? = nil) throws(AuthError) {
         let app = try apps.app(appId)
         guard app.configuration.emailPasswordAuth else { throw .providerDisabled("local-userpass") }
+        try limitLogin(app, remoteAddress: remoteAddress)
         let email = try Self.normalizedEmail(rawEmail)
         guard (6...128).contains(password.count) else {
             throw .badRequest("password must be between 6 and 128 characters, not \(password.count)")
@@ -64,10 +80,12 @@ final class AuthService: Sendable {
     ///
     /// - Throws: `InvalidPassword` for an unknown email or a wrong password (the same
     ///   message for both, so that emails cannot be probed).
-    func login(appId: String, email rawEmail: String, password: String) throws(AuthError) -> LoginResult {
+    ///   `TooManyRequests` past the limits per address or per email.
+    func login(appId: String, email rawEmail: String, password: String, remoteAddress: String? = nil) throws(AuthError) -> LoginResult {
         let app = try apps.app(appId)
         guard app.configuration.emailPasswordAuth else { throw .providerDisabled("local-userpass") }
         let email = try Self.normalizedEmail(rawEmail)
+        try limitLogin(app, remoteAddress: remoteAddress, email: email)
         let user: UserRecord?
         do { user = try app.store.user(email: email) } catch { throw .internalError("cannot read users: \(error)") }
         guard let user, let stored = user.passwordHash, hasher.verify(password, against: stored) else {
@@ -81,9 +99,10 @@ final class AuthService: Sendable {
     ///
     /// - Throws: `ProviderDisabled` when the app has no custom JWT key, `InvalidSession`
     ///   or `TokenExpired` for a token that does not verify.
-    func customJWTLogin(appId: String, token: String) throws(AuthError) -> LoginResult {
+    func customJWTLogin(appId: String, token: String, remoteAddress: String? = nil) throws(AuthError) -> LoginResult {
         let app = try apps.app(appId)
         guard let settings = app.configuration.customJWT else { throw .providerDisabled("custom-token") }
+        try limitLogin(app, remoteAddress: remoteAddress)
         let identity = try settings.verify(token, now: Self.now)
         let user: UserRecord
         do {
@@ -116,7 +135,12 @@ final class AuthService: Sendable {
         if let appId, claims.aud != appId {
             throw .invalidSession("the access token is for app '\(claims.aud)', not '\(appId)'")
         }
-        let app = try apps.app(claims.aud)
+        let app: SyncApp
+        do {
+            app = try apps.app(claims.aud)
+        } catch where error.code == "AppNotFound" || error.code == "BadRequest" {
+            throw .invalidSession("the access token is for app '\(claims.aud)', which this server does not serve")
+        }
         let user: UserRecord?
         do { user = try app.store.user(id: claims.sub) } catch { throw .internalError("cannot read users: \(error)") }
         guard let user else { throw .invalidSession("the access token's user '\(claims.sub)' does not exist") }
@@ -140,7 +164,7 @@ final class AuthService: Sendable {
                            exp: now + app.configuration.accessTokenLifetime, jti: nil, email: email, provider: provider)
     }
 
-    private func issue(app: SyncApp, user: UserRecord) throws(AuthError) -> LoginResult {
+    func issue(app: SyncApp, user: UserRecord) throws(AuthError) -> LoginResult {
         let now = Self.now
         let id = AppStore.randomHex(16)
         let record = RefreshTokenRecord(id: id, userId: user.id, expiresAt: now + app.configuration.refreshTokenLifetime, revoked: false)

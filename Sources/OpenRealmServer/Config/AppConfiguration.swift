@@ -8,12 +8,13 @@ import Foundation
 /// {
 ///   "appId": "todo",
 ///   "developmentMode": true,
-///   "auth": { "anonymous": true, "emailPassword": true },
+///   "auth": { "anonymous": true, "emailPassword": true, "apiKeys": true },
 ///   "tokens": { "accessTokenLifetimeSeconds": 1800, "refreshTokenLifetimeSeconds": 5184000 },
 ///   "queryableFields": { "Task": ["owner", "status"] },
 ///   "indexedQueryableField": "owner",
 ///   "limits": { "maxQueryBytes": 262144, "clientRetentionSeconds": 2592000, "historyTrimIntervalVersions": 100 },
-///   "rules": { "Task": { "read": "owner == %user.id OR shared == true", "write": "owner == %user.id" } }
+///   "rules": { "Task": { "read": "owner == %user.id OR shared == true", "write": "owner == %user.id" } },
+///   "rateLimits": { "loginPerAddress": { "burst": 100, "perMinute": 60 }, "loginPerEmail": { "burst": 10, "perMinute": 10 } }
 /// }
 /// ```
 ///
@@ -28,6 +29,13 @@ public struct AppConfiguration: Sendable, Hashable {
     public var anonymousAuth: Bool = true
     /// Whether email/password registration and login are enabled.
     public var emailPasswordAuth: Bool = true
+    /// Whether users may create API keys and log in with them (`api-key`).
+    public var apiKeyAuth: Bool = true
+    /// Login attempts (every provider, and registration) allowed from one remote
+    /// address: a token bucket; past it, `429 TooManyRequests` with `Retry-After`.
+    public var loginRateLimitPerAddress = RateLimit(burst: 100, perMinute: 60)
+    /// Email/password login attempts allowed for one email, whatever the address.
+    public var loginRateLimitPerEmail = RateLimit(burst: 10, perMinute: 10)
     /// Custom JWT login, when enabled.
     public var customJWT: CustomJWTConfiguration?
     /// Access token lifetime in seconds.
@@ -74,7 +82,7 @@ public struct AppConfiguration: Sendable, Hashable {
         }
         var reader = ConfigReader(source: source)
         try reader.only(root, ["appId", "developmentMode", "auth", "tokens", "queryableFields", "indexedQueryableField", "limits",
-                              "rules", "partitionField"], at: "")
+                              "rules", "partitionField", "rateLimits"], at: "")
         guard let appId = try reader.string(root["appId"], "appId") else { throw ServerError("\(source): 'appId' is required") }
         guard AppRegistry.isValidAppId(appId) else {
             throw ServerError("\(source): 'appId' \"\(appId)\" must be 1–64 letters, digits, '.', '_' or '-', not starting with '.'")
@@ -82,7 +90,7 @@ public struct AppConfiguration: Sendable, Hashable {
         var config = AppConfiguration(appId: appId)
         if let dev = try reader.bool(root["developmentMode"], "developmentMode") { config.developmentMode = dev }
         if let auth = try reader.object(root["auth"], "auth") {
-            try reader.only(auth, ["anonymous", "emailPassword", "customJWT"], at: "auth.")
+            try reader.only(auth, ["anonymous", "emailPassword", "apiKeys", "customJWT"], at: "auth.")
             if let jwt = try reader.object(auth["customJWT"], "auth.customJWT") {
                 try reader.only(jwt, ["key", "audience"], at: "auth.customJWT.")
                 guard let key = try reader.string(jwt["key"], "auth.customJWT.key") else {
@@ -95,6 +103,7 @@ public struct AppConfiguration: Sendable, Hashable {
             }
             if let v = try reader.bool(auth["anonymous"], "auth.anonymous") { config.anonymousAuth = v }
             if let v = try reader.bool(auth["emailPassword"], "auth.emailPassword") { config.emailPasswordAuth = v }
+            if let v = try reader.bool(auth["apiKeys"], "auth.apiKeys") { config.apiKeyAuth = v }
         }
         if let tokens = try reader.object(root["tokens"], "tokens") {
             try reader.only(tokens, ["accessTokenLifetimeSeconds", "refreshTokenLifetimeSeconds"], at: "tokens.")
@@ -127,6 +136,11 @@ public struct AppConfiguration: Sendable, Hashable {
                 config.permissions[cls] = ClassPermissions(read: try reader.string(object["read"], "rules.\(cls).read"),
                                                            write: try reader.string(object["write"], "rules.\(cls).write"))
             }
+        }
+        if let limits = try reader.object(root["rateLimits"], "rateLimits") {
+            try reader.only(limits, ["loginPerAddress", "loginPerEmail"], at: "rateLimits.")
+            if let v = try reader.rateLimit(limits["loginPerAddress"], "rateLimits.loginPerAddress") { config.loginRateLimitPerAddress = v }
+            if let v = try reader.rateLimit(limits["loginPerEmail"], "rateLimits.loginPerEmail") { config.loginRateLimitPerEmail = v }
         }
         if let field = try reader.string(root["partitionField"], "partitionField") {
             guard !field.isEmpty, !field.contains("."), !field.hasPrefix("__") else {
@@ -179,6 +193,16 @@ private struct ConfigReader {
             throw ServerError("\(source): '\(key)' must be a positive integer")
         }
         return n.int64Value
+    }
+
+    func rateLimit(_ value: Any?, _ key: String) throws -> RateLimit? {
+        guard let object = try object(value, key) else { return nil }
+        try only(object, ["burst", "perMinute"], at: key + ".")
+        guard let burst = try positiveInt(object["burst"], key + ".burst"),
+              let perMinute = try positiveInt(object["perMinute"], key + ".perMinute") else {
+            throw ServerError("\(source): '\(key)' needs both 'burst' and 'perMinute'")
+        }
+        return RateLimit(burst: Int(burst), perMinute: Int(perMinute))
     }
 
     func object(_ value: Any?, _ key: String) throws -> [String: Any]? {

@@ -13,6 +13,18 @@ public struct ServerConfiguration: Sendable {
     public var app: AppConfiguration?
     /// scrypt's N for new password hashes (a power of two). Lower it only for tests.
     public var passwordHashRounds: Int = 16384
+    /// Seconds an HTTP connection may stay idle (no request in progress, or a request
+    /// head that never completes) before the server closes it.
+    public var httpIdleTimeout: Double = 60
+    /// Seconds a sync WebSocket has to send its first `bind`; one that binds nothing in
+    /// time gets a `connectionClosed` error and is closed.
+    public var syncBindTimeout: Double = 30
+    /// Seconds between the server's WebSocket pings. A connection that has not answered
+    /// a ping when the next is due (a half-open or stalled peer) is closed.
+    public var syncPingInterval: Double = 30
+    /// Seconds the server waits for the peer's answer to its WebSocket close frame
+    /// before it drops the connection.
+    public var syncCloseTimeout: Double = 10
 
     /// A configuration listening on `host:port` with data in `dataDirectory`.
     public init(host: String = "127.0.0.1", port: Int = 9090, dataDirectory: URL, app: AppConfiguration? = nil) {

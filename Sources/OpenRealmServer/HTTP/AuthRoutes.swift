@@ -7,7 +7,7 @@ import HummingbirdWebSocket
 enum AuthRoutes {
     static let appPrefix = "/api/client/v2.0/app/{appId}"
 
-    static func add(to router: Router<BasicWebSocketRequestContext>, auth: AuthService, host: String, port: @escaping @Sendable () -> Int) {
+    static func add(to router: Router<ServerRequestContext>, auth: AuthService, host: String, port: @escaping @Sendable () -> Int) {
         router.get("/health") { _, _ in
             JSONResponses.json(["status": "ok"])
         }
@@ -22,35 +22,46 @@ enum AuthRoutes {
         }
         router.post("\(appPrefix)/auth/providers/anon-user/login") { request, context in
             try await respondAsync {
-                let appId = try context.parameters.require("appId")
-                return JSONResponses.json(try await BlockingWork.run { try auth.anonymousLogin(appId: appId) })
+                let appId = try context.parameters.require("appId"), address = context.remoteIP
+                return JSONResponses.json(try await BlockingWork.run { try auth.anonymousLogin(appId: appId, remoteAddress: address) })
             }
         }
         router.post("\(appPrefix)/auth/providers/local-userpass/register") { request, context in
             try await respondAsync {
-                let appId = try context.parameters.require("appId")
+                let appId = try context.parameters.require("appId"), address = context.remoteIP
                 let body = try await JSONResponses.body(request)
                 let email = try JSONResponses.string(body, "email"), password = try JSONResponses.string(body, "password")
-                try await BlockingWork.run { try auth.register(appId: appId, email: email, password: password) }
+                try await BlockingWork.run { try auth.register(appId: appId, email: email, password: password, remoteAddress: address) }
                 return JSONResponses.json([String: String](), status: 201)
             }
         }
         router.post("\(appPrefix)/auth/providers/local-userpass/login") { request, context in
             try await respondAsync {
-                let appId = try context.parameters.require("appId")
+                let appId = try context.parameters.require("appId"), address = context.remoteIP
                 let body = try await JSONResponses.body(request)
                 let email = try JSONResponses.string(body, "username", or: "email"), password = try JSONResponses.string(body, "password")
-                return JSONResponses.json(try await BlockingWork.run { try auth.login(appId: appId, email: email, password: password) })
+                return JSONResponses.json(try await BlockingWork.run {
+                    try auth.login(appId: appId, email: email, password: password, remoteAddress: address)
+                })
             }
         }
         router.post("\(appPrefix)/auth/providers/custom-token/login") { request, context in
             try await respondAsync {
-                let appId = try context.parameters.require("appId")
+                let appId = try context.parameters.require("appId"), address = context.remoteIP
                 let body = try await JSONResponses.body(request)
                 let token = try JSONResponses.string(body, "token")
-                return JSONResponses.json(try await BlockingWork.run { try auth.customJWTLogin(appId: appId, token: token) })
+                return JSONResponses.json(try await BlockingWork.run { try auth.customJWTLogin(appId: appId, token: token, remoteAddress: address) })
             }
         }
+        router.post("\(appPrefix)/auth/providers/api-key/login") { request, context in
+            try await respondAsync {
+                let appId = try context.parameters.require("appId"), address = context.remoteIP
+                let body = try await JSONResponses.body(request)
+                let key = try JSONResponses.string(body, "key")
+                return JSONResponses.json(try await BlockingWork.run { try auth.apiKeyLogin(appId: appId, key: key, remoteAddress: address) })
+            }
+        }
+        addAPIKeyRoutes(to: router, auth: auth)
         router.post("/api/client/v2.0/auth/session") { request, _ in
             try await respondAsync {
                 let token = try JSONResponses.bearer(request)
@@ -71,6 +82,46 @@ enum AuthRoutes {
                 var data: [String: String] = [:]
                 if let email = user.email { data["email"] = email }
                 return JSONResponses.json(Profile(user_id: user.id, app_id: claims.aud, identities: [Identity(provider_type: user.provider)], data: data))
+            }
+        }
+    }
+
+    /// The API key routes, authorised by the user's access token (docs/SERVER.md).
+    private static func addAPIKeyRoutes(to router: Router<ServerRequestContext>, auth: AuthService) {
+        let base = "/api/client/v2.0/auth/api_keys"
+        router.post(RouterPath(base)) { request, _ in
+            try await respondAsync {
+                let token = try JSONResponses.bearer(request)
+                let name = try JSONResponses.string(try await JSONResponses.body(request), "name")
+                return JSONResponses.json(try await BlockingWork.run { try auth.createAPIKey(accessToken: token, name: name) }, status: 201)
+            }
+        }
+        router.get(RouterPath(base)) { request, _ in
+            try await respondAsync {
+                let token = try JSONResponses.bearer(request)
+                return JSONResponses.json(try await BlockingWork.run { try auth.apiKeys(accessToken: token) })
+            }
+        }
+        router.get(RouterPath(base + "/{keyId}")) { request, context in
+            try await respondAsync {
+                let token = try JSONResponses.bearer(request), id = try context.parameters.require("keyId")
+                return JSONResponses.json(try await BlockingWork.run { try auth.apiKey(accessToken: token, id: id) })
+            }
+        }
+        router.delete(RouterPath(base + "/{keyId}")) { request, context in
+            try await respondAsync {
+                let token = try JSONResponses.bearer(request), id = try context.parameters.require("keyId")
+                try await BlockingWork.run { try auth.deleteAPIKey(accessToken: token, id: id) }
+                return Response(status: .noContent)
+            }
+        }
+        for (verb, disabled) in [("enable", false), ("disable", true)] {
+            router.put(RouterPath(base + "/{keyId}/" + verb)) { request, context in
+                try await respondAsync {
+                    let token = try JSONResponses.bearer(request), id = try context.parameters.require("keyId")
+                    try await BlockingWork.run { try auth.setAPIKey(accessToken: token, id: id, disabled: disabled) }
+                    return Response(status: .noContent)
+                }
             }
         }
     }

@@ -15,7 +15,9 @@ enum JSONResponses {
 
     /// The response for an auth failure: `{"error": message, "error_code": code}`.
     static func error(_ error: AuthError) -> Response {
-        json(["error": error.message, "error_code": error.code], status: error.status)
+        var response = json(["error": error.message, "error_code": error.code], status: error.status)
+        if let seconds = error.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
+        return response
     }
 
     /// The request body as a JSON object (an empty body is an empty object).

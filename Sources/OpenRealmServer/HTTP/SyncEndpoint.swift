@@ -8,7 +8,10 @@ import OpenRealmWire
 /// WebSocket whose binary messages each carry one protocol frame. The protocol logic is
 /// ``SyncConnection``; this only moves frames between it and the socket.
 enum SyncEndpoint {
-    static func add(to router: Router<BasicWebSocketRequestContext>, auth: AuthService, logger: Logger, metrics: ServerMetrics) {
+    /// Adds the route. A connection that sends no `bind` within `bindTimeout` seconds
+    /// gets a `connectionClosed` error and is closed.
+    static func add(to router: Router<ServerRequestContext>, auth: AuthService, logger: Logger, metrics: ServerMetrics,
+                    bindTimeout: Double) {
         router.ws("\(AuthRoutes.appPrefix)/realm-sync", shouldUpgrade: { _, context in
             guard let appId = context.parameters.get("appId"), AppRegistry.isValidAppId(appId) else { return .dontUpgrade }
             do { _ = try auth.apps.app(appId) } catch { return .dontUpgrade }
@@ -21,6 +24,18 @@ enum SyncEndpoint {
             metrics.increment("openrealm_connections_total")
             metrics.adjust("openrealm_connections_open", by: 1)
             defer { metrics.adjust("openrealm_connections_open", by: -1) }
+            let bound = BindFlag()
+            let bindDeadline = Task {
+                try? await Task.sleep(nanoseconds: UInt64(bindTimeout * 1e9))
+                guard !Task.isCancelled, !bound.isSet else { return }
+                logger.info("closing a sync connection that did not bind in time", metadata: ["timeout": "\(bindTimeout)"])
+                continuation.yield(.message(.error(WireErrorMessage(
+                    session: 0, code: .connectionClosed,
+                    message: "connectionClosed: no bind within \(bindTimeout) s of connecting; the server closes idle sync connections",
+                    isFatal: true))))
+                continuation.yield(.close)
+            }
+            defer { bindDeadline.cancel() }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     let encoder = WireEncoder()
@@ -51,6 +66,7 @@ enum SyncEndpoint {
                             // loop waits for each frame, so frames stay in order.
                             let frame = Array(buffer.readableBytesView)
                             await BlockingWork.run { connection.receive(frame: frame) }
+                            if connection.hasBound { bound.set() }
                         case .text:
                             connection.fail(WireErrorMessage(session: 0, code: .badMessage,
                                                              message: "badMessage: text WebSocket messages are not used; send binary frames", isFatal: true))
@@ -65,5 +81,24 @@ enum SyncEndpoint {
                 try await group.waitForAll()
             }
         }
+    }
+}
+
+/// Whether a connection has bound a session (set by the read loop, read by the bind
+/// timeout's task).
+private final class BindFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+
+    func set() {
+        lock.lock()
+        value = true
+        lock.unlock()
     }
 }

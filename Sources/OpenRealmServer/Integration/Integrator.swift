@@ -105,7 +105,13 @@ struct Integrator {
                 pairs.append((prop.column, try storable(value)))
                 clock.stamps[prop.name] = stamp
             }
-            _ = try txn.createObject(cls.table, pairs)
+            let key = try txn.createObject(cls.table, pairs)
+            if let partition, try txn.findProperty(cls.table, partition.field) == nil {
+                // A class without the partition property: the object's partition is kept
+                // out of band, in the hidden column, and never sent to clients.
+                let column = try SubscriptionView.Partition.hiddenColumn(txn, cls.table)
+                try txn.set(cls.table, key, column, try storable(.string(partition.storedValue)))
+            }
             clocks[ref] = clock
             erased.remove(ref)
             return .createObject(className: className, primaryKey: pk, values: values)
@@ -279,7 +285,7 @@ struct Integrator {
     }
 
     private func singleProperty(_ cls: StoreTransaction.ClassInfo, _ name: String) throws -> StoreTransaction.PropertyInfo {
-        guard let prop = try txn.findProperty(cls.table, name) else {
+        guard !name.hasPrefix(AppStore.reservedPrefix), let prop = try txn.findProperty(cls.table, name) else {
             throw SyncFailure(.badChangeset, "class '\(cls.name)' has no property '\(name)'")
         }
         guard prop.collection == ORC_COLL_NONE else {

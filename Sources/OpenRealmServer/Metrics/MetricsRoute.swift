@@ -4,7 +4,7 @@ import HummingbirdWebSocket
 /// `GET /metrics`: ``ServerMetrics`` in the Prometheus text format, and the count of
 /// HTTP requests by route group (`auth`, `health`, `metrics`).
 enum MetricsRoute {
-    static func add(to router: Router<BasicWebSocketRequestContext>, metrics: ServerMetrics) {
+    static func add(to router: Router<ServerRequestContext>, metrics: ServerMetrics) {
         router.add(middleware: CountingMiddleware(metrics: metrics))
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
@@ -14,7 +14,7 @@ enum MetricsRoute {
 
     /// Counts each HTTP request (the sync WebSocket's upgrade request included, as `sync`).
     struct CountingMiddleware: RouterMiddleware {
-        typealias Context = BasicWebSocketRequestContext
+        typealias Context = ServerRequestContext
         let metrics: ServerMetrics
 
         func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

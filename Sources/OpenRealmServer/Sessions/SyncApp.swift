@@ -13,6 +13,8 @@ final class SyncApp: @unchecked Sendable {
     let rules: AppRules
     /// The bound sessions (guarded by `store.lock`).
     var sessions: [ObjectIdentifier: SyncSession] = [:]
+    /// The login attempts' token buckets.
+    let loginLimiter = LoginRateLimiter()
 
     init(configuration: AppConfiguration, store: AppStore) throws {
         self.configuration = configuration

@@ -28,6 +28,8 @@ public final class SyncConnection: @unchecked Sendable {
     private var sessions: [UInt64: SyncSession] = [:]
     private var usedSessionNumbers: Set<UInt64> = []
     private(set) var isClosed = false
+    /// Whether a `bind` was accepted on this connection (its bind timeout is then met).
+    private(set) var hasBound = false
 
     init(auth: AuthService, apps: AppRegistry, appId: String?, logger: Logger, metrics: ServerMetrics = ServerMetrics(),
          output: @escaping @Sendable (ConnectionOutput) -> Void) {
@@ -200,6 +202,7 @@ public final class SyncConnection: @unchecked Sendable {
                 }
             }
             sessions[m.session] = session
+            hasBound = true
             metrics.increment("openrealm_sessions_total")
             metrics.adjust("openrealm_sessions_active", by: 1)
         } catch let failure as SyncFailure {

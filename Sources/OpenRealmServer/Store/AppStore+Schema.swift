@@ -44,6 +44,9 @@ extension AppStore {
                 try txn.addProperty(table, name: pk.name, type: orc_type(rawValue: UInt32(pk.type.rawValue)), flags: flags)
             }
         case .addProperty(let className, let property):
+            guard !property.name.hasPrefix(reservedPrefix) else {
+                throw SyncFailure(.invalidSchemaChange, "property name '\(className).\(property.name)' is reserved: names starting with '\(reservedPrefix)' belong to the server")
+            }
             guard let cls = try txn.findClass(className) else {
                 throw SyncFailure(.invalidSchemaChange, "property '\(property.name)' declared for unknown class '\(className)'")
             }

@@ -107,6 +107,21 @@ extension AppStore {
         }
     }
 
+    /// Removes user `id`: its record, its email claim, its API keys, and revokes its
+    /// refresh tokens. Access tokens it holds are refused from then on (the user no
+    /// longer exists). Nothing when the user does not exist.
+    func removeUser(id: String) throws {
+        try environment.write { txn in
+            guard let user = try Self.user(txn, id: id) else { return }
+            if let email = user.email, user.provider == "local-userpass" { try txn.deleteRow("__user_emails", .string(email)) }
+            for key in try Self.apiKeys(txn, userId: id) { try Self.deleteAPIKey(txn, id: key.id) }
+            for row in try txn.allRows("__refresh_tokens") where row.string("userId") == id {
+                if let tokenId = row.string("_id") { try txn.updateRow("__refresh_tokens", .string(tokenId), ["revoked": .bool(true)]) }
+            }
+            try txn.deleteRow("__users", .string(id))
+        }
+    }
+
     /// `count` random bytes as lowercase hex.
     static func randomHex(_ count: Int) -> String {
         var rng = SystemRandomNumberGenerator()

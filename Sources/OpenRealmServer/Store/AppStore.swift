@@ -13,6 +13,7 @@ import OpenRealmWire
 /// | `__client_files` | file ident | the salt, the user and the last integrated client version of each client file, the view it last completed, the last server version it reported integrating and when it was last seen |
 /// | `__users`, `__user_emails` | user id, email | users and their password hashes |
 /// | `__refresh_tokens` | token id | refresh tokens: user, expiry, revoked |
+/// | `__api_keys`, `__api_key_hashes` | key id, SHA-256 of the key | user API keys: user, name, disabled, and the hash (never the key) |
 ///
 /// Metadata `server.version` is the latest server version, `server.next_ident` the next
 /// client file identity, `server.history_floor` the version up to which the history was
@@ -50,6 +51,11 @@ final class AppStore: @unchecked Sendable {
             try txn.ensureTable("__refresh_tokens", key: ORC_TYPE_STRING, columns: [
                 ("userId", ORC_TYPE_STRING, false), ("expiresAt", ORC_TYPE_INT, false), ("revoked", ORC_TYPE_BOOL, false),
             ])
+            try txn.ensureTable("__api_keys", key: ORC_TYPE_STRING, columns: [
+                ("userId", ORC_TYPE_STRING, false), ("name", ORC_TYPE_STRING, false), ("keyHash", ORC_TYPE_STRING, false),
+                ("disabled", ORC_TYPE_BOOL, false), ("createdAt", ORC_TYPE_INT, false),
+            ])
+            try txn.ensureTable("__api_key_hashes", key: ORC_TYPE_STRING, columns: [("keyId", ORC_TYPE_STRING, false)])
             try txn.ensureTable("__client_files", key: ORC_TYPE_INT, columns: [
                 ("salt", ORC_TYPE_INT, false), ("userId", ORC_TYPE_STRING, false),
                 ("lastIntegratedClientVersion", ORC_TYPE_INT, false), ("createdAt", ORC_TYPE_INT, false),

@@ -1,5 +1,6 @@
 import Foundation
 import ORCore
+import OpenRealmStoreValues
 
 /// Embedded objects: they have no primary key, so links to them are read as raw
 /// (table, key) pairs rather than wire references, and they are created in place.
@@ -23,7 +24,7 @@ extension StoreTransaction {
     /// its value is null.
     func dictionaryLink(_ table: UInt32, _ key: UInt64, _ col: UInt16, _ dkey: String) throws -> (table: UInt32, key: UInt64)? {
         var out = orc_value()
-        let local = ByteScratch()
+        let local = ValueScratch()
         return try withExtendedLifetime(local) { () throws -> (table: UInt32, key: UInt64)? in
             let (p, n) = local.copy(dkey)
             let status = orc_dict_get(handle, table, key, col, p, n, &out)
@@ -40,7 +41,7 @@ extension StoreTransaction {
     func createEmbedded(_ table: UInt32, _ key: UInt64, _ col: UInt16, index: Int = 0,
                         dictionaryKey: String? = nil) throws -> UInt64 {
         var child: UInt64 = 0
-        let local = ByteScratch()
+        let local = ValueScratch()
         try withExtendedLifetime(local) {
             if let dictionaryKey {
                 var k = orc_value()

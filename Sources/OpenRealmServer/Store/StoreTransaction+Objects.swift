@@ -1,5 +1,6 @@
 import Foundation
 import ORCore
+import OpenRealmStoreValues
 import OpenRealmWire
 
 /// Object and collection operations, by table id and object key, with wire values.
@@ -7,7 +8,7 @@ extension StoreTransaction {
     /// The key of the object with primary key `pk`, or nil when there is none.
     func findObject(_ table: UInt32, _ pk: WirePrimaryKey) throws -> UInt64? {
         // Its own scratch: callers may hold values in the shared one.
-        let local = ByteScratch()
+        let local = ValueScratch()
         return try withExtendedLifetime(local) { () throws -> UInt64? in
             guard var value = try orcValue(pk.value, in: local) else { return nil }
             var key: UInt64 = 0

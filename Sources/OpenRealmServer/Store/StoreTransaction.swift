@@ -1,5 +1,6 @@
 import Foundation
 import ORCore
+import OpenRealmStoreValues
 
 /// A live ORCore transaction, valid only inside the ``StoreEnvironment/read(_:)`` or
 /// ``StoreEnvironment/write(_:)`` body that received it. Every call checks its status
@@ -10,7 +11,7 @@ import ORCore
 final class StoreTransaction {
     let handle: OpaquePointer
     /// Scratch memory for strings and bytes handed to ORCore during one call.
-    let scratch = ByteScratch()
+    let scratch = ValueScratch()
 
     init(_ handle: OpaquePointer) {
         self.handle = handle
@@ -144,34 +145,5 @@ final class StoreTransaction {
         try withUnsafeBytes(of: &le) { bytes in
             try StoreError.check(orc_meta_set(handle, name, bytes.baseAddress, 8), "write metadata '\(name)'")
         }
-    }
-}
-
-/// Copies of strings and bytes handed to ORCore, kept alive until ``reset()`` (or the
-/// scratch's end). Each allocation is its own block; they are few per call.
-final class ByteScratch {
-    private var blocks: [UnsafeMutableRawPointer] = []
-
-    deinit { reset() }
-
-    /// Frees every copy.
-    func reset() {
-        for b in blocks { free(b) }
-        blocks.removeAll(keepingCapacity: true)
-    }
-
-    /// A copy of `bytes`, with a NUL after them.
-    func copy(_ bytes: UnsafeRawBufferPointer) -> UnsafePointer<CChar> {
-        let p = malloc(bytes.count + 1)!
-        if bytes.count > 0 { p.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
-        p.storeBytes(of: 0, toByteOffset: bytes.count, as: UInt8.self)
-        blocks.append(p)
-        return UnsafePointer(p.assumingMemoryBound(to: CChar.self))
-    }
-
-    /// A copy of a string's UTF-8 bytes, NUL-terminated, and their count.
-    func copy(_ string: String) -> (UnsafePointer<CChar>, Int) {
-        var s = string
-        return s.withUTF8 { (copy(UnsafeRawBufferPointer($0)), $0.count) }
     }
 }

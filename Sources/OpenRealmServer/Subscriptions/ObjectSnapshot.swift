@@ -27,7 +27,8 @@ enum ObjectSnapshot {
                                  clearing: Bool) throws -> ([WirePropertyValue], [WireInstruction]) {
         var values: [WirePropertyValue] = []
         var rest: [WireInstruction] = []
-        for prop in try txn.properties(of: table) where !prop.isPrimaryKey {
+        // Columns named `__…` are the server's own (the hidden partition column).
+        for prop in try txn.properties(of: table) where !prop.isPrimaryKey && !prop.name.hasPrefix(AppStore.reservedPrefix) {
             let embedded = try txn.linksToEmbedded(prop)
             let size = prop.collection == ORC_COLL_NONE ? 0 : try txn.collectionSize(table, key, prop.column)
             // A client that already holds the object gets its collections replaced, not appended to.

@@ -17,9 +17,51 @@ struct SubscriptionView: Sendable {
     var permissions = SessionPermissions()
 
     /// A partition-based session's filter: objects whose `field` holds `value`.
+    ///
+    /// A class that does not declare `field` is partitioned too: the server keeps each
+    /// object's partition in the hidden column ``hiddenColumnName`` (set when a
+    /// partition session creates the object, never sent to clients, never writable by
+    /// them) and views the class by it.
     struct Partition: Sendable, Hashable {
         var field: String
         var value: WirePrimaryKey
+
+        /// The hidden column of classes without the partition property.
+        static let hiddenColumnName = "__partition"
+
+        /// The value as the hidden column stores it: a type tag and the value, so that
+        /// `"1"` and `1` stay apart.
+        var storedValue: String {
+            switch value {
+            case .null: return "null"
+            case .int(let i): return "int:\(i)"
+            case .string(let s): return "string:" + s
+            case .objectId(let o): return "objectId:\(o)"
+            case .uuid(let u): return "uuid:\(u.uuid.uuidString.lowercased())"
+            }
+        }
+
+        /// The hidden column of `table`, added when absent.
+        static func hiddenColumn(_ txn: StoreTransaction, _ table: UInt32) throws -> UInt16 {
+            if let existing = try txn.findProperty(table, hiddenColumnName) { return existing.column }
+            return try txn.addProperty(table, name: hiddenColumnName, type: ORC_TYPE_STRING,
+                                       flags: UInt32(ORC_PROP_OPTIONAL) | UInt32(ORC_PROP_INDEXED))
+        }
+
+        /// The predicate of the partition for `cls`: on the partition property when the
+        /// class declares it, else on the hidden column; nil when it has neither (no
+        /// object of it was created in a partition).
+        func predicate(_ cls: QuerySchemaClass) -> QueryPredicate? {
+            if cls.property(named: field) != nil {
+                return .comparison(QueryComparison(.keyPath(QueryKeyPath([.property(field)])), .equal,
+                                                   .value(SubscriptionView.queryValue(value))))
+            }
+            if cls.property(named: Self.hiddenColumnName) != nil {
+                return .comparison(QueryComparison(.keyPath(QueryKeyPath([.property(Self.hiddenColumnName)])), .equal,
+                                                   .value(.string(storedValue))))
+            }
+            return nil
+        }
     }
 
     /// The predicate an object of `className` must match to be in the view, or nil when
@@ -28,9 +70,8 @@ struct SubscriptionView: Sendable {
     func predicate(for className: String, schema: any QuerySchema) -> QueryPredicate? {
         let base: QueryPredicate
         if let partition {
-            guard let cls = schema.queryClass(named: className), cls.property(named: partition.field) != nil else { return nil }
-            base = .comparison(QueryComparison(.keyPath(QueryKeyPath([.property(partition.field)])), .equal,
-                                               .value(Self.queryValue(partition.value))))
+            guard let cls = schema.queryClass(named: className), let predicate = partition.predicate(cls) else { return nil }
+            base = predicate
         } else {
             guard let query = queries[className] else { return nil }
             base = query.predicate
@@ -93,8 +134,8 @@ struct SubscriptionView: Sendable {
     /// subscriptions (another partition), or refused by the class's read rule.
     func exclusion(_ txn: StoreTransaction, schema: any QuerySchema, _ ref: WireObjectRef, key: UInt64) throws -> String? {
         if let partition {
-            guard let cls = schema.queryClass(named: ref.className), cls.property(named: partition.field) != nil else {
-                return "class '\(ref.className)' has no partition field '\(partition.field)'"
+            guard let cls = schema.queryClass(named: ref.className), partition.predicate(cls) != nil else {
+                return "class '\(ref.className)' has no partition field '\(partition.field)' and no object of it was created in a partition"
             }
         } else if queries[ref.className] == nil {
             return "no subscription of the session covers class '\(ref.className)'"

@@ -12,6 +12,8 @@ struct AppTransport: Sendable {
     struct Reply: @unchecked Sendable {
         var status: Int
         var body: [String: Any]
+        /// The answer's JSON whatever its shape (an array for lists), or nil when empty.
+        var json: Any?
     }
 
     /// Sends one request and returns the answer when its status is 2xx.
@@ -31,14 +33,18 @@ struct AppTransport: Sendable {
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         let (data, response) = try await Self.perform(request)
         let status = response.statusCode
-        let body = (data.isEmpty ? [:] : (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]) ?? [:]
+        let json = data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data)
+        let body = json as? [String: Any] ?? [:]
         guard (200..<300).contains(status) else {
             let code = (body["error_code"] as? String).flatMap(AppError.Code.init(rawValue:))
                 ?? (status == 404 ? .providerDisabled : status >= 500 ? .internalServerError : .httpRequestFailed)
-            let message = body["error"] as? String ?? "\(method) \(path) answered HTTP \(status)"
+            var message = body["error"] as? String ?? "\(method) \(path) answered HTTP \(status)"
+            if status == 429, let retry = response.value(forHTTPHeaderField: "Retry-After"), !message.contains("retry") {
+                message += " (retry after \(retry) s)"
+            }
             throw AppError(code, message, httpStatusCode: status)
         }
-        return Reply(status: status, body: body)
+        return Reply(status: status, body: body, json: json)
     }
 
 

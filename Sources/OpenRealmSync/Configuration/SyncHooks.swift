@@ -15,6 +15,9 @@ enum SyncHooks {
         Realm._syncWriteCheck = { realm, txn, className in
             try SubscriptionCoverage.check(realm, txn, className)
         }
+        Realm._syncBeforeCommit = { realm, txn in
+            CommitStamps.stampCommit(realm._coordinator.path, txn)
+        }
     }()
 
     static func install() { _ = installOnce }
@@ -100,6 +103,9 @@ enum SyncedCopy {
             try SyncProgressStore.setIdentity(txn, nil)
             _ = orc_meta_delete(txn, SyncProgressStore.progressKey)
             _ = orc_meta_delete(txn, SyncProgressStore.integrationsKey)
+            _ = orc_meta_delete(txn, CommitStamps.key)
+            _ = orc_meta_delete(txn, SyncProgressStore.viewServerVersionKey)
+            _ = orc_meta_delete(txn, PendingEdits.metadataKey)
             _ = orc_log_release(txn, SyncProgressStore.logConsumer)
             if source != nil {
                 try FileMetadata.setUInt64s(txn, SyncProgressStore.uploadBaseKey, [orc_txn_version(txn) + 1])

@@ -23,6 +23,13 @@ public struct AppError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case appNotFound = "AppNotFound"
         /// The server has this authentication provider turned off, or does not offer it.
         case providerDisabled = "ProviderDisabled"
+        /// The user has no API key with that id (another user's keys are not found either).
+        case apiKeyNotFound = "APIKeyNotFound"
+        /// Creating an API key with a name the user already gave one.
+        case apiKeyAlreadyExists = "APIKeyAlreadyExists"
+        /// Too many login attempts for this email or from this address: wait the seconds
+        /// the message names (the server's `Retry-After`), then retry.
+        case tooManyRequests = "TooManyRequests"
         /// The server failed.
         case internalServerError = "InternalServerError"
         /// The server could not be reached, or answered something that is not its API.

@@ -1,16 +1,19 @@
 import Foundation
 import ORCore
+import OpenRealmStoreValues
 import OpenRealmWire
 
 /// Applies downloaded wire instructions to the realm inside the session's write
 /// transaction, so that `Realm` instances and observers see them as one commit.
 ///
-/// The server has already resolved conflicts, and list instructions have been
-/// transformed against the client's unacknowledged edits (``PendingEdits``), so
-/// instructions apply as they come. What this file cannot hold is skipped: classes and
-/// properties its schema lacks (another client's model), paths into embedded objects,
-/// schema instructions (the local schema comes from the app's models). A
-/// `createObject` of an existing object merges into it.
+/// The server has already resolved conflicts among what it integrated, list
+/// instructions have been transformed against the client's unacknowledged edits and
+/// writes those edits win have been left out (``PendingEdits``), so instructions apply
+/// as they come. Embedded objects are reached by their paths (``ValueConversion/resolve(_:_:)``)
+/// and created in place. What this file cannot hold is skipped: classes and properties
+/// its schema lacks (another client's model), objects it does not hold, schema
+/// instructions (the local schema comes from the app's models). A `createObject` of an
+/// existing object merges into it.
 struct ChangesetApplier {
     let txn: OpaquePointer
     private let values: ValueConversion
@@ -30,11 +33,24 @@ struct ChangesetApplier {
         }
     }
 
-    /// The class and object key an instruction's path names (top-level objects only).
+    /// The class and object key an instruction's path names.
     private func target(_ path: WireObjectPath) -> (orc_class_info, UInt64)? {
-        guard !path.isEmbedded, let cls = values.classInfo(named: path.root.className),
-              let key = values.findObject(cls.table, path.root.primaryKey, scratch) else { return nil }
-        return (cls, key)
+        values.resolve(path, scratch)
+    }
+
+    /// The single values among `initial` that `cls` has, as columns and ORCore values
+    /// (the primary key, collections and links to embedded objects left out).
+    private func singleValues(_ cls: orc_class_info, _ initial: [WirePropertyValue]) -> ([UInt16], [orc_value]) {
+        var cols: [UInt16] = []
+        var vals: [orc_value] = []
+        for v in initial {
+            guard let prop = values.property(cls.table, named: v.name), prop.collection == ORC_COLL_NONE,
+                  Int32(prop.col) != cls.pk_col, values.embeddedTarget(prop) == nil,
+                  let value = values.orcValue(v.value, scratch) else { continue }
+            cols.append(prop.col)
+            vals.append(value)
+        }
+        return (cols, vals)
     }
 
     private func column(_ cls: orc_class_info, _ name: String) -> UInt16? {
@@ -45,14 +61,7 @@ struct ChangesetApplier {
         switch instruction {
         case .createObject(let className, let pk, let initial):
             guard let cls = values.classInfo(named: className), cls.pk_col >= 0 else { return false }
-            var cols: [UInt16] = []
-            var vals: [orc_value] = []
-            for v in initial {
-                guard let prop = values.property(cls.table, named: v.name), prop.collection == ORC_COLL_NONE,
-                      Int32(prop.col) != cls.pk_col, let value = values.orcValue(v.value, scratch) else { continue }
-                cols.append(prop.col)
-                vals.append(value)
-            }
+            var (cols, vals) = singleValues(cls, initial)
             if let key = values.findObject(cls.table, pk, scratch) {
                 guard !cols.isEmpty else { return true }
                 return orc_obj_set_many(txn, cls.table, key, cols, vals, cols.count) == ORC_OK
@@ -66,9 +75,11 @@ struct ChangesetApplier {
             guard let (cls, key) = target(path) else { return false }
             return orc_obj_erase(txn, cls.table, key) == ORC_OK
         case .set(let path, let property, let value):
-            guard let (cls, key) = target(path), let col = column(cls, property), Int32(col) != cls.pk_col,
+            // A link to an embedded object is only ever set to null (which erases it).
+            guard let (cls, key) = target(path), let prop = values.property(cls.table, named: property),
+                  Int32(prop.col) != cls.pk_col, values.embeddedTarget(prop) == nil || value == .null,
                   var v = values.orcValue(value, scratch) else { return false }
-            return orc_obj_set(txn, cls.table, key, col, &v) == ORC_OK
+            return orc_obj_set(txn, cls.table, key, prop.col, &v) == ORC_OK
         case .addInteger(let path, let property, let delta):
             guard let (cls, key) = target(path), let col = column(cls, property) else { return false }
             return orc_obj_add_int(txn, cls.table, key, col, delta) == ORC_OK
@@ -103,7 +114,28 @@ struct ChangesetApplier {
             guard let (cls, key) = target(path), let col = column(cls, property) else { return false }
             let k = Array(dictKey.utf8)
             return orc_dict_erase(txn, cls.table, key, col, scratch.copy(k), k.count, nil) == ORC_OK
-        case .createEmbeddedObject, .addClass, .addProperty:
+        case .createEmbeddedObject(let path, let property, let position, let initial):
+            guard let (cls, key) = target(path), let prop = values.property(cls.table, named: property),
+                  let childClass = values.embeddedTarget(prop) else { return false }
+            var child: UInt64 = 0
+            let status: Int32
+            switch (position, prop.collection) {
+            case (.single, ORC_COLL_NONE):
+                status = orc_obj_create_embedded(txn, cls.table, key, prop.col, 0, nil, &child)
+            case (.listIndex(let index), ORC_COLL_LIST):
+                var size = 0
+                _ = orc_coll_size(txn, cls.table, key, prop.col, &size)
+                status = orc_obj_create_embedded(txn, cls.table, key, prop.col, min(Int(clamping: index), size), nil, &child)
+            case (.dictionaryKey(let dkey), ORC_COLL_DICT):
+                guard var k = values.orcValue(.string(dkey), scratch) else { return false }
+                status = orc_obj_create_embedded(txn, cls.table, key, prop.col, 0, &k, &child)
+            default:
+                return false
+            }
+            guard status == ORC_OK else { return false }
+            let (cols, vals) = singleValues(childClass, initial)
+            return cols.isEmpty || orc_obj_set_many(txn, childClass.table, child, cols, vals, cols.count) == ORC_OK
+        case .addClass, .addProperty:
             return false
         }
     }

@@ -7,10 +7,26 @@ import OpenRealmWire
 /// name, derived instructions left out, a `CREATE` and its initial `SET`s merged into one
 /// `createObject`, `ADD_CLASS` / `ADD_PROP` as `addClass` / `addProperty`.
 ///
-/// What does not sync is left out: objects of classes without a primary key, embedded
-/// objects (the server does not take them yet), destructive schema changes, and links
-/// whose target can no longer be named.
+/// Embedded objects are named by their path from the top-level owner as it was when
+/// the instruction was made (``EmbeddedLocator``): `CREATE_EMBEDDED` and the values set
+/// on the new object right after it become one `createEmbeddedObject`, and an erase of
+/// an embedded object an `eraseObject` of its path.
+///
+/// What does not sync is left out: objects of classes without a primary key,
+/// destructive schema changes, links whose target can no longer be named, and
+/// instructions on embedded objects that no longer exist (a later commit removed them).
 enum ChangesetReader {
+    /// A `createEmbeddedObject` being read: the values set on the new object right after
+    /// its `CREATE_EMBEDDED` join it.
+    private struct EmbeddedCreate {
+        var table: UInt32
+        var key: UInt64
+        var parent: WireObjectPath
+        var property: String
+        var position: WireEmbeddedPosition
+        var values: [WirePropertyValue]
+    }
+
     /// The instructions of the commit of `version` (empty when the commit logged none).
     ///
     /// - Throws: ``SyncError`` when the log entry was trimmed or is damaged.
@@ -26,13 +42,7 @@ enum ChangesetReader {
         guard orc_changeset_iter_init(&it, data, size) == ORC_OK else {
             throw SyncError(.otherError, "The changeset of version \(version) is damaged: \(String(cString: orc_last_error()))")
         }
-        let values = ValueConversion(txn: txn)
-        var out: [WireInstruction] = []
-        var create: (className: String, pk: WirePrimaryKey, values: [WirePropertyValue])?
-        func flush() {
-            if let c = create { out.append(.createObject(className: c.className, primaryKey: c.pk, values: c.values)) }
-            create = nil
-        }
+        var decoded: [orc_instr] = []
         var instr = orc_instr()
         while true {
             let next = orc_changeset_iter_next(&it, &instr)
@@ -40,6 +50,20 @@ enum ChangesetReader {
             guard next == ORC_OK else {
                 throw SyncError(.otherError, "The changeset of version \(version) is damaged: \(String(cString: orc_last_error()))")
             }
+            decoded.append(instr)
+        }
+        let values = ValueConversion(txn: txn)
+        let locator = EmbeddedLocator(txn, values, version: version, instructions: decoded)
+        var out: [WireInstruction] = []
+        var create: (className: String, pk: WirePrimaryKey, values: [WirePropertyValue])?
+        var embedded: EmbeddedCreate?
+        func flush() {
+            if let c = create { out.append(.createObject(className: c.className, primaryKey: c.pk, values: c.values)) }
+            if let e = embedded { out.append(.createEmbeddedObject(object: e.parent, property: e.property, position: e.position, values: e.values)) }
+            create = nil
+            embedded = nil
+        }
+        for (ordinal, instr) in decoded.enumerated() {
             if instr.flags & UInt32(ORC_INSTR_DERIVED) != 0 { continue }
             if instr.flags & UInt32(ORC_INSTR_INITIAL) != 0, instr.op == ORC_INSTR_SET {
                 if create != nil, let prop = values.property(instr.table, column: instr.col),
@@ -48,21 +72,92 @@ enum ChangesetReader {
                 }
                 continue
             }
+            if instr.op == ORC_INSTR_SET, let e = embedded, instr.table == e.table, instr.key == e.key,
+               let prop = values.property(instr.table, column: instr.col), prop.collection == ORC_COLL_NONE,
+               values.embeddedTarget(prop) == nil, let value = values.wireValue(instr.value) {
+                embedded!.values.append(WirePropertyValue(ValueConversion.name(prop.name), value))
+                continue
+            }
             flush()
-            if let instruction = translate(instr, values, &create) { out.append(instruction) }
+            let reading = Reading(instr: instr, ordinal: ordinal, values: values, locator: locator)
+            if instr.op == ORC_INSTR_CREATE_EMBEDDED {
+                embedded = reading.embeddedCreate()
+            } else if instr.op == ORC_INSTR_ERASE, values.classInfo(table: instr.table)?.kind == ORC_CLASS_EMBEDDED {
+                if let path = reading.erasedEmbeddedPath(following: decoded[(ordinal + 1)...]) { out.append(.eraseObject(path)) }
+            } else if let instruction = translate(reading, &create) {
+                out.append(instruction)
+            }
         }
         flush()
         return out
     }
 
-    private static func objectPath(_ instr: orc_instr, _ values: ValueConversion) -> (WireObjectPath, orc_class_info)? {
-        guard instr.has_pk, let cls = values.classInfo(table: instr.table), cls.kind != ORC_CLASS_EMBEDDED,
-              let pkValue = values.wireValue(instr.pk), let pk = WirePrimaryKey(pkValue) else { return nil }
-        return (WireObjectPath(className: ValueConversion.name(cls.name), primaryKey: pk), cls)
+    /// One logged instruction being read, with what naming its object needs.
+    private struct Reading {
+        let instr: orc_instr
+        let ordinal: Int
+        let values: ValueConversion
+        let locator: EmbeddedLocator
+
+        /// The wire path of the object the instruction names, as it was then, and its class.
+        func objectPath() -> (WireObjectPath, orc_class_info)? {
+            objectPath(table: instr.table, key: instr.key, pk: instr.has_pk ? instr.pk : nil)
+        }
+
+        func objectPath(table: UInt32, key: UInt64, pk: orc_value?) -> (WireObjectPath, orc_class_info)? {
+            guard let cls = values.classInfo(table: table) else { return nil }
+            if cls.kind == ORC_CLASS_EMBEDDED {
+                return locator.path(table: table, key: key, at: ordinal).map { ($0, cls) }
+            }
+            guard let pk, let pkValue = values.wireValue(pk), let key = WirePrimaryKey(pkValue) else { return nil }
+            return (WireObjectPath(className: ValueConversion.name(cls.name), primaryKey: key), cls)
+        }
+
+        /// A `CREATE_EMBEDDED` (the parent is the instruction's object) as the start of a
+        /// `createEmbeddedObject`.
+        func embeddedCreate() -> EmbeddedCreate? {
+            guard let (parent, _) = objectPath(), let prop = values.property(instr.table, column: instr.col) else { return nil }
+            let position: WireEmbeddedPosition
+            switch prop.collection {
+            case ORC_COLL_NONE: position = .single
+            case ORC_COLL_LIST: position = .listIndex(instr.index)
+            case ORC_COLL_DICT:
+                guard case .string(let k)? = values.wireValue(instr.dict_key) else { return nil }
+                position = .dictionaryKey(k)
+            default: return nil
+            }
+            return EmbeddedCreate(table: instr.child_table, key: instr.child_key, parent: parent,
+                                  property: ValueConversion.name(prop.name), position: position, values: [])
+        }
+
+        /// The path an erased embedded object had, read from the derived instruction
+        /// that unlinked it from its owner (it follows the erase in the log).
+        func erasedEmbeddedPath(following rest: ArraySlice<orc_instr>) -> WireObjectPath? {
+            for next in rest {
+                guard next.flags & UInt32(ORC_INSTR_DERIVED) != 0 else { return nil }
+                guard [ORC_INSTR_LIST_ERASE, ORC_INSTR_SET, ORC_INSTR_DICT_SET, ORC_INSTR_DICT_ERASE].contains(next.op),
+                      let prop = values.property(next.table, column: next.col), prop.type == ORC_TYPE_LINK,
+                      prop.link_table == instr.table else { continue }
+                guard var (path, _) = objectPath(table: next.table, key: next.key, pk: next.has_pk ? next.pk : nil) else { return nil }
+                path.path.append(.property(ValueConversion.name(prop.name)))
+                switch next.op {
+                case ORC_INSTR_LIST_ERASE: path.path.append(.index(next.index))
+                case ORC_INSTR_SET: break
+                default:
+                    guard case .string(let k)? = values.wireValue(next.dict_key) else { return nil }
+                    path.path.append(.key(k))
+                }
+                return path
+            }
+            return nil
+        }
     }
 
-    private static func translate(_ instr: orc_instr, _ values: ValueConversion,
+    private static func translate(_ reading: Reading,
                                   _ create: inout (className: String, pk: WirePrimaryKey, values: [WirePropertyValue])?) -> WireInstruction? {
+        let instr = reading.instr
+        let values = reading.values
+        func objectPath(_: orc_instr, _: ValueConversion) -> (WireObjectPath, orc_class_info)? { reading.objectPath() }
         func prop() -> String? { values.property(instr.table, column: instr.col).map { ValueConversion.name($0.name) } }
         func value() -> WireValue? { values.wireValue(instr.value) }
         func key() -> String {
@@ -70,7 +165,7 @@ enum ChangesetReader {
         }
         switch instr.op {
         case ORC_INSTR_CREATE:
-            guard let (path, _) = objectPath(instr, values) else { return nil }
+            guard let (path, cls) = objectPath(instr, values), cls.kind != ORC_CLASS_EMBEDDED else { return nil }
             create = (path.root.className, path.root.primaryKey, [])
             return nil
         case ORC_INSTR_ERASE:

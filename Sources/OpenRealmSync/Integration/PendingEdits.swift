@@ -1,36 +1,88 @@
 import ORCore
 import OpenRealmWire
 
-/// The client's side of list convergence (`docs/PROTOCOL.md` §6.6, `docs/CONFLICTS.md`
-/// "Lists"): each downloaded changeset was integrated by the server before the local
-/// changesets it had not yet integrated (those after the changeset's
-/// `lastIntegratedClientVersion`), so its list instructions are transformed against
-/// them before they are applied, and they are transformed in turn against it.
+/// The client's unacknowledged local changesets as it holds them, and what a download
+/// does to them (`docs/PROTOCOL.md` §6.6, `docs/CONFLICTS.md`).
 ///
-/// The transformed local changesets are kept here, by local version, until the server
+/// Each downloaded changeset was integrated by the server before the local changesets it
+/// had not yet integrated (those after the changeset's `lastIntegratedClientVersion`),
+/// so its list instructions are transformed against them before they are applied, and
+/// they are transformed in turn against it (``ListTransform``); then what those pending
+/// changesets will win on the server is left out of it (``LastWriterWins``).
+///
+/// The pending changesets are kept here, by local version, until the server
 /// acknowledges them: a later download is transformed against them as the client holds
-/// them, not as they were first committed. A changeset not kept yet is read from the
-/// changeset log, which holds it as committed; that is what the client holds as long
-/// as no download with list edits arrived after it (downloads without list edits
-/// change nothing in it), which is when it is first kept.
+/// them, not as they were first committed. One not kept yet is read from the changeset
+/// log, which holds it as committed. Those a download transformed are also stored in
+/// the file's metadata (``metadataKey``) in the write transaction that applies the
+/// download, so that after a restart the next download meets them as transformed, not
+/// as committed. (Uploads still carry them as committed: the server transforms an
+/// upload from the server version it was made at, `docs/CONFLICTS.md` "Lists".)
 struct PendingEdits {
+    /// The metadata holding the transformed changesets: per changeset a little-endian
+    /// u64 local version, a u64 byte count and the ``WireChangeset`` encoding.
+    static let metadataKey = "openrealm.sync.pendingEdits"
+
     /// Local version → its synced instructions as the client holds them now.
     private(set) var byVersion: [UInt64: [WireInstruction]] = [:]
+    /// The versions a download transformed (their log entry no longer says what the
+    /// client holds).
+    private var transformed: Set<UInt64> = []
+    /// Whether the stored transformed changesets were read.
+    private var restored = false
+    /// Whether ``transformed`` changed since the last ``save(_:)``.
+    private var changed = false
 
-    /// The instructions of `changesets`, oldest first, each transformed against the
-    /// local changesets the server had not integrated when it produced it; those are
-    /// transformed past it in turn. `txn` is the write transaction that applies them.
-    mutating func transform(_ changesets: [WireDownloadChangeset], _ txn: OpaquePointer) throws -> [WireInstruction] {
-        guard changesets.contains(where: { ListTransform.editsLists($0.instructions) }) else {
-            return changesets.flatMap(\.instructions)
-        }
+    /// The instructions of `changesets` (oldest first) to apply in `txn`: each one
+    /// transformed against, and resolved with, the local changesets the server had not
+    /// integrated when it produced it; those are transformed past it in turn.
+    ///
+    /// - Parameter viewServerVersion: the server version of the file's last view change
+    ///   (its last completed bootstrap, this download's when it completes one).
+    mutating func integrate(_ changesets: [WireDownloadChangeset], _ txn: OpaquePointer,
+                            viewServerVersion: UInt64) throws -> [WireInstruction] {
+        guard changesets.contains(where: { !$0.instructions.isEmpty }) else { return [] }
         try load(txn)
+        let stamps = CommitStamps.all(txn)
+        let ident = SyncProgressStore.identity(txn)?.ident ?? 0
         var out: [WireInstruction] = []
         for changeset in changesets {
             let versions = byVersion.keys.filter { $0 > changeset.lastIntegratedClientVersion }.sorted()
-            var pending = versions.map { byVersion[$0] ?? [] }
-            out += ListTransform.integrateDownload(changeset.instructions, pending: &pending)
-            for (v, p) in zip(versions, pending) { byVersion[v] = p }
+            guard !versions.isEmpty else {
+                out += changeset.instructions
+                continue
+            }
+            let before = versions.map { byVersion[$0] ?? [] }
+            var pending = before
+            var incoming = ListTransform.integrateDownload(changeset.instructions, pending: &pending)
+            for (i, v) in versions.enumerated() where pending[i] != before[i] {
+                byVersion[v] = pending[i]
+                transformed.insert(v)
+                changed = true
+            }
+            if changeset.originFileIdent != 0 {
+                // A commit without a stamp is stamped when it is uploaded: later than anything.
+                let unstamped = WireHybridTimestamp(milliseconds: .max, counter: .max)
+                incoming = LastWriterWins.resolve(
+                    incoming, stamp: WriteStamp(timestamp: changeset.timestamp, originFileIdent: changeset.originFileIdent),
+                    pending: zip(versions, pending).map { (WriteStamp(timestamp: stamps[$0] ?? unstamped, originFileIdent: ident), $1) })
+            } else {
+                // The server made this changeset itself (a bootstrap, a compensating
+                // write, an object sent back whole): it states the server's copy as of
+                // its version, without the pending changesets. Those made before the
+                // file's last view change will be sent back whole once integrated
+                // (`docs/SERVER.md`, "View changes and re-binds"), so the server's copy
+                // is taken for them; those made after it were made knowing every write
+                // the server integrated before them, so theirs win over this copy.
+                let integrations = SyncProgressStore.integrations(txn)
+                let later = zip(versions, pending).filter {
+                    SyncProgressStore.serverVersion(before: $0.0, integrations) >= viewServerVersion
+                }
+                let first = WriteStamp(timestamp: WireHybridTimestamp(milliseconds: 0), originFileIdent: 0)
+                let last = WriteStamp(timestamp: WireHybridTimestamp(milliseconds: .max, counter: .max), originFileIdent: .max)
+                incoming = LastWriterWins.resolve(incoming, stamp: first, pending: later.map { (last, $1) })
+            }
+            out += incoming
         }
         return out
     }
@@ -38,15 +90,82 @@ struct PendingEdits {
     /// Forgets the local changesets the server has acknowledged (up to `version`).
     mutating func acknowledge(upTo version: UInt64) {
         byVersion = byVersion.filter { $0.key > version }
+        let kept = transformed.filter { $0 > version }
+        if kept.count != transformed.count { changed = true }
+        transformed = kept
     }
 
-    /// Reads the local changesets not kept yet from the changeset log: the commits after
-    /// the acknowledged version (and the upload base) that were not downloads.
+    /// Stores the transformed changesets in the file's metadata (in the transaction that
+    /// applies the download that transformed them), when they changed. Before they were
+    /// read back (no download with instructions since the session started) nothing
+    /// changed, and those stored stay as they are.
+    ///
+    /// - Throws: ``SyncError`` when a changeset does not encode or the metadata cannot be written.
+    mutating func save(_ txn: OpaquePointer) throws {
+        guard changed else { return }
+        changed = false
+        var bytes: [UInt8] = []
+        func u64(_ v: UInt64) { for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) } }
+        for v in transformed.sorted() {
+            guard let instructions = byVersion[v] else { continue }
+            let encoded: [UInt8]
+            do { encoded = try WireChangeset(instructions).encoded() } catch {
+                throw SyncError(.otherError, "Storing the transformed local changeset of version \(v) failed: \(error)")
+            }
+            u64(v)
+            u64(UInt64(encoded.count))
+            bytes += encoded
+        }
+        if bytes.isEmpty {
+            _ = orc_meta_delete(txn, Self.metadataKey)
+        } else {
+            try FileMetadata.set(txn, Self.metadataKey, bytes)
+        }
+    }
+
+    /// The transformed changesets stored by ``save(_:)``, by local version.
+    ///
+    /// - Throws: ``SyncError`` naming the offset when the stored bytes are damaged.
+    static func stored(_ txn: OpaquePointer) throws -> [UInt64: [WireInstruction]] {
+        guard let bytes = FileMetadata.bytes(txn, metadataKey) else { return [:] }
+        var out: [UInt64: [WireInstruction]] = [:]
+        var i = 0
+        func u64() -> UInt64? {
+            guard i + 8 <= bytes.count else { return nil }
+            defer { i += 8 }
+            return (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[i + $1]) << (8 * UInt64($1)) }
+        }
+        while i < bytes.count {
+            let start = i
+            guard let version = u64(), let count = u64(), count <= UInt64(bytes.count - i) else {
+                throw SyncError(.otherError, "The stored pending changesets ('\(metadataKey)') are damaged at byte \(start).")
+            }
+            do {
+                out[version] = try WireChangeset(decoding: Array(bytes[i..<i + Int(count)])).instructions
+            } catch {
+                throw SyncError(.otherError, "The stored pending changeset of version \(version) ('\(metadataKey)') is damaged: \(error)")
+            }
+            i += Int(count)
+        }
+        return out
+    }
+
+    /// Reads the local changesets not kept yet: the stored transformed ones, then from
+    /// the changeset log the commits after the acknowledged version (and the upload
+    /// base) that were not downloads.
     private mutating func load(_ txn: OpaquePointer) throws {
         let progress = SyncProgressStore.progress(txn)
+        let base = max(progress.acknowledgedClientVersion, SyncProgressStore.uploadBase(txn))
+        if !restored {
+            restored = true
+            for (v, instructions) in try Self.stored(txn) where v > base && byVersion[v] == nil {
+                byVersion[v] = instructions
+                transformed.insert(v)
+            }
+        }
         let integrated = Set(SyncProgressStore.integrations(txn).map(\.local))
         let head = orc_txn_version(txn)
-        var v = max(progress.acknowledgedClientVersion, SyncProgressStore.uploadBase(txn)) + 1
+        var v = base + 1
         while v <= head {
             defer { v += 1 }
             if integrated.contains(v) || byVersion[v] != nil { continue }

@@ -11,6 +11,8 @@ enum SyncProgressStore {
     static let integrationsKey = "openrealm.sync.integrations"
     /// Local versions up to this one are never uploaded (a copy made for another user).
     static let uploadBaseKey = "openrealm.sync.uploadBase"
+    /// The server version of the file's last view change (its last completed bootstrap).
+    static let viewServerVersionKey = "openrealm.sync.viewServerVersion"
     /// The changeset log consumer that keeps local commits until they are acknowledged.
     static let logConsumer = "openrealm.sync.upload"
 
@@ -51,6 +53,14 @@ enum SyncProgressStore {
 
     static func setIntegrations(_ txn: OpaquePointer, _ list: [(local: UInt64, server: UInt64)]) throws {
         try FileMetadata.setUInt64s(txn, integrationsKey, list.flatMap { [$0.local, $0.server] })
+    }
+
+    static func viewServerVersion(_ txn: OpaquePointer) -> UInt64 {
+        FileMetadata.uint64s(txn, viewServerVersionKey).first ?? 0
+    }
+
+    static func setViewServerVersion(_ txn: OpaquePointer, _ version: UInt64) throws {
+        try FileMetadata.setUInt64s(txn, viewServerVersionKey, [version])
     }
 
     static func uploadBase(_ txn: OpaquePointer) -> UInt64 {

@@ -98,7 +98,8 @@ public final class SyncSession: @unchecked Sendable {
     /// holds them: transformed past the list edits downloaded since they were made
     /// (``PendingEdits``).
     private var pendingEdits = PendingEdits()
-    private var clock = WireHybridTimestamp(milliseconds: 0)
+    /// The file's clock: downloads move it, local commits take readings (``CommitStamps``).
+    let clock = SyncClock()
     private var nextMarkId: UInt64 = 0
     private var markWaiters: [(id: UInt64, resume: @Sendable (Error?) -> Void)] = []
     private var unsentMarks: [UInt64] = []
@@ -135,6 +136,7 @@ public final class SyncSession: @unchecked Sendable {
         _ = try file.write { txn in
             let progress = SyncProgressStore.progress(txn)
             _ = orc_log_hold(txn, SyncProgressStore.logConsumer, progress.acknowledgedClientVersion)
+            for stamp in CommitStamps.all(txn).values { clock.receive(stamp) }
         }
         queue.async { [self] in
             let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -406,8 +408,7 @@ public final class SyncSession: @unchecked Sendable {
     /// Integrates downloaded changesets and progress in one write transaction.
     private func integrate(_ changesets: [WireDownloadChangeset], progress: WireDownloadProgress, completedQuery: UInt64?) {
         let instructions = changesets.flatMap(\.instructions)
-        let now = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
-        for c in changesets { clock = clock.receiving(c.timestamp, now: now) }
+        for c in changesets { clock.receive(c.timestamp) }
         do {
             let current = try file.read { SyncProgressStore.progress($0) }
             var updated = current
@@ -417,7 +418,11 @@ public final class SyncSession: @unchecked Sendable {
                 var pending = pendingEdits
                 _ = try file.write { txn in
                     var applier = ChangesetApplier(txn: txn)
-                    applier.apply(try pending.transform(changesets, txn))
+                    if completedQuery != nil { try SyncProgressStore.setViewServerVersion(txn, updated.serverVersion) }
+                    applier.apply(try pending.integrate(changesets, txn, viewServerVersion: SyncProgressStore.viewServerVersion(txn)))
+                    pending.acknowledge(upTo: updated.acknowledgedClientVersion)
+                    try pending.save(txn)
+                    try CommitStamps.prune(txn, upTo: updated.acknowledgedClientVersion)
                     try SyncProgressStore.setProgress(txn, updated)
                     if updated.acknowledgedClientVersion != current.acknowledgedClientVersion {
                         _ = orc_log_hold(txn, SyncProgressStore.logConsumer, updated.acknowledgedClientVersion)
@@ -430,7 +435,6 @@ public final class SyncSession: @unchecked Sendable {
                     }
                     try SyncProgressStore.setIntegrations(txn, list)
                 }
-                pending.acknowledge(upTo: updated.acknowledgedClientVersion)
                 pendingEdits = pending
             }
             if let qv = completedQuery {
@@ -461,13 +465,14 @@ public final class SyncSession: @unchecked Sendable {
 
     /// Uploads the local commits after the cursor that carry synced changes.
     private func uploadPending() {
-        guard bound else { return }
+        guard bound, !Self.uploadsHeld.withLock({ $0.contains(file.path) }) else { return }
         let head = file.latestVersion()
         guard head > uploadCursor else { return }
         do {
             let changesets = try file.read { txn -> [WireUploadChangeset] in
                 let integrations = SyncProgressStore.integrations(txn)
                 let integrated = Set(integrations.map(\.local))
+                let stamps = CommitStamps.all(txn)
                 var out: [WireUploadChangeset] = []
                 var v = uploadCursor + 1
                 while v <= head {
@@ -475,10 +480,9 @@ public final class SyncSession: @unchecked Sendable {
                     if integrated.contains(v) { continue }
                     let instructions = try ChangesetReader.instructions(txn, version: v)
                     if instructions.isEmpty { continue }
-                    clock = clock.advanced(to: UInt64(max(0, Date().timeIntervalSince1970 * 1000)))
                     out.append(WireUploadChangeset(clientVersion: v,
                                                    lastIntegratedServerVersion: SyncProgressStore.serverVersion(before: v, integrations),
-                                                   timestamp: clock, instructions: instructions))
+                                                   timestamp: stamps[v] ?? clock.tick(), instructions: instructions))
                 }
                 return out
             }
@@ -505,6 +509,11 @@ public final class SyncSession: @unchecked Sendable {
             report(SyncError(.otherError, "Uploading local changes of '\(file.path)' failed: \(error)"))
         }
     }
+
+    /// Files whose sessions hold their uploads back (tests: to keep local changes
+    /// unacknowledged while downloads arrive). Releasing one uploads at the next local
+    /// commit or `wait(for: .upload)`.
+    static let uploadsHeld = Mutex<Set<String>>([])
 
     /// Sends the latest subscription set when the server has not got it yet.
     private func sendLatestQuery() {

@@ -27,9 +27,8 @@ class ServerTestCase: XCTestCase {
     func startServer() throws {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory, app: appConfiguration)
         configuration.passwordHashRounds = 1024
-        var logger = Logger(label: "openrealm-server-test")
-        // Cancelling the server at the end of a test logs errors that are not failures.
-        logger.logLevel = .critical
+        configure(&configuration)
+        let logger = makeLogger()
         let server = try OpenRealmServer(configuration: configuration, logger: logger)
         self.server = server
         let stopped = self.stopped
@@ -38,6 +37,17 @@ class ServerTestCase: XCTestCase {
             stopped.signal()
         }
         port = try server.waitUntilRunning(timeout: 30)
+    }
+
+    /// Changes the server configuration before the server starts (timeouts, ...).
+    func configure(_ configuration: inout ServerConfiguration) {}
+
+    /// The server's logger.
+    func makeLogger() -> Logger {
+        var logger = Logger(label: "openrealm-server-test")
+        // Cancelling the server at the end of a test logs errors that are not failures.
+        logger.logLevel = .critical
+        return logger
     }
 
     override func tearDownWithError() throws {

@@ -7,6 +7,10 @@ struct TestHTTP {
     struct Reply {
         var status: Int
         var body: [String: Any]
+        /// The body when it is a JSON array.
+        var list: [[String: Any]] = []
+        /// The response head's lines (status line and headers).
+        var head: String = ""
         var errorCode: String? { body["error_code"] as? String }
         var message: String { body["error"] as? String ?? "" }
     }
@@ -25,8 +29,9 @@ struct TestHTTP {
         let statusLine = text[..<split.lowerBound].split(separator: "\r\n").first ?? ""
         let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") ?? 0
         let bodyText = String(text[split.upperBound...])
-        let object = (try? JSONSerialization.jsonObject(with: Data(bodyText.utf8))) as? [String: Any] ?? [:]
-        return Reply(status: status, body: object)
+        let json = try? JSONSerialization.jsonObject(with: Data(bodyText.utf8))
+        return Reply(status: status, body: json as? [String: Any] ?? [:], list: json as? [[String: Any]] ?? [],
+                     head: String(text[..<split.lowerBound]))
     }
 
     /// A GET whose reply is not JSON: the status, the head and the body text.

@@ -7,6 +7,8 @@ final class TestSyncClient {
     private let socket: TestSocket
     private var decoder = WireFrameDecoder()
     private(set) var isClosed = false
+    /// The status code of the server's close frame, once one came.
+    private(set) var closeCode: UInt16?
 
     init(port: Int, appId: String) throws {
         socket = try TestSocket(port: port)
@@ -44,6 +46,38 @@ final class TestSyncClient {
         try socket.write(frame)
     }
 
+    /// Writes raw bytes to the socket (a hand-made WebSocket frame header, ...).
+    func sendRaw(_ bytes: [UInt8]) throws {
+        try socket.write(bytes)
+    }
+
+    /// Reads whatever the server sends without answering its pings (a stalled,
+    /// half-open peer) until the server ends the TCP connection.
+    ///
+    /// - Returns: how many pings came; throws when the connection is still open at the
+    ///   deadline.
+    func readIgnoringPingsUntilEnd(timeout: Double) throws -> Int {
+        let deadline = Date().addingTimeInterval(timeout)
+        var pings = 0
+        while true {
+            guard let head = try socket.read(2, deadline: deadline) else { isClosed = true; return pings }
+            var length = Int(head[1] & 0x7F)
+            if length == 126 {
+                guard let ext = try socket.read(2, deadline: deadline) else { isClosed = true; return pings }
+                length = Int(ext[0]) << 8 | Int(ext[1])
+            } else if length == 127 {
+                guard let ext = try socket.read(8, deadline: deadline) else { isClosed = true; return pings }
+                length = ext.reduce(0) { $0 << 8 | Int($1) }
+            }
+            guard let payload = try socket.read(length, deadline: deadline) else { isClosed = true; return pings }
+            switch head[0] & 0x0F {
+            case 0x9: pings += 1
+            case 0x8: if payload.count >= 2 { closeCode = UInt16(payload[0]) << 8 | UInt16(payload[1]) }
+            default: break
+            }
+        }
+    }
+
     /// The next protocol message, or nil when the server closed the WebSocket.
     func next(timeout: Double = 10) throws -> WireMessage? {
         let deadline = Date().addingTimeInterval(timeout)
@@ -64,6 +98,7 @@ final class TestSyncClient {
             switch opcode {
             case 0x8:
                 isClosed = true
+                if payload.count >= 2 { closeCode = UInt16(payload[0]) << 8 | UInt16(payload[1]) }
                 return nil
             case 0x9:
                 try sendFrame(payload, opcode: 0xA)

@@ -1,0 +1,102 @@
+import Crypto
+import Foundation
+import OpenRealmWire
+
+/// A user API key as the store keeps it: never the key itself, only its SHA-256.
+///
+/// Keys are 64 hexadecimal digits (256 random bits), so a fast hash is enough: nothing
+/// short of the key finds a preimage, unlike a password.
+struct APIKeyRecord: Sendable, Hashable {
+    /// The key's id (24 hexadecimal digits, an ObjectId).
+    var id: String
+    var userId: String
+    var name: String
+    /// The SHA-256 of the key, 64 hexadecimal digits.
+    var keyHash: String
+    var disabled: Bool
+}
+
+extension AppStore {
+    /// The most keys a user may have (as the Realm app services allowed).
+    static let maxAPIKeysPerUser = 20
+
+    /// The SHA-256 of an API key, as stored.
+    static func apiKeyHash(_ key: String) -> String {
+        SHA256.hash(data: Data(key.utf8)).map { b in
+            let s = String(b, radix: 16)
+            return s.count == 1 ? "0" + s : s
+        }.joined()
+    }
+
+    /// Stores a new key for `userId` named `name`.
+    ///
+    /// - Returns: the record, or nil when the user already has a key of that name.
+    /// - Throws: ``AuthError`` `BadRequest` when the user has ``maxAPIKeysPerUser`` keys.
+    func createAPIKey(id: String, userId: String, name: String, keyHash: String) throws -> APIKeyRecord? {
+        try environment.write { txn -> APIKeyRecord? in
+            let mine = try Self.apiKeys(txn, userId: userId)
+            if mine.contains(where: { $0.name == name }) { return nil }
+            guard mine.count < Self.maxAPIKeysPerUser else {
+                throw AuthError.badRequest("user '\(userId)' already has \(Self.maxAPIKeysPerUser) API keys, the most allowed; delete one first")
+            }
+            try txn.insertRow("__api_keys", [
+                "_id": .string(id), "userId": .string(userId), "name": .string(name), "keyHash": .string(keyHash),
+                "disabled": .bool(false), "createdAt": .int(Self.nowMilliseconds),
+            ])
+            try txn.insertRow("__api_key_hashes", ["_id": .string(keyHash), "keyId": .string(id)])
+            return APIKeyRecord(id: id, userId: userId, name: name, keyHash: keyHash, disabled: false)
+        }
+    }
+
+    /// The keys of `userId`, oldest first.
+    func apiKeys(userId: String) throws -> [APIKeyRecord] {
+        try environment.read { txn in try Self.apiKeys(txn, userId: userId) }
+    }
+
+    /// The key `id`, or nil.
+    func apiKey(id: String) throws -> APIKeyRecord? {
+        try environment.read { txn in try Self.apiKey(txn, id: id) }
+    }
+
+    /// The key whose SHA-256 is `keyHash`, or nil.
+    func apiKey(hash keyHash: String) throws -> APIKeyRecord? {
+        try environment.read { txn -> APIKeyRecord? in
+            guard let row = try txn.readRow("__api_key_hashes", .string(keyHash)), let id = row.string("keyId") else { return nil }
+            return try Self.apiKey(txn, id: id)
+        }
+    }
+
+    /// Enables or disables the key `id`; nothing when it does not exist.
+    func setAPIKey(id: String, disabled: Bool) throws {
+        try environment.write { txn in
+            if try txn.readRow("__api_keys", .string(id)) != nil {
+                try txn.updateRow("__api_keys", .string(id), ["disabled": .bool(disabled)])
+            }
+        }
+    }
+
+    /// Deletes the key `id`; nothing when it does not exist.
+    func deleteAPIKey(id: String) throws {
+        try environment.write { txn in try Self.deleteAPIKey(txn, id: id) }
+    }
+
+    static func deleteAPIKey(_ txn: StoreTransaction, id: String) throws {
+        guard let key = try apiKey(txn, id: id) else { return }
+        try txn.deleteRow("__api_key_hashes", .string(key.keyHash))
+        try txn.deleteRow("__api_keys", .string(id))
+    }
+
+    static func apiKeys(_ txn: StoreTransaction, userId: String) throws -> [APIKeyRecord] {
+        try txn.allRows("__api_keys").filter { $0.string("userId") == userId }.compactMap(record)
+    }
+
+    private static func apiKey(_ txn: StoreTransaction, id: String) throws -> APIKeyRecord? {
+        try txn.readRow("__api_keys", .string(id)).flatMap(record)
+    }
+
+    private static func record(_ row: [String: WireValue]) -> APIKeyRecord? {
+        guard let id = row.string("_id"), let userId = row.string("userId") else { return nil }
+        return APIKeyRecord(id: id, userId: userId, name: row.string("name") ?? "", keyHash: row.string("keyHash") ?? "",
+                            disabled: row.bool("disabled") ?? true)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import XCTest
+@testable import OpenRealmSync
+import RealmSwift
+
+/// Pending list edits transformed by a download survive a restart: the next download
+/// after the restart is transformed against them as transformed, and their upload ends
+/// with the list every peer computes (no element lost or doubled).
+final class PendingEditsRestartTests: SyncTestCase {
+    func members(_ realm: Realm) -> [String]? {
+        realm.refresh()
+        return realm.objects(Team.self).first.map { Array($0.members) }
+    }
+
+    nonisolated(nonsending) func open(_ user: User, waiting: Bool = false) async throws -> Realm {
+        var config = user.flexibleSyncConfiguration(initialSubscriptions: { subs in
+            subs.append(QuerySubscription<Team>(name: "teams"))
+        })
+        config.objectTypes = [Task.self, Team.self]
+        return try await Realm(configuration: config, downloadBeforeOpen: waiting ? .always : .never)
+    }
+
+    @MainActor
+    func testTransformedPendingEditsSurviveARestart() async throws {
+        let userA = try await newUser("a")
+        var a: Realm? = try await open(userA, waiting: true)
+        let b = try await openClient("b", [Task.self, Team.self]) { $0.append(QuerySubscription<Team>(name: "teams")) }.1
+        try a!.write { a!.add(Team(value: ["teamName": "Docs", "members": ["1", "2", "3"]])) }
+        try await a!.syncSession!.wait(for: .upload)
+        try await waitUntil("b to receive the team") { members(b) == ["1", "2", "3"] }
+
+        // a's uploads are held back (it stays connected, so downloads reach it as live
+        // changesets, not as a re-bind's resend of the whole object). a inserts; b
+        // inserts at the same place, and its insert reaches a first.
+        let path = a!._coordinator.path
+        holdUploads(a!, true)
+        defer { _ = SyncSession.uploadsHeld.withLock { $0.remove(path) } }
+        try a!.write { a!.objects(Team.self).first!.members.insert("a", at: 0) }          // a 1 2 3
+        try b.write { b.objects(Team.self).first!.members.insert("b", at: 0) }            // b 1 2 3
+        try await b.syncSession!.wait(for: .upload)
+        // b's insert counts as integrated first: a's pending insert moves to 1.
+        try await waitUntil("a to integrate b's insert") { members(a!) == ["b", "a", "1", "2", "3"] }
+        XCTAssertTrue(a!.syncSession!.hasUnuploadedChanges)
+
+        // Restart a: its session and the edits it held in memory are gone, and the file
+        // is closed and opened again while the old session may still be letting go of it.
+        SyncSessionRegistry.shared.stopSessions(of: userA)
+        try await waitUntil("a's session to stop") { SyncSessionRegistry.shared.existing(path: path) == nil }
+        a = nil
+        let reopened = try await open(userA)
+        try await reopened.syncSession!.wait(for: .download)
+        XCTAssertEqual(members(reopened), ["b", "a", "1", "2", "3"])
+
+        // b inserts between its own element and the next. a must put it before its own
+        // pending insert (at 1 as a holds it, not at 0 as it was committed), where the
+        // server will put it.
+        try b.write { b.objects(Team.self).first!.members.insert("c", at: 1) }            // b c 1 2 3
+        try await b.syncSession!.wait(for: .upload)
+        try await waitUntil("a to integrate b's second insert") { members(reopened)?.count == 6 }
+        XCTAssertEqual(members(reopened), ["b", "c", "a", "1", "2", "3"])
+
+        holdUploads(reopened, false)
+        try await reopened.syncSession!.wait(for: .upload)
+        try await waitUntil("b to receive a's insert") { members(b) == ["b", "c", "a", "1", "2", "3"] }
+        XCTAssertEqual(members(reopened), ["b", "c", "a", "1", "2", "3"])
+        let c = try await openClient("c", [Task.self, Team.self]) { $0.append(QuerySubscription<Team>(name: "teams")) }.1
+        try await waitUntil("c to download the team") { members(c) != nil }
+        XCTAssertEqual(members(c), ["b", "c", "a", "1", "2", "3"])
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import XCTest
+@testable import OpenRealmSync
+import RealmSwift
+
+/// Helpers for tests where several real clients edit the same objects.
+extension SyncTestCase {
+    /// Opens a realm of `types` for a new user, subscribed to every object of the
+    /// top-level classes among them, with everything the server has downloaded.
+    nonisolated(nonsending) func openClient(_ name: String, _ types: [ObjectBase.Type],
+                                             subscribe: @escaping @Sendable (SyncSubscriptionSet) -> Void) async throws -> (User, Realm) {
+        let user = try await newUser(name)
+        var config = user.flexibleSyncConfiguration(initialSubscriptions: { subs in subscribe(subs) })
+        config.objectTypes = types
+        let realm = try await Realm(configuration: config, downloadBeforeOpen: .always)
+        return (user, realm)
+    }
+
+    /// Suspends `realm`'s session and waits until it is disconnected.
+    nonisolated(nonsending) func goOffline(_ realm: Realm) async throws {
+        let session = try XCTUnwrap(realm.syncSession)
+        try await waitUntil("the session to connect") { session.connectionState == .connected }
+        session.suspend()
+        try await waitUntil("the session to disconnect") { session.connectionState == .disconnected }
+    }
+
+    /// Holds back (or releases) the uploads of `realm`'s file.
+    func holdUploads(_ realm: Realm, _ held: Bool) {
+        let path = realm._coordinator.path
+        SyncSession.uploadsHeld.withLock { if held { $0.insert(path) } else { $0.remove(path) } }
+    }
+}
