@@ -145,25 +145,47 @@ extension SyncConnection {
 
     /// Sends `instructions` as a bootstrap of the session's query version, in batches
     /// of about ``bootstrapBatchBytes``; always at least one (possibly empty) last batch.
+    /// Each batch's `downloadableBytes` is the encoded size of the batches after it
+    /// (their changesets' `instructions` fields, `docs/PROTOCOL.md` §5.1), so that the
+    /// client can report the bootstrap's progress.
     private func sendBootstrap(_ session: SyncSession, _ instructions: [WireInstruction], serverVersion: UInt64) throws {
         var batches: [[WireInstruction]] = [[]]
+        // Per batch: the instructions' bytes without the one-byte count each lone encoding has.
+        var instructionBytes: [Int] = [0]
         var size = 0
         for instruction in instructions {
             let bytes = try WireChangeset([instruction]).encoded().count
             if size + bytes > Self.bootstrapBatchBytes && !batches[batches.count - 1].isEmpty {
                 batches.append([])
+                instructionBytes.append(0)
                 size = 0
             }
             batches[batches.count - 1].append(instruction)
+            instructionBytes[instructionBytes.count - 1] += bytes - 1
             size += bytes
         }
+        // A batch is sent as one changeset: a varint count, then its instructions.
+        let batchBytes = zip(batches, instructionBytes).map { batch, bytes in
+            batch.isEmpty ? 0 : bytes + Self.varintSize(UInt64(batch.count))
+        }
+        var remaining = UInt64(batchBytes.reduce(0, +))
         let now = WireHybridTimestamp(milliseconds: UInt64(max(0, AppStore.nowMilliseconds)))
         for (i, batch) in batches.enumerated() {
+            remaining -= UInt64(batchBytes[i])
             let changesets = batch.isEmpty ? [] : [WireDownloadChangeset(
                 serverVersion: serverVersion, lastIntegratedClientVersion: session.lastIntegratedClientVersion,
                 timestamp: now, instructions: batch)]
             session.send(session.download(changesets, serverVersion: serverVersion,
-                                          bootstrap: i == batches.count - 1 ? .lastBatch : .inProgress))
+                                          bootstrap: i == batches.count - 1 ? .lastBatch : .inProgress,
+                                          downloadableBytes: remaining))
         }
+    }
+
+    /// The bytes of `value` as a protocol varint (`docs/PROTOCOL.md` §3.1).
+    static func varintSize(_ value: UInt64) -> Int {
+        var v = value
+        var n = 1
+        while v >= 0x80 { v >>= 7; n += 1 }
+        return n
     }
 }

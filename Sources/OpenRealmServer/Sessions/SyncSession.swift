@@ -57,12 +57,14 @@ final class SyncSession: @unchecked Sendable {
         output(.message(message))
     }
 
-    /// A download of `changesets` (possibly none: progress only).
+    /// A download of `changesets` (possibly none: progress only); `downloadableBytes`
+    /// is what remains to send after it (the later batches of a bootstrap).
     func download(_ changesets: [WireDownloadChangeset], serverVersion: UInt64,
-                  bootstrap: WireBootstrapState = .none) -> WireMessage {
+                  bootstrap: WireBootstrapState = .none, downloadableBytes: UInt64 = 0) -> WireMessage {
         .download(WireDownload(session: number, queryVersion: view.queryVersion,
                                progress: WireDownloadProgress(serverVersion: serverVersion,
-                                                              lastIntegratedClientVersion: lastIntegratedClientVersion),
+                                                              lastIntegratedClientVersion: lastIntegratedClientVersion,
+                                                              downloadableBytes: downloadableBytes),
                                bootstrap: bootstrap, changesets: changesets))
     }
 }

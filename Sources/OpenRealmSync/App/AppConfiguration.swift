@@ -13,7 +13,9 @@ public struct AppConfiguration: Sendable, Equatable {
     public var localAppName: String?
     /// Accepted for compatibility with the Realm SDK; not sent anywhere.
     public var localAppVersion: String?
-    /// The timeout of one HTTP request, in milliseconds.
+    /// The deadline of one HTTP request (login, token refresh, ...), in milliseconds,
+    /// default 60 000: past it the request is cancelled and fails with
+    /// `AppError.httpRequestFailed`, however much of the answer has arrived.
     public var defaultRequestTimeoutMS: UInt
     /// The directory under which the app keeps its user cache and its users' synced
     /// realm files (`<rootDirectory>/<app id>/...`). Nil: `openrealm-sync` in the

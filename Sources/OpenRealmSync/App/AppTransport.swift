@@ -55,11 +55,19 @@ struct AppTransport: Sendable {
         return URLSession(configuration: configuration)
     }()
 
+    /// Runs one request with a hard deadline: URLSession's timeout counts idle time
+    /// only, so a request that trickles or a task that never reports would otherwise keep
+    /// its caller waiting for good. Past `timeout` the task is cancelled and the call
+    /// fails with `.httpRequestFailed`, whatever the task reports later.
     private static func perform(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        try await withCheckedThrowingContinuation { continuation in
+        let timeout = request.timeoutInterval
+        let what = "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")"
+        return try await withCheckedThrowingContinuation { continuation in
+            let once = OnceFlag()
             let task = session.dataTask(with: request) { data, response, error in
+                guard once.claim() else { return }
                 if let error {
-                    continuation.resume(throwing: AppError(.httpRequestFailed, "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "") failed: \(error.localizedDescription)"))
+                    continuation.resume(throwing: AppError(.httpRequestFailed, "\(what) failed: \(error.localizedDescription)"))
                     return
                 }
                 guard let http = response as? HTTPURLResponse else {
@@ -67,6 +75,12 @@ struct AppTransport: Sendable {
                     return
                 }
                 continuation.resume(returning: (data ?? Data(), http))
+            }
+            let taskBox = UncheckedBox(task)
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                guard once.claim() else { return }
+                taskBox.value.cancel()
+                continuation.resume(throwing: AppError(.httpRequestFailed, "\(what) got no complete answer within \(timeout) seconds (AppConfiguration.defaultRequestTimeoutMS)."))
             }
             task.resume()
         }

@@ -2,18 +2,37 @@ import Foundation
 import OpenRealm
 import OpenRealmWire
 
-/// What to do when the server asks for a client reset. Accepted for compatibility with
-/// the Realm SDK: this client does not reset files yet; a reset request stops the
-/// session with a `SyncError.clientResetError`.
+/// What to do when the server asks for a client reset: when it can no longer continue
+/// from the file's state (the file's identity is unknown to it, or the history the file
+/// needs was trimmed because it stayed away too long).
+///
+/// The automatic modes replace the file's synced objects with the server's current
+/// state, in a write transaction that observers see as any other, and keep syncing.
+/// `beforeReset` is called (on the session's queue) with a frozen realm of the file
+/// before the reset; `afterReset` with that frozen realm and a live realm of the file
+/// after it, on the session's queue too: use the live one only inside the callback.
+///
+/// ```swift
+/// var config = user.flexibleSyncConfiguration(clientResetMode: .recoverUnsyncedChanges(afterReset: { before, after in
+///     print("reset: \(before.objects(Task.self).count) tasks before, \(after.objects(Task.self).count) after")
+/// }))
+/// ```
 public enum ClientResetMode: Sendable {
-    /// Discard local changes that were not uploaded.
+    /// Discard the local changes the server had not acknowledged: the file becomes the
+    /// server's state.
     case discardUnsyncedChanges(beforeReset: (@Sendable (Realm) -> Void)? = nil, afterReset: (@Sendable (Realm, Realm) -> Void)? = nil)
-    /// Re-apply local changes that were not uploaded.
+    /// Apply the unacknowledged local changes again on top of the server's state, as new
+    /// local writes that upload: objects created offline come back, changes to objects
+    /// the server erased are dropped, a local change to a property wins over the
+    /// server's. If that fails the error is reported (`SyncError.clientResetError` to
+    /// `syncManager.errorHandler`) and the changes are lost. The default.
     case recoverUnsyncedChanges(beforeReset: (@Sendable (Realm) -> Void)? = nil, afterReset: (@Sendable (Realm, Realm) -> Void)? = nil)
-    /// Recover when possible, else discard.
+    /// Recover as `recoverUnsyncedChanges` does; if that fails, discard silently.
     case recoverOrDiscardUnsyncedChanges(beforeReset: (@Sendable (Realm) -> Void)? = nil, afterReset: (@Sendable (Realm, Realm) -> Void)? = nil)
-    /// Report the reset to the handler and let the app decide.
-    case manual(errorHandler: (@Sendable (SyncError) -> Void)? = nil)
+    /// Leave the file alone: the session stops and a `SyncError` `.clientResetError` goes
+    /// to `errorHandler` (when nil, to `app.syncManager.errorHandler`). The app then
+    /// closes the realm, deletes (or keeps) the file and opens it again.
+    case manual(errorHandler: ErrorReportingBlock? = nil)
 }
 
 /// A partition value of partition-based sync: a string, an integer, an ObjectId or a UUID.

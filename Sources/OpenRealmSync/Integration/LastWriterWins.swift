@@ -120,7 +120,7 @@ enum LastWriterWins {
         let writes = PendingWrites(pending)
         var out: [WireInstruction] = []
         for instruction in downloaded {
-            if let path = objectPath(instruction), writes.isReplaced(path) { continue }
+            if let path = instruction.objectPath, writes.isReplaced(path) { continue }
             switch instruction {
             case .createObject(let className, let pk, let values):
                 let path = WireObjectPath(className: className, primaryKey: pk)
@@ -178,17 +178,5 @@ enum LastWriterWins {
 
     private static func isInListElement(_ path: WireObjectPath) -> Bool {
         path.path.contains { if case .index = $0 { return true } else { return false } }
-    }
-
-    private static func objectPath(_ i: WireInstruction) -> WireObjectPath? {
-        switch i {
-        case .eraseObject(let o), .set(let o, _, _), .addInteger(let o, _, _), .listInsert(let o, _, _, _),
-             .listSet(let o, _, _, _), .listErase(let o, _, _), .listMove(let o, _, _, _), .clearCollection(let o, _),
-             .setInsert(let o, _, _), .setErase(let o, _, _), .dictionarySet(let o, _, _, _), .dictionaryErase(let o, _, _),
-             .createEmbeddedObject(let o, _, _, _):
-            return o
-        default:
-            return nil
-        }
     }
 }

@@ -2,6 +2,10 @@ import Foundation
 import OpenRealm
 import Synchronization
 
+/// A handler of sync errors: the error (a ``SyncError`` for session errors) and the
+/// session it concerns, when there is one. Called on a sync queue.
+public typealias ErrorReportingBlock = @Sendable (Error, SyncSession?) -> Void
+
 /// App-wide sync settings: where sync errors the app did not wait for are reported
 /// (refused subscriptions, rejected writes, sessions the server ended).
 ///
@@ -50,7 +54,7 @@ final class SyncSessionRegistry: Sendable {
         let file = FileAccess(coordinator: realm._coordinator)
         let (session, created) = sessions.withLock { table -> (SyncSession, Bool) in
             if let running = table[path], running.state != .inactive { return (running, false) }
-            let session = SyncSession(file: file, configuration: sync)
+            let session = SyncSession(file: file, configuration: sync, realmConfiguration: configuration)
             table[path] = session
             return (session, true)
         }

@@ -19,6 +19,26 @@ import Synchronization
 /// and stopped when its user logs out. It reconnects by itself after a lost connection,
 /// with a backoff from half a second doubling to a minute. Its methods may be called
 /// from any thread.
+///
+/// State machine (all of it runs on `queue`):
+///
+/// ```
+///  disconnected ──connect()──▶ connecting ──.opened: bind (+ query)──▶ bound on ident ──▶ syncing
+///       ▲                          │                                        │
+///       └── connectionLost ◀───────┴── handshake deadline, closed, ping ────┘
+/// ```
+///
+/// Invariants that keep waits from being lost:
+/// 1. Every wait is stored before anything that could answer it is sent, and is only
+///    removed by its answer, by a fatal error, by `stop()` or by cancellation of the
+///    waiting task. A lost connection keeps waits: on the next `ident` every pending
+///    mark is sent again (the new session answers them), and the ident's upload
+///    acknowledgement answers upload waits the server had already satisfied.
+/// 2. A `query` or `mark` goes out only after this connection's `bind` (protocol §6.2
+///    rule 1); before that it would name a session the server does not know.
+/// 3. A connection that does not reach `ident` within ``handshakeTimeout``, or that stays
+///    silent past the keepalive, is dropped and the session reconnects, so no wait
+///    depends on a connection that can no longer answer.
 public final class SyncSession: @unchecked Sendable {
     /// Whether the session syncs.
     public enum State: Sendable, Equatable {
@@ -54,22 +74,19 @@ public final class SyncSession: @unchecked Sendable {
         case forCurrentlyOutstandingWork
     }
 
-    /// A transfer's progress.
-    public struct Progress: Sendable {
-        /// Bytes transferred so far.
-        public let transferredBytes: Int
-        /// Bytes transferred plus those known to remain.
-        public let transferrableBytes: Int
-        /// Whether nothing remains.
-        public var isTransferComplete: Bool { transferredBytes >= transferrableBytes }
-        /// The fraction done, 0...1.
-        public var fractionTransferred: Double {
-            transferrableBytes == 0 ? 1 : min(1, Double(transferredBytes) / Double(transferrableBytes))
-        }
-    }
+    /// How long a new connection may take to reach `ident` (TCP, WebSocket upgrade,
+    /// bind) before it is dropped and tried again.
+    static let handshakeTimeout: TimeInterval = 60
+    /// After this long without a message from the server the session sends a ping.
+    static let keepaliveInterval: TimeInterval = 60
+    /// After this long more without any message, the connection is dropped.
+    static let keepaliveTimeout: TimeInterval = 60
 
     let file: FileAccess
     let configuration: SyncConfiguration
+    /// The configuration the realm was opened with (its schema), for the client reset
+    /// callbacks' realms.
+    let realmConfiguration: Realm.Configuration?
     let subscriptionStore: SubscriptionStore?
     let user: User
     let queue: DispatchQueue
@@ -79,41 +96,51 @@ public final class SyncSession: @unchecked Sendable {
         var connectionState: ConnectionState = .disconnected
     }
     private let published = Mutex(Published())
+    /// Ids of progress notifications, handed out on the caller's thread.
+    let progressTokenIds = Mutex<UInt64>(0)
 
     // Everything below is used on `queue` only.
-    private var connection: WebSocketConnection?
-    private var decoder = WireFrameDecoder()
-    private var sessionNumber: UInt64 = 0
-    private var bound = false
-    private var wantsConnection = true
-    private var stoppedForGood = false
-    private var backoffAttempts = 0
-    private var reconnectScheduled = false
-    private var connectGeneration = 0
-    private var uploadCursor: UInt64 = 0
-    private var lastSentQueryVersion: Int64 = 0
-    private var lastSeenFileVersion: UInt64 = 0
-    private var bootstrapBuffer: [WireDownloadChangeset] = []
+    var connection: WebSocketConnection?
+    var decoder = WireFrameDecoder()
+    var sessionNumber: UInt64 = 0
+    /// The bind of `sessionNumber` went out on `connection`: queries and marks may follow.
+    var bindSent = false
+    /// `ident` arrived for `sessionNumber`: uploads may follow.
+    var bound = false
+    var wantsConnection = true
+    var stoppedForGood = false
+    var backoffAttempts = 0
+    var reconnectScheduled = false
+    var connectGeneration = 0
+    /// When the current connection must have reached `ident`.
+    var handshakeDeadline: DispatchTime?
+    /// When the server last sent anything on the current connection.
+    var lastTrafficAt = DispatchTime.now()
+    var pingSent = false
+    var uploadCursor: UInt64 = 0
+    var lastSentQueryVersion: Int64 = 0
+    var lastSeenFileVersion: UInt64 = 0
+    var bootstrapBuffer: [WireDownloadChangeset] = []
     /// Local changesets the server has not acknowledged, by local version, as the client
     /// holds them: transformed past the list edits downloaded since they were made
     /// (``PendingEdits``).
-    private var pendingEdits = PendingEdits()
+    var pendingEdits = PendingEdits()
     /// The file's clock: downloads move it, local commits take readings (``CommitStamps``).
     let clock = SyncClock()
-    private var nextMarkId: UInt64 = 0
-    private var markWaiters: [(id: UInt64, resume: @Sendable (Error?) -> Void)] = []
-    private var unsentMarks: [UInt64] = []
-    private var uploadWaiters: [(version: UInt64, resume: @Sendable (Error?) -> Void)] = []
-    private var progressBlocks: [UInt64: (ProgressDirection, ProgressMode, (Progress) -> Void)] = [:]
-    private var nextProgressToken: UInt64 = 0
-    private var downloadedBytes = 0
-    private var downloadableBytes = 0
-    private var uploadedBytes = 0
+    var nextMarkId: UInt64 = 0
+    /// Download waits: each answered by the echo of its mark (or a later one).
+    var markWaiters: [(id: UInt64, resume: @Sendable (Error?) -> Void)] = []
+    /// Upload waits: each answered once the server acknowledges local version `version`.
+    var uploadWaiters: [(version: UInt64, resume: @Sendable (Error?) -> Void)] = []
+    var progress = TransferProgress()
+    /// A client reset under way (``ClientResetState``), nil otherwise.
+    var reset: ClientResetState?
     private var pollTimer: DispatchSourceTimer?
 
-    init(file: FileAccess, configuration: SyncConfiguration) {
+    init(file: FileAccess, configuration: SyncConfiguration, realmConfiguration: Realm.Configuration? = nil) {
         self.file = file
         self.configuration = configuration
+        self.realmConfiguration = realmConfiguration
         user = configuration.user
         subscriptionStore = configuration.enableFlexibleSync ? SubscriptionStore(file: file) : nil
         queue = DispatchQueue(label: "openrealm.sync.session")
@@ -126,19 +153,22 @@ public final class SyncSession: @unchecked Sendable {
     /// The user the session syncs for.
     public var parentUser: User? { user }
 
-    private func setConnectionState(_ s: ConnectionState) { published.withLock { $0.connectionState = s } }
-    private func setState(_ s: State) { published.withLock { $0.state = s } }
+    func setConnectionState(_ s: ConnectionState) { published.withLock { $0.connectionState = s } }
+    func setState(_ s: State) { published.withLock { $0.state = s } }
 
     // MARK: Lifecycle
 
-    /// Starts syncing: prepares the file (its log hold) and connects.
+    /// Starts syncing: prepares the file (its log hold), picks up a client reset an
+    /// earlier process left unfinished, and connects.
     func start() throws {
-        _ = try file.write { txn in
+        let pendingReset = try file.write { txn -> Bool in
             let progress = SyncProgressStore.progress(txn)
-            _ = orc_log_hold(txn, SyncProgressStore.logConsumer, progress.acknowledgedClientVersion)
+            _ = orc_log_hold(txn, SyncProgressStore.logConsumer, ClientResetStore.logHoldVersion(txn, progress))
             for stamp in CommitStamps.all(txn).values { clock.receive(stamp) }
-        }
+            return ClientResetStore.marker(txn) != nil
+        }.0
         queue.async { [self] in
+            if pendingReset { reset = ClientResetState(before: nil) }
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now() + .milliseconds(20), repeating: .milliseconds(20))
             timer.setEventHandler { [weak self] in self?.poll() }
@@ -162,6 +192,7 @@ public final class SyncSession: @unchecked Sendable {
     }
 
     /// Disconnects and stops syncing until `resume()`; local writes keep working.
+    /// Waits in progress keep waiting, and end once the session is resumed and done.
     public func suspend() {
         queue.async { [self] in
             guard !stoppedForGood else { return }
@@ -191,6 +222,15 @@ public final class SyncSession: @unchecked Sendable {
         }
     }
 
+    /// Drops the connection as a network failure would, and reconnects after the
+    /// backoff (for tests of lost connections).
+    func simulateConnectionLoss() {
+        queue.async { [self] in
+            guard connection != nil else { return }
+            connectionLost("the connection was dropped on purpose")
+        }
+    }
+
     // MARK: Connecting
 
     private var syncURL: URL? {
@@ -199,11 +239,12 @@ public final class SyncSession: @unchecked Sendable {
         return URL(string: base + "/api/client/v2.0/app/\(user.appState.id)/realm-sync")
     }
 
-    private func connect() {
+    func connect() {
         guard wantsConnection, !stoppedForGood, connection == nil else { return }
         connectGeneration += 1
         let generation = connectGeneration
         setConnectionState(.connecting)
+        // The token request has its own deadline (the app's request timeout).
         let user = self.user
         Task { [weak self] in
             let token: Result<String, Error>
@@ -220,6 +261,7 @@ public final class SyncSession: @unchecked Sendable {
         case .success(let t): accessToken = t
         case .failure(let error):
             if let appError = error as? AppError, appError.code == .httpRequestFailed {
+                setConnectionState(.disconnected)
                 connectionLost("cannot refresh the access token: \(appError.message)")
             } else {
                 stopWithError(SyncError(.authenticationFailed, "User \(user.id) cannot sync: \(error)"))
@@ -232,6 +274,7 @@ public final class SyncSession: @unchecked Sendable {
         }
         decoder = WireFrameDecoder()
         bound = false
+        bindSent = false
         let holder = UncheckedBox<WebSocketConnection?>(nil)
         let conn = WebSocketConnection(url: url) { [weak self] event in
             guard let self else { return }
@@ -242,11 +285,16 @@ public final class SyncSession: @unchecked Sendable {
         }
         holder.value = conn
         connection = conn
+        handshakeDeadline = .now() + Self.handshakeTimeout
+        lastTrafficAt = .now()
+        pingSent = false
         conn.connect()
     }
 
     private func handle(_ event: WebSocketConnection.Event, from conn: WebSocketConnection, token: String) {
         guard conn === connection else { return }
+        lastTrafficAt = .now()
+        pingSent = false
         switch event {
         case .opened:
             sessionNumber += 1
@@ -255,11 +303,16 @@ public final class SyncSession: @unchecked Sendable {
             send(.bind(WireBind(session: sessionNumber, appId: user.appState.id, accessToken: token, fileIdentity: identity,
                                 lastIntegratedServerVersion: identity == nil ? 0 : progress.serverVersion,
                                 syncMode: configuration.syncMode)))
+            bindSent = true
             lastSentQueryVersion = 0
             sendLatestQuery()
         case .message(let bytes):
             do {
-                for message in try decoder.feed(bytes) { receive(message) }
+                for message in try decoder.feed(bytes) {
+                    receive(message)
+                    // A message may have ended this connection (a fatal error, a reset).
+                    guard conn === connection else { return }
+                }
             } catch {
                 send(.error(WireErrorMessage(error)))
                 connectionLost("the server sent a frame that does not decode: \(error)")
@@ -269,28 +322,30 @@ public final class SyncSession: @unchecked Sendable {
         }
     }
 
-    private func send(_ message: WireMessage) {
+    func send(_ message: WireMessage) {
         guard let connection, let bytes = try? WireEncoder().encode(message) else { return }
-        if case .upload = message { uploadedBytes += bytes.count }
         connection.send(bytes)
     }
 
-    private func closeConnection() {
+    func closeConnection() {
         guard let conn = connection else { return }
         if bound { send(.unbind(WireUnbind(session: sessionNumber))) }
         connection = nil
         bound = false
+        bindSent = false
+        handshakeDeadline = nil
         bootstrapBuffer = []
+        progress.downloadInterrupted()
         setConnectionState(.disconnected)
         conn.close()
     }
 
-    private func connectionLost(_ reason: String) {
+    func connectionLost(_ reason: String) {
         closeConnection()
         scheduleReconnect()
     }
 
-    private func scheduleReconnect(after minimum: TimeInterval = 0) {
+    func scheduleReconnect(after minimum: TimeInterval = 0) {
         guard wantsConnection, !stoppedForGood, !reconnectScheduled else { return }
         reconnectScheduled = true
         let delay = max(minimum, min(60, 0.5 * pow(2, Double(backoffAttempts))) * Double.random(in: 0.8...1.2))
@@ -301,26 +356,50 @@ public final class SyncSession: @unchecked Sendable {
         }
     }
 
-    private func stopWithError(_ error: SyncError) {
+    func stopWithError(_ error: SyncError, reportTo handler: ErrorReportingBlock? = nil) {
         stoppedForGood = true
         wantsConnection = false
         setState(.inactive)
         closeConnection()
-        report(error)
+        if let handler { handler(error, self) } else { report(error) }
         failWaiters(error)
     }
 
-    private func failWaiters(_ error: Error) {
-        for w in markWaiters { w.resume(error) }
-        markWaiters = []
-        unsentMarks = []
-        for w in uploadWaiters { w.resume(error) }
-        uploadWaiters = []
-        SubscriptionWaiters.shared.failAll(path: file.path, error: error)
+    func report(_ error: SyncError) {
+        user.appState.syncManager.errorHandler?(error, self)
     }
 
-    private func report(_ error: SyncError) {
-        user.appState.syncManager.errorHandler?(error, self)
+    // MARK: Liveness
+
+    /// Runs every 20 ms: uploads new local commits, sends a new subscription set, and
+    /// drops a connection that is stuck in its handshake or went silent.
+    private func poll() {
+        checkConnectionHealth()
+        let version = file.latestVersion()
+        guard version != lastSeenFileVersion else { return }
+        lastSeenFileVersion = version
+        if bound {
+            uploadPending()
+        }
+        sendLatestQuery()
+        if progress.hasUploadObservers { measurePendingUploads() }
+    }
+
+    private func checkConnectionHealth() {
+        guard connection != nil else { return }
+        let now = DispatchTime.now()
+        if !bound, let deadline = handshakeDeadline, now > deadline {
+            connectionLost("the server did not accept the session within \(Int(Self.handshakeTimeout)) seconds")
+            return
+        }
+        guard bound else { return }
+        let silent = Double(now.uptimeNanoseconds &- lastTrafficAt.uptimeNanoseconds) / 1e9
+        if silent > Self.keepaliveInterval + Self.keepaliveTimeout {
+            connectionLost("the server sent nothing for \(Int(silent)) seconds, not even a pong")
+        } else if silent > Self.keepaliveInterval, !pingSent {
+            pingSent = true
+            send(.ping(WirePing(timestamp: now.uptimeNanoseconds / 1_000_000)))
+        }
     }
 
     // MARK: Messages
@@ -328,33 +407,9 @@ public final class SyncSession: @unchecked Sendable {
     private func receive(_ message: WireMessage) {
         switch message {
         case .ident(let ident) where ident.session == sessionNumber:
-            do {
-                let base = try file.write { txn -> UInt64 in
-                    if SyncProgressStore.identity(txn) != ident.fileIdentity {
-                        try SyncProgressStore.setIdentity(txn, ident.fileIdentity)
-                    }
-                    return SyncProgressStore.uploadBase(txn)
-                }.0
-                bound = true
-                backoffAttempts = 0
-                setConnectionState(.connected)
-                uploadCursor = max(ident.lastIntegratedClientVersion, base)
-                for id in unsentMarks { send(.mark(WireMark(session: sessionNumber, requestId: id))) }
-                unsentMarks = []
-                uploadPending()
-            } catch {
-                connectionLost("storing the file identity failed: \(error)")
-            }
+            receiveIdent(ident)
         case .download(let d) where d.session == sessionNumber:
-            downloadedBytes += d.changesets.reduce(0) { $0 + $1.instructions.count }
-            downloadableBytes = Int(d.progress.downloadableBytes)
-            if d.bootstrap == .inProgress {
-                bootstrapBuffer += d.changesets
-                return
-            }
-            let changesets = bootstrapBuffer + d.changesets
-            bootstrapBuffer = []
-            integrate(changesets, progress: d.progress, completedQuery: d.bootstrap == .lastBatch ? d.queryVersion : nil)
+            receiveDownload(d)
         case .mark(let mark) where mark.session == sessionNumber:
             let ready = markWaiters.filter { $0.id <= mark.requestId }
             markWaiters.removeAll { $0.id <= mark.requestId }
@@ -366,6 +421,58 @@ public final class SyncSession: @unchecked Sendable {
         default:
             break
         }
+    }
+
+    private func receiveIdent(_ ident: WireIdent) {
+        do {
+            let (base, acknowledged) = try file.write { txn -> (UInt64, UInt64?) in
+                if SyncProgressStore.identity(txn) != ident.fileIdentity {
+                    try SyncProgressStore.setIdentity(txn, ident.fileIdentity)
+                }
+                // The ident says what the server already integrated: an upload whose
+                // acknowledgement was lost with the last connection is answered here.
+                var progress = SyncProgressStore.progress(txn)
+                var acknowledged: UInt64?
+                if reset == nil, ident.lastIntegratedClientVersion > progress.acknowledgedClientVersion {
+                    progress.acknowledgedClientVersion = ident.lastIntegratedClientVersion
+                    try SyncProgressStore.setProgress(txn, progress)
+                    _ = orc_log_hold(txn, SyncProgressStore.logConsumer, ClientResetStore.logHoldVersion(txn, progress))
+                    acknowledged = progress.acknowledgedClientVersion
+                }
+                return (SyncProgressStore.uploadBase(txn), acknowledged)
+            }.0
+            bound = true
+            handshakeDeadline = nil
+            backoffAttempts = 0
+            setConnectionState(.connected)
+            uploadCursor = max(ident.lastIntegratedClientVersion, base)
+            if let acknowledged { didAcknowledge(upTo: acknowledged) }
+            // Marks sent on an earlier connection died with it: send every pending one.
+            for w in markWaiters { send(.mark(WireMark(session: sessionNumber, requestId: w.id))) }
+            if reset != nil {
+                resetIdentReceived(ident)
+            } else {
+                uploadPending()
+            }
+        } catch {
+            connectionLost("storing the file identity failed: \(error)")
+        }
+    }
+
+    private func receiveDownload(_ d: WireDownload) {
+        if reset != nil {
+            receiveResetDownload(d)
+            return
+        }
+        progress.downloaded(d)
+        if d.bootstrap == .inProgress {
+            bootstrapBuffer += d.changesets
+            notifyProgress()
+            return
+        }
+        let changesets = bootstrapBuffer + d.changesets
+        bootstrapBuffer = []
+        integrate(changesets, progress: d.progress, completedQuery: d.bootstrap == .lastBatch ? d.queryVersion : nil)
     }
 
     private func handleError(_ e: WireErrorMessage) {
@@ -391,7 +498,7 @@ public final class SyncSession: @unchecked Sendable {
         case .badAuthentication:
             stopWithError(SyncError(.authenticationFailed, e.message, serverCode: e.code))
         case .clientResetRequired:
-            stopWithError(SyncError(.clientResetError, "The server asks for a client reset, which this client does not perform yet: \(e.message)", serverCode: e.code))
+            beginClientReset(e)
         case .permissionDenied:
             stopWithError(SyncError(.permissionDenied, e.message, serverCode: e.code))
         case .wrongSyncMode, .unsupportedVersion:
@@ -406,14 +513,14 @@ public final class SyncSession: @unchecked Sendable {
     }
 
     /// Integrates downloaded changesets and progress in one write transaction.
-    private func integrate(_ changesets: [WireDownloadChangeset], progress: WireDownloadProgress, completedQuery: UInt64?) {
+    private func integrate(_ changesets: [WireDownloadChangeset], progress downloadProgress: WireDownloadProgress, completedQuery: UInt64?) {
         let instructions = changesets.flatMap(\.instructions)
         for c in changesets { clock.receive(c.timestamp) }
         do {
             let current = try file.read { SyncProgressStore.progress($0) }
             var updated = current
-            updated.serverVersion = max(current.serverVersion, progress.serverVersion)
-            updated.acknowledgedClientVersion = max(current.acknowledgedClientVersion, progress.lastIntegratedClientVersion)
+            updated.serverVersion = max(current.serverVersion, downloadProgress.serverVersion)
+            updated.acknowledgedClientVersion = max(current.acknowledgedClientVersion, downloadProgress.lastIntegratedClientVersion)
             if !instructions.isEmpty || updated != current {
                 var pending = pendingEdits
                 _ = try file.write { txn in
@@ -425,7 +532,7 @@ public final class SyncSession: @unchecked Sendable {
                     try CommitStamps.prune(txn, upTo: updated.acknowledgedClientVersion)
                     try SyncProgressStore.setProgress(txn, updated)
                     if updated.acknowledgedClientVersion != current.acknowledgedClientVersion {
-                        _ = orc_log_hold(txn, SyncProgressStore.logConsumer, updated.acknowledgedClientVersion)
+                        _ = orc_log_hold(txn, SyncProgressStore.logConsumer, ClientResetStore.logHoldVersion(txn, updated))
                     }
                     var list = SyncProgressStore.integrations(txn)
                     list.append((orc_txn_version(txn) + 1, updated.serverVersion))
@@ -440,32 +547,29 @@ public final class SyncSession: @unchecked Sendable {
             if let qv = completedQuery {
                 try subscriptionStore?.setState(Int64(qv), complete: true, errorMessage: nil)
             }
-            let acked = updated.acknowledgedClientVersion
-            let ready = uploadWaiters.filter { $0.version <= acked }
-            uploadWaiters.removeAll { $0.version <= acked }
-            for w in ready { w.resume(nil) }
-            notifyProgress()
+            didAcknowledge(upTo: updated.acknowledgedClientVersion)
         } catch {
             send(.error(WireErrorMessage(session: sessionNumber, code: .badChangeset, message: "the client could not integrate a download: \(error)", isFatal: true)))
             connectionLost("integrating a download failed: \(error)")
         }
     }
 
-    // MARK: Upload and queries
-
-    private func poll() {
-        let version = file.latestVersion()
-        guard version != lastSeenFileVersion else { return }
-        lastSeenFileVersion = version
-        if bound {
-            uploadPending()
-            sendLatestQuery()
-        }
+    /// The server has integrated local versions up to `acked`: forget their pending
+    /// edits, count their bytes as uploaded, and answer the upload waits they satisfy.
+    func didAcknowledge(upTo acked: UInt64) {
+        pendingEdits.acknowledge(upTo: acked)
+        progress.acknowledged(upTo: acked)
+        let ready = uploadWaiters.filter { $0.version <= acked }
+        uploadWaiters.removeAll { $0.version <= acked }
+        for w in ready { w.resume(nil) }
+        notifyProgress()
     }
 
+    // MARK: Upload and queries
+
     /// Uploads the local commits after the cursor that carry synced changes.
-    private func uploadPending() {
-        guard bound, !Self.uploadsHeld.withLock({ $0.contains(file.path) }) else { return }
+    func uploadPending() {
+        guard bound, reset == nil, !Self.uploadsHeld.withLock({ $0.contains(file.path) }) else { return }
         let head = file.latestVersion()
         guard head > uploadCursor else { return }
         do {
@@ -491,6 +595,7 @@ public final class SyncSession: @unchecked Sendable {
             var size = 0
             for c in changesets {
                 let bytes = (try? WireChangeset(c.instructions).encoded().count) ?? 0
+                progress.measuredUpload(version: c.clientVersion, bytes: bytes, upTo: head)
                 if !batch.isEmpty && size + bytes > 8 << 20 {
                     send(.upload(WireUpload(session: sessionNumber, changesets: batch)))
                     batch = []
@@ -501,9 +606,7 @@ public final class SyncSession: @unchecked Sendable {
             }
             if !batch.isEmpty {
                 send(.upload(WireUpload(session: sessionNumber, changesets: batch)))
-                // A mark makes the server report the acknowledgement promptly.
-                nextMarkId += 1
-                send(.mark(WireMark(session: sessionNumber, requestId: nextMarkId)))
+                notifyProgress()
             }
         } catch {
             report(SyncError(.otherError, "Uploading local changes of '\(file.path)' failed: \(error)"))
@@ -516,8 +619,8 @@ public final class SyncSession: @unchecked Sendable {
     static let uploadsHeld = Mutex<Set<String>>([])
 
     /// Sends the latest subscription set when the server has not got it yet.
-    private func sendLatestQuery() {
-        guard connection != nil, let store = subscriptionStore else { return }
+    func sendLatestQuery() {
+        guard bindSent, let store = subscriptionStore else { return }
         let latest = store.load().latest
         guard latest.version > lastSentQueryVersion, latest.version > 0 else { return }
         lastSentQueryVersion = latest.version
@@ -538,7 +641,7 @@ public final class SyncSession: @unchecked Sendable {
     }
 
     /// The highest local version in (acknowledged, upTo] with synced changes, or nil.
-    private func lastContentVersion(upTo head: UInt64) -> UInt64? {
+    func lastContentVersion(upTo head: UInt64) -> UInt64? {
         try? file.read { txn -> UInt64? in
             let progress = SyncProgressStore.progress(txn)
             let integrated = Set(SyncProgressStore.integrations(txn).map(\.local))
@@ -554,91 +657,4 @@ public final class SyncSession: @unchecked Sendable {
 
     /// Whether every local change has been acknowledged by the server.
     var hasUnuploadedChanges: Bool { lastContentVersion(upTo: file.latestVersion()) != nil }
-
-    // MARK: Waiting
-
-    /// Waits until every local change made before the call has been uploaded and
-    /// acknowledged (`.upload`), or until every change the server had when the call was
-    /// made has been downloaded and integrated (`.download`).
-    ///
-    /// - Throws: ``SyncError`` when the session stops (logout, a refused session).
-    public func wait(for direction: ProgressDirection) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-            let once = OnceFlag()
-            let resume: @Sendable (Error?) -> Void = { error in
-                guard once.claim() else { return }
-                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
-            }
-            queue.async { [self] in
-                if stoppedForGood {
-                    resume(SyncError(.connectionFailed, "The sync session of '\(file.path)' is stopped."))
-                    return
-                }
-                switch direction {
-                case .upload:
-                    guard let target = lastContentVersion(upTo: file.latestVersion()) else { resume(nil); return }
-                    uploadWaiters.append((target, resume))
-                    uploadPending()
-                case .download:
-                    nextMarkId += 1
-                    markWaiters.append((nextMarkId, resume))
-                    if bound { send(.mark(WireMark(session: sessionNumber, requestId: nextMarkId))) } else { unsentMarks.append(nextMarkId) }
-                }
-            }
-        }
-    }
-
-    /// Waits for upload or download and calls `callback` with nil or the error.
-    public func wait(for direction: ProgressDirection, callback: @escaping @Sendable (Error?) -> Void) {
-        Task { do { try await wait(for: direction); callback(nil) } catch { callback(error) } }
-    }
-
-    // MARK: Progress
-
-    /// Calls `block` (on the session's queue) as data is uploaded or downloaded.
-    public func addProgressNotification(for direction: ProgressDirection, mode: ProgressMode,
-                                        block: @escaping @Sendable (Progress) -> Void) -> ProgressNotificationToken? {
-        let token = ProgressNotificationToken(session: self)
-        queue.async { [self] in
-            nextProgressToken += 1
-            token.id = nextProgressToken
-            progressBlocks[nextProgressToken] = (direction, mode, block)
-            block(progress(direction))
-        }
-        return token
-    }
-
-    func removeProgressNotification(_ id: UInt64) {
-        queue.async { [self] in progressBlocks[id] = nil }
-    }
-
-    private func progress(_ direction: ProgressDirection) -> Progress {
-        switch direction {
-        case .download: return Progress(transferredBytes: downloadedBytes, transferrableBytes: downloadedBytes + downloadableBytes)
-        case .upload:
-            let pending = uploadWaiters.isEmpty ? 0 : 1
-            return Progress(transferredBytes: uploadedBytes, transferrableBytes: uploadedBytes + pending)
-        }
-    }
-
-    private func notifyProgress() {
-        for (id, (direction, mode, block)) in progressBlocks {
-            let p = progress(direction)
-            block(p)
-            if mode == .forCurrentlyOutstandingWork, p.isTransferComplete { progressBlocks[id] = nil }
-        }
-    }
-}
-
-/// Stops a progress notification when invalidated.
-public final class ProgressNotificationToken: @unchecked Sendable {
-    weak var session: SyncSession?
-    var id: UInt64 = 0
-
-    init(session: SyncSession) { self.session = session }
-
-    /// Stops the notifications.
-    public func invalidate() {
-        session?.removeProgressNotification(id)
-    }
 }

@@ -127,9 +127,10 @@ final class SubscriptionWaiters: Sendable {
     func resolve(path: String, version: Int64, error: Error?) {
         let ready = waiters.withLock { w -> [Waiter] in
             let list = w.byPath[path] ?? []
-            // A completed version answers the waits for it and for older versions; an
-            // error answers only its own version.
-            let matching = list.filter { error == nil ? $0.version <= version : $0.version == version }
+            // A completed version answers the waits for it and for older versions. So
+            // does a refused one: an older version still waited for never completed and
+            // was superseded (only the latest set is sent), so nothing else would answer it.
+            let matching = list.filter { $0.version <= version }
             w.byPath[path] = list.filter { waiter in !matching.contains { $0.id == waiter.id } }
             return matching
         }

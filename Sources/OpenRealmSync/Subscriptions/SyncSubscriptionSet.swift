@@ -243,21 +243,29 @@ public final class SyncSubscriptionSet: @unchecked Sendable {
     }
 
     /// Waits for version `version` to complete; throws `subscriptionFailed` with the
-    /// server's message when it was refused.
+    /// server's message when it was refused, `SyncError` when the session stops (or
+    /// `.timedOut` past `timeout` seconds), `CancellationError` when the task is cancelled.
+    ///
+    /// The session sends the latest set after every bind, so a lost connection only
+    /// delays the answer; a suspended session answers once resumed.
     func waitForVersion(_ version: Int64, timeout: TimeInterval? = nil) async throws {
         guard let store else { return }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-            let once = OnceFlag()
-            let id = SubscriptionWaiters.shared.wait(store: store, version: version) { error in
-                guard once.claim() else { return }
-                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
-            }
-            if let timeout {
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-                    SubscriptionWaiters.shared.cancel(path: store.path, id: id, error: SyncError(.timedOut,
-                        "Waiting for subscription set version \(version) to sync timed out after \(timeout) seconds."))
+        let waiterId = LockedBox<UInt64?>(nil)
+        let slot = WaitSlot()
+        try await withTaskCancellationHandler {
+            try await slot.wait { finish in
+                let id = SubscriptionWaiters.shared.wait(store: store, version: version, finish)
+                waiterId.value = id
+                if let timeout {
+                    DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                        SubscriptionWaiters.shared.cancel(path: store.path, id: id, error: SyncError(.timedOut,
+                            "Waiting for subscription set version \(version) to sync timed out after \(timeout) seconds."))
+                    }
                 }
             }
+        } onCancel: {
+            // The slot ends the wait; this forgets the stored waiter.
+            if let id = waiterId.value { SubscriptionWaiters.shared.cancel(path: store.path, id: id, error: CancellationError()) }
         }
     }
 

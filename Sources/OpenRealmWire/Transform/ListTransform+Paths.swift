@@ -17,7 +17,7 @@ extension ListTransform {
     /// The lists an instruction's object path passes through (by an index), outermost
     /// first; the erased element of an `eraseObject` is not counted (that is a list edit).
     static func listsOnPath(of instruction: WireInstruction) -> [ListID] {
-        guard var path = objectPath(of: instruction) else { return [] }
+        guard var path = instruction.objectPath else { return [] }
         if case .eraseObject = instruction, elementStep(path) != nil { path.path.removeLast(2) }
         var out: [ListID] = []
         var k = 0
@@ -28,20 +28,6 @@ extension ListTransform {
             k += 1
         }
         return out
-    }
-
-    /// The object path an instruction acts on (nil for creates of top-level objects and
-    /// schema instructions).
-    static func objectPath(of i: WireInstruction) -> WireObjectPath? {
-        switch i {
-        case .eraseObject(let o), .set(let o, _, _), .addInteger(let o, _, _), .listInsert(let o, _, _, _),
-             .listSet(let o, _, _, _), .listErase(let o, _, _), .listMove(let o, _, _, _), .clearCollection(let o, _),
-             .setInsert(let o, _, _), .setErase(let o, _, _), .dictionarySet(let o, _, _, _), .dictionaryErase(let o, _, _),
-             .createEmbeddedObject(let o, _, _, _):
-            return o
-        default:
-            return nil
-        }
     }
 
     /// `i` acting on `path` instead.
@@ -75,7 +61,7 @@ extension ListTransform {
     /// `a` with the index it takes in list `id` (a step of its object path) moved as
     /// `b` moves elements; nil when `b` erased that element.
     static func followingPath(_ a: WireInstruction, through id: ListID, _ b: WireInstruction) -> WireInstruction? {
-        guard var path = objectPath(of: a) else { return a }
+        guard var path = a.objectPath else { return a }
         let limit = { if case .eraseObject = a, elementStep(path) != nil { return path.path.count - 2 } else { return path.path.count } }()
         var k = 0
         while k + 1 < limit {

@@ -1,0 +1,64 @@
+import Foundation
+import ORCore
+import OpenRealm
+import OpenRealmWire
+
+/// What a realm file keeps about a client reset under way (`docs/PROTOCOL.md` §6.4), so
+/// that a reset interrupted by the end of the process resumes on the next start.
+///
+/// A reset starts when the server answers a bind with `clientResetRequired`: the file
+/// forgets its identity and records the **base**, the last local version the server is
+/// known to hold (the acknowledged version, or the upload base of a copied file). The
+/// local commits after the base that were not downloads are the unsynced changes. The
+/// next bind, without identity, gets a fresh bootstrap; integrating it ends the reset
+/// (``FreshState``) and removes the record.
+///
+/// Layout: metadata `openrealm.sync.reset`, one little-endian `u64`, the base.
+enum ClientResetStore {
+    static let markerKey = "openrealm.sync.reset"
+
+    /// The base of the reset under way, or nil when none is.
+    static func marker(_ txn: OpaquePointer) -> UInt64? {
+        FileMetadata.uint64s(txn, markerKey).first
+    }
+
+    static func setMarker(_ txn: OpaquePointer, base: UInt64?) throws {
+        if let base {
+            try FileMetadata.setUInt64s(txn, markerKey, [base])
+        } else {
+            _ = orc_meta_delete(txn, markerKey)
+        }
+    }
+
+    /// The version the sync consumer of the changeset log holds from: the acknowledged
+    /// version, and during a reset no later than its base, so that the unsynced changes
+    /// stay readable until they are recovered.
+    static func logHoldVersion(_ txn: OpaquePointer, _ progress: SyncProgressStore.Progress) -> UInt64 {
+        guard let base = marker(txn) else { return progress.acknowledgedClientVersion }
+        return min(base, progress.acknowledgedClientVersion)
+    }
+
+    /// The unsynced local changes after `base`, oldest first: each commit that was not a
+    /// download, as the client holds it (`pending`, transformed past later list edits,
+    /// when it has it; else as committed).
+    static func unsyncedChanges(_ txn: OpaquePointer, after base: UInt64,
+                                pending: [UInt64: [WireInstruction]]) throws -> [WireInstruction] {
+        let integrated = Set(SyncProgressStore.integrations(txn).map(\.local))
+        let head = orc_txn_version(txn)
+        var out: [WireInstruction] = []
+        var v = base + 1
+        while v <= head {
+            defer { v += 1 }
+            if integrated.contains(v) { continue }
+            out += try pending[v] ?? ChangesetReader.instructions(txn, version: v)
+        }
+        return out
+    }
+}
+
+/// A client reset the session is performing: the frozen realm of the state before it,
+/// for the `afterReset` callback. Nil `before` when the reset was picked up from the file
+/// after a restart (no callback then sees the old state).
+struct ClientResetState {
+    var before: Realm?
+}

@@ -1,0 +1,55 @@
+import Foundation
+import XCTest
+@testable import OpenRealmSync
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// HTTP requests end at the app's request timeout even when the server accepts the
+/// connection and never answers.
+final class RequestTimeoutTests: XCTestCase {
+    /// A listening socket that never accepts: connections complete in the kernel's
+    /// backlog and requests get no answer.
+    final class SilentServer {
+        let fd: Int32
+        let port: Int
+
+        init() throws {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { throw POSIXError(.EIO) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = 0
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0, listen(fd, 16) == 0 else { close(fd); throw POSIXError(.EADDRINUSE) }
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+            }
+            self.fd = fd
+            port = Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        deinit { close(fd) }
+    }
+
+    func testALoginToASilentServerFailsAtTheRequestTimeout() async throws {
+        let server = try SilentServer()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-timeout-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let app = App(id: "timeout-\(UUID().uuidString.prefix(8).lowercased())",
+                      configuration: AppConfiguration(baseURL: "http://127.0.0.1:\(server.port)", defaultRequestTimeoutMS: 500,
+                                                      rootDirectory: root))
+        let outcome = LockedBox<Error?>(nil)
+        try await within(60, "the login to a silent server") {
+            do { _ = try await app.login(credentials: .anonymous) } catch { outcome.value = error }
+        }
+        let error = try XCTUnwrap(outcome.value as? AppError, "the login did not fail: \(String(describing: outcome.value))")
+        XCTAssertEqual(error.code, .httpRequestFailed)
+        withExtendedLifetime(server) {}
+    }
+}
