@@ -36,7 +36,7 @@ final class SyncChaosTests: XCTestCase {
     }
 
     func testClientsConvergeThroughAFaultyNetwork() throws {
-        let text = try runChaos(["network", "--seconds", "6", "--clients", "2", "--seed", "11"], expectingStatus: 0)
+        let text = try runChaos(["network", "--seconds", "4", "--clients", "2", "--seed", "11"], expectingStatus: 0)
         XCTAssertGreaterThan(try figure(#"faults injected: (\d+)"#, in: text), 0, text)
         XCTAssertGreaterThan(try figure(#"commits: (\d+)"#, in: text), 0, text)
         XCTAssertTrue(text.contains("lost: 0, applied twice: 0, diverged: 0"), text)
@@ -87,7 +87,9 @@ final class SyncChaosTests: XCTestCase {
     }
 
     /// Runs the executable with `arguments` and returns its output, asserting its status.
-    private func runChaos(_ arguments: [String], expectingStatus status: Int32) throws -> String {
+    /// A run still going after `timeout` seconds is killed (its children die with it)
+    /// and fails the test.
+    private func runChaos(_ arguments: [String], expectingStatus status: Int32, timeout: TimeInterval = 90) throws -> String {
         let binary = productsDirectory.appendingPathComponent("openrealm-chaos")
         guard FileManager.default.isExecutableFile(atPath: binary.path),
               FileManager.default.isExecutableFile(atPath: productsDirectory.appendingPathComponent("openrealm-server").path) else {
@@ -100,11 +102,35 @@ final class SyncChaosTests: XCTestCase {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
+        let collected = OutputCollector()
+        let readerDone = DispatchSemaphore(value: 0)
+        let handle = output.fileHandleForReading
+        Thread.detachNewThread {
+            while case let data = handle.availableData, !data.isEmpty { collected.append(data) }
+            readerDone.signal()
+        }
+        if exited.wait(timeout: .now() + timeout) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            exited.wait()
+            _ = readerDone.wait(timeout: .now() + 10)
+            XCTFail("openrealm-chaos \(arguments.joined(separator: " ")) did not end within \(Int(timeout)) s: \(collected.text)")
+            return collected.text
+        }
+        _ = readerDone.wait(timeout: .now() + 10)
+        let text = collected.text
         XCTAssertEqual(process.terminationStatus, status, text)
         return text
     }
+}
+
+/// The output of a run, appended by its reader thread.
+private final class OutputCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+
+    func append(_ more: Data) { lock.withLock { data.append(more) } }
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 }

@@ -4,7 +4,8 @@ import Synchronization
 /// A child process whose standard output is read line by line on a thread of its own
 /// and whose standard input takes command lines.
 ///
-/// Lines are kept in order; waits poll them with a deadline. Standard error goes to
+/// It dies with this process (``ParentDeath``). Lines are kept in order; waits poll them
+/// with a deadline. Standard error goes to
 /// `errorLog` when given (so a failing child's messages can be shown), else it is
 /// inherited.
 final class ChildProcess: @unchecked Sendable {
@@ -23,8 +24,6 @@ final class ChildProcess: @unchecked Sendable {
     init(name: String, executable: URL, arguments: [String], errorLog: URL? = nil, code: ChaosFailure.Code) throws {
         self.name = name
         self.errorLog = errorLog
-        process.executableURL = executable
-        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardInput = input
@@ -32,7 +31,7 @@ final class ChildProcess: @unchecked Sendable {
             FileManager.default.createFile(atPath: errorLog.path, contents: nil)
             process.standardError = try FileHandle(forWritingTo: errorLog)
         }
-        do { try process.run() } catch {
+        do { try ParentDeath.start(process, executable: executable, arguments: arguments) } catch {
             throw ChaosFailure(code, "Cannot start \(name) ('\(executable.path)'): \(error)")
         }
         let handle = output.fileHandleForReading

@@ -48,7 +48,8 @@ final class ServerProcess {
         let log = logDirectory.appendingPathComponent("server-\(starts % 4).log")
         let child = try ChildProcess(name: "the server", executable: executable,
                                      arguments: ["serve", "--host", "127.0.0.1", "--port", String(port),
-                                                 "--data-dir", dataDirectory.path, "--log-level", "error"],
+                                                 "--data-dir", dataDirectory.path, "--config", try writeConfiguration().path,
+                                                 "--log-level", "error"],
                                      errorLog: log, code: .server)
         self.child = child
         let deadline = Date().addingTimeInterval(timeout)
@@ -62,6 +63,32 @@ final class ServerProcess {
             }
             usleep(10_000)
         }
+    }
+
+    /// The app configuration every run serves: the chaos app in development mode (the
+    /// schema comes from the clients), with login rate limits far above what a run
+    /// needs. Every client logs in from 127.0.0.1, and a run logs in thousands of times
+    /// (each restarted client, each simulated client), far past the defaults (a burst of
+    /// 100 per address, 10 per email).
+    static var configuration: [String: Any] { [
+        "appId": SyncChaos.appId,
+        "developmentMode": true,
+        "auth": ["anonymous": true, "emailPassword": true],
+        "rateLimits": [
+            "loginPerAddress": ["burst": 1_000_000, "perMinute": 1_000_000],
+            "loginPerEmail": ["burst": 1_000_000, "perMinute": 1_000_000],
+        ],
+    ] }
+
+    /// Writes ``configuration`` into the log directory; returns its path.
+    private func writeConfiguration() throws -> URL {
+        let file = logDirectory.appendingPathComponent("app.json")
+        do {
+            try JSONSerialization.data(withJSONObject: Self.configuration, options: [.sortedKeys]).write(to: file)
+        } catch {
+            throw ChaosFailure(.server, "Cannot write the server's app configuration to '\(file.path)': \(error)")
+        }
+        return file
     }
 
     /// Sends SIGKILL and waits for the process to end.
