@@ -131,13 +131,21 @@ let package = Package(
             path: "Sources/openrealm-tour"
         ),
         .executableTarget(
-            // Fault injection (docs/RELIABILITY.md): `openrealm-chaos crash --cycles N`
-            // kills a local-realm writer at random points and checks nothing was lost.
+            // Fault injection (docs/RELIABILITY.md): `crash` kills a local-realm writer, a
+            // synced client or the server at random points; `network` runs clients through
+            // a fault-injecting proxy; `load` runs 1,000 simulated clients. Each checks that
+            // nothing was lost. It starts the built `openrealm-server` found beside it.
             name: "openrealm-chaos",
             dependencies: [
                 "OpenRealm",
                 "ORCore",
+                "RealmSwift",
+                "OpenRealmWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             path: "Sources/openrealm-chaos"
         ),
@@ -182,10 +190,10 @@ let package = Package(
             path: "Tests/OpenRealmSyncTests"
         ),
         .testTarget(
-            // Runs a short `openrealm-chaos crash` (a dependency so that it is built) and tampers
-            // with its files through OpenRealm to show that the checks fail.
+            // Runs short `openrealm-chaos` runs (a dependency so that it is built, with the
+            // server it starts) and tampers with their files to show that the checks fail.
             name: "OpenRealmChaosTests",
-            dependencies: ["openrealm-chaos", "OpenRealm"],
+            dependencies: ["openrealm-chaos", "openrealm-server", "OpenRealm"],
             path: "Tests/OpenRealmChaosTests"
         ),
         .testTarget(

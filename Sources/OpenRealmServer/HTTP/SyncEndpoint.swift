@@ -9,7 +9,8 @@ import OpenRealmWire
 /// ``SyncConnection``; this only moves frames between it and the socket.
 enum SyncEndpoint {
     /// Adds the route. A connection that sends no `bind` within `bindTimeout` seconds
-    /// gets a `connectionClosed` error and is closed.
+    /// gets a `connectionClosed` error and is closed (a bind received in time counts,
+    /// however long it then waits for the app).
     static func add(to router: Router<ServerRequestContext>, auth: AuthService, logger: Logger, metrics: ServerMetrics,
                     bindTimeout: Double) {
         router.ws("\(AuthRoutes.appPrefix)/realm-sync", shouldUpgrade: { _, context in
@@ -25,6 +26,9 @@ enum SyncEndpoint {
             metrics.adjust("openrealm_connections_open", by: 1)
             defer { metrics.adjust("openrealm_connections_open", by: -1) }
             let bound = BindFlag()
+            // A bind that arrived in time counts even while it waits for the app's lock
+            // (a busy app must not make its clients look idle).
+            connection.onBindReceived = { bound.set() }
             let bindDeadline = Task {
                 try? await Task.sleep(nanoseconds: UInt64(bindTimeout * 1e9))
                 guard !Task.isCancelled, !bound.isSet else { return }

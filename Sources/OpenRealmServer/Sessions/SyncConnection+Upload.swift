@@ -11,6 +11,13 @@ extension SyncConnection {
         let store = app.store
         do {
             try store.withLock {
+                // Another session of the same file (a connection the client dropped,
+                // whose upload the server is still reading) may have integrated some of
+                // these changesets since this session bound: the file's record decides.
+                if let file = try store.clientFile(ident: session.fileIdent) {
+                    session.lastIntegratedClientVersion = max(session.lastIntegratedClientVersion, file.lastIntegratedClientVersion)
+                }
+                let memo = ConcurrentMemo()
                 var previous: UInt64 = 0
                 for changeset in m.changesets {
                     guard changeset.clientVersion > previous else {
@@ -22,7 +29,7 @@ extension SyncConnection {
                     guard changeset.lastIntegratedServerVersion <= store.serverVersion else {
                         throw SyncFailure(.badProgress, "changeset \(changeset.clientVersion) was made after server version \(changeset.lastIntegratedServerVersion), which the server never produced (it is at \(store.serverVersion))")
                     }
-                    try integrate(session, changeset)
+                    try integrate(session, changeset, memo: memo)
                     metrics.increment("openrealm_changesets_integrated_total")
                 }
                 // Trimming failing loses nothing: the history is kept and trimmed later.
@@ -55,11 +62,11 @@ extension SyncConnection {
     /// (origin 0) that reverts them. An object found refused only after the changeset
     /// was applied makes the integration start again without it, so each attempt
     /// refuses at least one more object and the loop ends.
-    private func integrate(_ session: SyncSession, _ changeset: WireUploadChangeset) throws {
+    private func integrate(_ session: SyncSession, _ changeset: WireUploadChangeset, memo: ConcurrentMemo) throws {
         var refused: [WireObjectRef: String] = [:]
         while true {
             do {
-                try integrate(session, changeset, refusing: refused)
+                try integrate(session, changeset, refusing: refused, memo: memo)
                 return
             } catch let late as LateRefusals {
                 refused.merge(late.writes) { first, _ in first }
@@ -68,7 +75,7 @@ extension SyncConnection {
     }
 
     private func integrate(_ session: SyncSession, _ changeset: WireUploadChangeset,
-                           refusing alreadyRefused: [WireObjectRef: String]) throws {
+                           refusing alreadyRefused: [WireObjectRef: String], memo: ConcurrentMemo) throws {
         let app = session.app
         let version = app.store.serverVersion + 1
         var outgoing: [(SyncSession, [WireInstruction], Set<WireObjectRef>)] = []
@@ -89,9 +96,12 @@ extension SyncConnection {
             }
             var allowed = changeset.instructions.filter { $0.topLevelObject.map { refused[$0] == nil } ?? true }
             let listEdits = allowed.filter { ListTransform.list(of: $0) != nil }
+            var resentSince: Set<WireObjectRef> = []
             if !listEdits.isEmpty {
                 allowed = ListTransform.transform(allowed, against: try Self.concurrentInstructions(
-                    txn, origin: session.fileIdent, after: changeset.lastIntegratedServerVersion, through: version - 1))
+                    txn, origin: session.fileIdent, after: changeset.lastIntegratedServerVersion, through: version - 1, memo: memo))
+                resentSince = try Self.resentWhole(txn, to: session.fileIdent, after: changeset.lastIntegratedServerVersion,
+                                                   through: version - 1)
             }
             var integrator = Integrator(txn: txn, developmentMode: app.configuration.developmentMode,
                                         stamp: WriteStamp(timestamp: changeset.timestamp, originFileIdent: session.fileIdent),
@@ -117,8 +127,13 @@ extension SyncConnection {
             // without it: the objects it touches that the bootstrap sent whole lack it
             // there (their collections' resets won over its list edits on the client),
             // so they go back whole as the server now has them.
-            if changeset.lastIntegratedServerVersion < session.viewServerVersion {
-                for ref in objects where refused[ref] == nil && session.viewSnapshots.contains(ref) {
+            // Likewise an object the origin got back whole (a compensation) after the
+            // changeset was made: that copy's cleared collections won over the
+            // changeset's list edits there, which the server has.
+            let beforeBootstrap = changeset.lastIntegratedServerVersion < session.viewServerVersion
+            if beforeBootstrap || !resentSince.isEmpty {
+                for ref in objects where refused[ref] == nil
+                    && ((beforeBootstrap && session.viewSnapshots.contains(ref)) || resentSince.contains(ref)) {
                     if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
                         reply += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
                     }
@@ -141,7 +156,7 @@ extension SyncConnection {
                 originServerVersion: changeset.lastIntegratedServerVersion))
             try txn.updateRow("__client_files", .int(Int64(session.fileIdent)),
                               ["lastIntegratedClientVersion": .int(Int64(changeset.clientVersion))])
-            try AppStore.recordProgress(txn, ident: session.fileIdent, serverVersion: changeset.lastIntegratedServerVersion)
+            try AppStore.recordUpload(txn, ident: session.fileIdent, base: changeset.lastIntegratedServerVersion, version: version)
             for other in others {
                 let (instructions, view) = try Self.fanOut(applied, to: other, txn, schema)
                 outgoing.append((other, instructions, view))
@@ -180,16 +195,56 @@ extension SyncConnection {
     /// in between, the others' list instructions before them are carried past them (they
     /// are transformed against the origin's list edits as it uploaded them, since its
     /// next changeset was made after those).
+    ///
+    /// Only instructions that can move list indices are returned (list edits, object
+    /// erases, instructions on embedded objects); sets of top-level fields cannot.
     static func concurrentInstructions(_ txn: StoreTransaction, origin: UInt64, after: UInt64,
-                                       through last: UInt64) throws -> [WireInstruction] {
+                                       through last: UInt64, memo: ConcurrentMemo = ConcurrentMemo()) throws -> [WireInstruction] {
+        try concurrentRange(txn, origin: origin, after: after, through: last, memo: memo.forOrigin(origin))
+    }
+
+    /// What ``concurrentInstructions(_:origin:after:through:memo:)`` computed, by the
+    /// origin and the version it starts after: the instructions through a version. Used
+    /// within one app lock (one upload), during which the history only grows: the
+    /// changesets of an upload made at one server version each need that range, one
+    /// version longer each time, and the ranges the origin's own earlier changesets need
+    /// nest inside, so computing each from scratch would take time growing with the
+    /// square (or worse) of how far the origin lags.
+    final class ConcurrentMemo {
+        fileprivate var ranges: [UInt64: [UInt64: (last: UInt64, out: [WireInstruction])]] = [:]
+        fileprivate var origin: UInt64 = 0
+
+        init() {}
+
+        fileprivate func forOrigin(_ origin: UInt64) -> ConcurrentMemo {
+            self.origin = origin
+            return self
+        }
+    }
+
+    /// Whether a concurrent instruction can move the index of a list instruction.
+    private static func movesListIndices(_ instruction: WireInstruction) -> Bool {
+        if ListTransform.list(of: instruction) != nil { return true }
+        if case .eraseObject = instruction { return true }
+        return !(instruction.objectPath?.path.isEmpty ?? true)
+    }
+
+    private static func concurrentRange(_ txn: StoreTransaction, origin: UInt64, after: UInt64, through last: UInt64,
+                                        memo: ConcurrentMemo) throws -> [WireInstruction] {
+        let known = memo.ranges[origin]?[after]
+        if let known, known.last == last { return known.out }
         let floor = try AppStore.historyFloor(txn)
         if after > 0 && after < floor {
             throw SyncFailure(.clientResetRequired, "the changeset was made after server version \(after), but the history after it was trimmed up to version \(floor); reset the file")
         }
         // A file that had integrated nothing (after 0) made its changes on its own new objects.
-        let first = max(after, floor) + 1
-        guard first <= last else { return [] }
+        var first = max(after, floor) + 1
         var out: [WireInstruction] = []
+        if let known, known.last < last {
+            first = known.last + 1
+            out = known.out
+        }
+        guard first <= last else { return out }
         for version in first...last {
             guard let entry = try AppStore.historyEntry(txn, version) else {
                 throw SyncFailure(.clientResetRequired, "the history after server version \(after) was trimmed; reset the file")
@@ -200,14 +255,34 @@ extension SyncConnection {
                     // made earlier, they were carried past what it integrated since.
                     var edits = try WireChangeset(decoding: entry.uploadedListEdits).instructions
                     if let madeAt = entry.originServerVersion, madeAt < after {
-                        edits = ListTransform.transform(edits, against: try concurrentInstructions(
-                            txn, origin: origin, after: madeAt, through: after))
+                        edits = ListTransform.transform(edits, against: try concurrentRange(
+                            txn, origin: origin, after: madeAt, through: after, memo: memo))
                     }
                     out = ListTransform.transform(out, against: edits, incomingWinsTies: true)
                 }
                 continue
             }
-            out += try WireChangeset(decoding: entry.changeset).instructions
+            out += try WireChangeset(decoding: entry.changeset).instructions.filter(movesListIndices)
+        }
+        memo.ranges[origin, default: [:]][after] = (last, out)
+        return out
+    }
+
+    /// The objects the server sent back whole to client file `origin` (compensations of
+    /// its own changesets, every collection cleared first) in server versions
+    /// `after + 1 ... last`. Pending list edits of the origin made before such a copy
+    /// arrived lost to its clears there (`docs/CONFLICTS.md`, "Lists").
+    static func resentWhole(_ txn: StoreTransaction, to origin: UInt64, after: UInt64,
+                            through last: UInt64) throws -> Set<WireObjectRef> {
+        let first = max(after, try AppStore.historyFloor(txn)) + 1
+        guard first <= last else { return [] }
+        var out: Set<WireObjectRef> = []
+        for version in first...last {
+            guard let entry = try AppStore.historyEntry(txn, version), entry.originFileIdent == origin,
+                  !entry.compensation.isEmpty else { continue }
+            for instruction in try WireChangeset(decoding: entry.compensation).instructions {
+                if case .clearCollection = instruction, let ref = instruction.topLevelObject { out.insert(ref) }
+            }
         }
         return out
     }

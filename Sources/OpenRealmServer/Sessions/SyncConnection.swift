@@ -30,6 +30,9 @@ public final class SyncConnection: @unchecked Sendable {
     private(set) var isClosed = false
     /// Whether a `bind` was accepted on this connection (its bind timeout is then met).
     private(set) var hasBound = false
+    /// Called when a `bind` message arrives, before it is handled (which can wait for
+    /// the app's lock): the transport's bind timeout stops then.
+    var onBindReceived: (@Sendable () -> Void)?
 
     init(auth: AuthService, apps: AppRegistry, appId: String?, logger: Logger, metrics: ServerMetrics = ServerMetrics(),
          output: @escaping @Sendable (ConnectionOutput) -> Void) {
@@ -106,8 +109,10 @@ public final class SyncConnection: @unchecked Sendable {
     /// A fatal session error: the error, then the session ends.
     func fail(_ session: UInt64, _ failure: SyncFailure) {
         logger.info("ending sync session", metadata: ["session": "\(session)", "code": "\(failure.code)", "message": "\(failure.message)"])
-        output(.message(.error(WireErrorMessage(session: session, code: failure.code, message: failure.message, isFatal: true))))
+        // The session ends before the client hears of it (its counters and its file's
+        // last-seen time are current by then).
         if let s = sessions[session] { end(s) }
+        output(.message(.error(WireErrorMessage(session: session, code: failure.code, message: failure.message, isFatal: true))))
     }
 
     private func session(_ number: UInt64, _ what: String) -> SyncSession? {
@@ -123,13 +128,24 @@ public final class SyncConnection: @unchecked Sendable {
     }
 
     private func unregister(_ session: SyncSession) {
-        let removed = session.app.store.withLock { session.app.sessions.removeValue(forKey: ObjectIdentifier(session)) != nil }
+        let store = session.app.store
+        let removed = store.withLock {
+            guard session.app.sessions.removeValue(forKey: ObjectIdentifier(session)) != nil else { return false }
+            // The retention period of its file counts from the end of the session.
+            do {
+                try store.environment.write { txn in try AppStore.recordSeen(txn, ident: session.fileIdent) }
+            } catch {
+                logger.error("recording a client file as seen failed", metadata: ["file": "\(session.fileIdent)", "error": "\(error)"])
+            }
+            return true
+        }
         if removed { metrics.adjust("openrealm_sessions_active", by: -1) }
     }
 
     // MARK: Bind
 
     private func bind(_ m: WireBind) {
+        onBindReceived?()
         guard !usedSessionNumbers.contains(m.session) else {
             fail(WireErrorMessage(session: 0, code: .sessionReused,
                                   message: "sessionReused: session number \(m.session) was already used on this connection", isFatal: true))
@@ -179,9 +195,14 @@ public final class SyncConnection: @unchecked Sendable {
                     throw SyncFailure(.clientResetRequired, "the file integrated server version \(m.lastIntegratedServerVersion), but the server is at \(app.store.serverVersion)")
                 }
                 if m.fileIdentity != nil {
-                    let floor = try app.store.historyFloor()
-                    guard m.lastIntegratedServerVersion >= floor else {
-                        throw SyncFailure(.clientResetRequired, "the file integrated server version \(m.lastIntegratedServerVersion), but the history it needs was trimmed up to version \(floor) (the file was not seen for longer than the retention period); reset the file")
+                    // Its unuploaded changesets may be based as low as its upload base
+                    // (below what it downloaded); the history above it is kept while the
+                    // file is seen within the retention period.
+                    let (floor, base) = try app.store.environment.read { txn in
+                        (try AppStore.historyFloor(txn), try AppStore.uploadBase(txn, ident: file.ident))
+                    }
+                    guard base >= floor else {
+                        throw SyncFailure(.clientResetRequired, "client file \(file.ident) may upload changes made at server version \(base), but the history after it was trimmed up to version \(floor) (the file was not seen for longer than the retention period); reset the file")
                     }
                 }
                 try app.store.environment.write { txn in

@@ -21,6 +21,9 @@ extension AppStore {
             try txn.insertRow("__client_files", [
                 "_id": .int(Int64(ident)), "salt": .int(Int64(salt)), "userId": .string(userId),
                 "lastIntegratedClientVersion": .int(0), "createdAt": .int(Self.nowMilliseconds),
+                // Its changesets are based on nothing (0) or on a version it downloaded,
+                // which comes after this one (see AppStore+Trimming.swift).
+                "uploadBase": .int(Int64(try txn.metaUInt64("server.version") ?? 0)),
             ])
             return ClientFileRecord(ident: ident, salt: salt, userId: userId, lastIntegratedClientVersion: 0)
         }

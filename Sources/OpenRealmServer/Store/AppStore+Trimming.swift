@@ -1,13 +1,27 @@
 import Foundation
 import OpenRealmWire
 
-/// History trimming. Each client file records the last server version it reported
-/// having integrated (its bind's `lastIntegratedServerVersion`, and each uploaded
-/// changeset's) and when it was last seen. The history at or below the lowest of those
-/// versions, over the files seen within the retention period and the files of bound
-/// sessions, is needed by no one and is deleted; the version up to which it was trimmed
-/// is the **floor**. A file that comes back with a version below the floor (one that
-/// vanished for longer than the retention period) gets `clientResetRequired`.
+/// History trimming. The history is needed to transform a changeset against what others
+/// integrated after the server version it was made at (its `lastIntegratedServerVersion`,
+/// its **base**), and, when the file's own earlier changesets were integrated after that
+/// base, to carry those earlier list edits forward from *their* bases
+/// (``SyncConnection/concurrentInstructions(_:origin:after:through:)``). A client's
+/// changesets are made in order, each after the one before, so their bases never
+/// decrease: no later upload of a file is based below the base of its last integrated
+/// changeset. Each client file therefore records `uploadBase`, the lowest version whose
+/// later history an upload of it may still need: the base of its last integrated
+/// changeset, lowered to the base of each of its own changesets integrated after that
+/// (`uploadsAfterBase`, "version:base" pairs), repeatedly; the server version it was
+/// created at while it has integrated nothing. It also records when it was last seen
+/// (bind, upload, end of a session, and every trim while it is bound).
+///
+/// The history at or below the lowest `uploadBase`, over the files of bound sessions and
+/// the files seen within the retention period, is needed by no one and is deleted; the
+/// version up to which it was trimmed is the **floor**. The version a client reports at
+/// bind (what it downloaded) does not count: changesets it made earlier and has not
+/// uploaded yet are based below it. A file that comes back after being away longer than
+/// the retention period, once the floor passed its `uploadBase`, gets
+/// `clientResetRequired`.
 extension AppStore {
     /// The version up to which the history was trimmed (0: nothing trimmed).
     static func historyFloor(_ txn: StoreTransaction) throws -> UInt64 {
@@ -19,8 +33,8 @@ extension AppStore {
         try environment.read { try Self.historyFloor($0) }
     }
 
-    /// Records that client file `ident` has integrated up to `serverVersion` (never
-    /// going back) and was seen now.
+    /// Records that client file `ident` reported having integrated up to `serverVersion`
+    /// (its download progress, never going back) and was seen now.
     static func recordProgress(_ txn: StoreTransaction, ident: UInt64, serverVersion: UInt64) throws {
         guard let row = try txn.readRow("__client_files", .int(Int64(ident))) else { return }
         let known = UInt64(max(0, row.int("lastServerVersion") ?? 0))
@@ -29,8 +43,57 @@ extension AppStore {
         ])
     }
 
+    /// Records that the server integrated, as server version `version`, a changeset of
+    /// client file `ident` based on server version `base`, and that the file was seen now.
+    static func recordUpload(_ txn: StoreTransaction, ident: UInt64, base: UInt64, version: UInt64) throws {
+        guard let row = try txn.readRow("__client_files", .int(Int64(ident))) else { return }
+        // Changesets based on nothing (0) were made on the file's own new objects and
+        // need no history; they leave the upload base as it was.
+        var uploads = parseUploads(row.string("uploadsAfterBase") ?? "")
+        var hold = row.int("uploadBase").map { UInt64(max(0, $0)) } ?? base
+        if base > 0 {
+            uploads.append((version: version, base: base))
+            hold = base
+            // Own changesets integrated after `hold` are carried forward from their bases.
+            while let first = uploads.first(where: { $0.version > hold }), first.base < hold {
+                hold = first.base
+            }
+        }
+        uploads.removeAll { $0.version <= hold }
+        try txn.updateRow("__client_files", .int(Int64(ident)), [
+            "uploadBase": .int(Int64(hold)), "lastSeenAt": .int(nowMilliseconds),
+            "uploadsAfterBase": .string(uploads.map { "\($0.version):\($0.base)" }.joined(separator: ",")),
+        ])
+    }
+
+    /// The "version:base" pairs of `text` (entries that do not parse are left out).
+    private static func parseUploads(_ text: String) -> [(version: UInt64, base: UInt64)] {
+        text.split(separator: ",").compactMap { pair in
+            let parts = pair.split(separator: ":")
+            guard parts.count == 2, let version = UInt64(parts[0]), let base = UInt64(parts[1]) else { return nil }
+            return (version, base)
+        }
+    }
+
+    /// Records that client file `ident` was seen at `now` (milliseconds since the epoch).
+    static func recordSeen(_ txn: StoreTransaction, ident: UInt64, now: Int64 = nowMilliseconds) throws {
+        guard try txn.readRow("__client_files", .int(Int64(ident))) != nil else { return }
+        try txn.updateRow("__client_files", .int(Int64(ident)), ["lastSeenAt": .int(now)])
+    }
+
+    /// The lowest server version a later upload of client file `ident` can be based on.
+    /// A file recorded by a store older than `uploadBase` counts as based at the floor.
+    static func uploadBase(_ txn: StoreTransaction, ident: UInt64) throws -> UInt64 {
+        guard let row = try txn.readRow("__client_files", .int(Int64(ident))) else { return 0 }
+        return try uploadBase(row, floor: historyFloor(txn))
+    }
+
+    private static func uploadBase(_ row: [String: WireValue], floor: UInt64) -> UInt64 {
+        row.int("uploadBase").map { UInt64(max(0, $0)) } ?? floor
+    }
+
     /// Deletes the history no client file still needs and raises the floor; returns the
-    /// new floor.
+    /// new floor. The files of bound sessions are recorded as seen at `now`.
     ///
     /// - Parameters:
     ///   - retentionSeconds: files not seen for longer are not waited for.
@@ -45,8 +108,14 @@ extension AppStore {
             for row in try txn.allRows("__client_files") {
                 let ident = UInt64(max(0, row.int("_id") ?? 0))
                 let seen = row.int("lastSeenAt") ?? row.int("createdAt") ?? 0
-                guard bound.contains(ident) || now - seen <= retentionSeconds * 1000 else { continue }
-                needed = min(needed, UInt64(max(0, row.int("lastServerVersion") ?? 0)))
+                if bound.contains(ident) {
+                    // A session can stay bound longer than the retention period: once it
+                    // ends, the period counts from now, not from its bind.
+                    try Self.recordSeen(txn, ident: ident, now: now)
+                } else if now - seen > retentionSeconds * 1000 {
+                    continue
+                }
+                needed = min(needed, Self.uploadBase(row, floor: floor))
             }
             guard needed > floor else { return floor }
             for version in (floor + 1)...needed {

@@ -61,6 +61,7 @@ final class AppStore: @unchecked Sendable {
                 ("lastIntegratedClientVersion", ORC_TYPE_INT, false), ("createdAt", ORC_TYPE_INT, false),
                 ("viewServerVersion", ORC_TYPE_INT, true), ("view", ORC_TYPE_STRING, true),
                 ("lastServerVersion", ORC_TYPE_INT, true), ("lastSeenAt", ORC_TYPE_INT, true),
+                ("uploadBase", ORC_TYPE_INT, true), ("uploadsAfterBase", ORC_TYPE_STRING, true),
             ])
             try txn.ensureTable("__history", key: ORC_TYPE_INT, columns: [
                 ("originFileIdent", ORC_TYPE_INT, false), ("originClientVersion", ORC_TYPE_INT, false),

@@ -8,11 +8,13 @@ final class WriterProcess {
 
     /// Starts `executable crash-writer` on `path`.
     init(executable: URL, path: String, durability: DurabilityChoice, seed: UInt64) throws {
-        process.executableURL = executable
-        process.arguments = ["crash-writer", "--path", path, "--durability", durability.rawValue, "--seed", String(seed)]
         let pipe = Pipe()
         process.standardOutput = pipe
-        do { try process.run() } catch {
+        do {
+            // It dies with this process (ParentDeath).
+            try ParentDeath.start(process, executable: executable,
+                                  arguments: ["crash-writer", "--path", path, "--durability", durability.rawValue, "--seed", String(seed)])
+        } catch {
             throw ChaosFailure(.writer, "Cannot start the writer '\(executable.path)': \(error)")
         }
         let handle = pipe.fileHandleForReading

@@ -1,4 +1,4 @@
-/// Why a chaos run failed: a loss, an inconsistency, or a writer that misbehaved.
+/// Why a chaos run failed: a loss, an inconsistency, or a process that misbehaved.
 ///
 /// `code` names the kind of failure; `message` names the file, cycle and values involved.
 struct ChaosFailure: Error, CustomStringConvertible, Sendable {
@@ -12,6 +12,18 @@ struct ChaosFailure: Error, CustomStringConvertible, Sendable {
         case partialTransaction
         /// The writer process failed to start, to become ready, or exited by itself.
         case writer
+        /// A write a client reported as uploaded (acknowledged by the server) is missing.
+        case lostUpload
+        /// A write is on the server or a client more than once.
+        case duplicate
+        /// Two replicas (clients, or a client and the server) hold different data.
+        case divergence
+        /// The server child failed to start, to answer, or exited by itself.
+        case server
+        /// `/health` stopped answering during a run.
+        case health
+        /// The fault-injecting proxy or a simulated client failed.
+        case network
         /// A bad command-line value.
         case usage
     }

@@ -1,0 +1,143 @@
+import Foundation
+import ORCore
+
+/// An `openrealm-server serve` child on a fixed loopback port with its own data
+/// directory, which can be killed and started again on the same port and data.
+final class ServerProcess {
+    let executable: URL
+    let port: Int
+    let dataDirectory: URL
+    private let logDirectory: URL
+    private(set) var child: ChildProcess?
+    /// How many times the server was started.
+    private(set) var starts = 0
+
+    /// Prepares (does not start) a server. `executable` defaults to the built
+    /// `openrealm-server` beside this executable.
+    init(executable: URL?, dataDirectory: URL, logDirectory: URL) throws {
+        if let executable {
+            self.executable = executable
+        } else {
+            guard let me = Bundle.main.executableURL else {
+                throw ChaosFailure(.usage, "Cannot find this executable's path to find openrealm-server beside it.")
+            }
+            self.executable = me.deletingLastPathComponent().appendingPathComponent("openrealm-server")
+        }
+        guard FileManager.default.isExecutableFile(atPath: self.executable.path) else {
+            throw ChaosFailure(.usage, "No openrealm-server executable at '\(self.executable.path)' (build it, or pass --server).")
+        }
+        self.dataDirectory = dataDirectory
+        self.logDirectory = logDirectory
+        port = try SystemLimits.freePort()
+    }
+
+    /// The server's pid (0 when not running).
+    var pid: Int32 { child?.pid ?? 0 }
+
+    /// The HTTP client of the server's port.
+    var http: LoopbackHTTP { LoopbackHTTP(port: port) }
+
+    /// The base URL clients use.
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts the server and waits until `/health` answers.
+    ///
+    /// - Throws: ``ChaosFailure/Code/server`` when it exits or does not answer in time.
+    func start(timeout: TimeInterval = 60) throws {
+        starts += 1
+        let log = logDirectory.appendingPathComponent("server-\(starts % 4).log")
+        let child = try ChildProcess(name: "the server", executable: executable,
+                                     arguments: ["serve", "--host", "127.0.0.1", "--port", String(port),
+                                                 "--data-dir", dataDirectory.path, "--config", try writeConfiguration().path,
+                                                 "--log-level", "error"],
+                                     errorLog: log, code: .server)
+        self.child = child
+        let deadline = Date().addingTimeInterval(timeout)
+        while !http.isHealthy(timeout: 2) {
+            guard child.isRunning else {
+                throw ChaosFailure(.server, "the server exited (start \(starts)) before answering /health: \(child.errorTail)")
+            }
+            guard Date() < deadline else {
+                child.kill()
+                throw ChaosFailure(.server, "the server did not answer /health within \(Int(timeout)) s (start \(starts)).")
+            }
+            usleep(10_000)
+        }
+    }
+
+    /// The app configuration every run serves: the chaos app in development mode (the
+    /// schema comes from the clients), with login rate limits far above what a run
+    /// needs. Every client logs in from 127.0.0.1, and a run logs in thousands of times
+    /// (each restarted client, each simulated client), far past the defaults (a burst of
+    /// 100 per address, 10 per email).
+    static var configuration: [String: Any] { [
+        "appId": SyncChaos.appId,
+        "developmentMode": true,
+        "auth": ["anonymous": true, "emailPassword": true],
+        "rateLimits": [
+            "loginPerAddress": ["burst": 1_000_000, "perMinute": 1_000_000],
+            "loginPerEmail": ["burst": 1_000_000, "perMinute": 1_000_000],
+        ],
+    ] }
+
+    /// Writes ``configuration`` into the log directory; returns its path.
+    private func writeConfiguration() throws -> URL {
+        let file = logDirectory.appendingPathComponent("app.json")
+        do {
+            try JSONSerialization.data(withJSONObject: Self.configuration, options: [.sortedKeys]).write(to: file)
+        } catch {
+            throw ChaosFailure(.server, "Cannot write the server's app configuration to '\(file.path)': \(error)")
+        }
+        return file
+    }
+
+    /// Sends SIGKILL and waits for the process to end.
+    ///
+    /// - Throws: ``ChaosFailure/Code/server`` when the server had exited by itself.
+    func kill() throws {
+        guard let child else { return }
+        self.child = nil
+        guard child.kill() else {
+            throw ChaosFailure(.server, "the server had exited by itself before the kill: \(child.errorTail)")
+        }
+    }
+
+    /// Stops the server gracefully (SIGTERM), killing it after `timeout` seconds.
+    func stop(timeout: TimeInterval = 15) {
+        guard let child else { return }
+        self.child = nil
+        Glibc.kill(child.pid, SIGTERM)
+        _ = child.finish(timeout: timeout)
+    }
+
+    /// Registers an email/password user (201, or 409 when it exists already).
+    func register(email: String, password: String, appId: String) throws {
+        let reply = try http.request("POST", "/api/client/v2.0/app/\(appId)/auth/providers/local-userpass/register",
+                                     json: ["email": email, "password": password], timeout: 30)
+        guard reply.status == 201 || reply.status == 409 else {
+            throw ChaosFailure(.server, "registering \(email) answered \(reply.status): \(reply.body)")
+        }
+    }
+
+    /// The store file of `appId`.
+    func storePath(appId: String) -> String {
+        dataDirectory.appendingPathComponent("apps").appendingPathComponent(appId).appendingPathComponent("server.realm").path
+    }
+
+    /// Runs `orc_env_check` on the store of `appId` (call it while the server is down).
+    ///
+    /// - Throws: ``ChaosFailure/Code/engineCheck`` naming the problem.
+    func checkStore(appId: String) throws {
+        let path = storePath(appId: appId)
+        var env: OpaquePointer?
+        let opened = orc_env_open(path, UInt32(ORC_ENV_NO_CREATE), nil, &env)
+        guard opened == ORC_OK, let env else {
+            throw ChaosFailure(.engineCheck, "\(path): orc_env_open failed: \(String(cString: orc_strerror(opened))) \(String(cString: orc_last_error()))")
+        }
+        defer { orc_env_close(env) }
+        var problems = 0
+        guard orc_env_check(env, &problems) == ORC_OK else {
+            throw ChaosFailure(.engineCheck, "\(path): orc_env_check found \(problems) problem(s): \(String(cString: orc_last_error()))")
+        }
+    }
+}

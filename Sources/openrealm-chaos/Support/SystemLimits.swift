@@ -1,0 +1,74 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Process limits and figures read from the system.
+enum SystemLimits {
+    /// Raises the soft limit on open files to the hard limit (children inherit it) and
+    /// returns the new soft limit.
+    @discardableResult
+    static func raiseOpenFileLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return -1 }
+        if limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        return Int(limit.rlim_cur)
+    }
+
+    /// Ignores SIGPIPE, so that writing a command to a child that was just killed fails
+    /// with EPIPE instead of ending this process.
+    /// Also makes standard output line-buffered, so a run's figures show as they come
+    /// even when the output is a pipe.
+    static func ignoreBrokenPipes() {
+        signal(SIGPIPE, SIG_IGN)
+        fflush(nil)
+        setvbuf(fileStandardOutput(), nil, _IOLBF, 0)
+    }
+
+    /// The resident set size of process `pid` in bytes (`VmRSS` of `/proc/<pid>/status`),
+    /// or nil when it cannot be read.
+    static func residentBytes(of pid: Int32) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            if parts.count >= 2, let kilobytes = Int(parts[1]) { return kilobytes * 1024 }
+        }
+        return nil
+    }
+
+    /// The number of open file descriptors of process `pid`, or nil.
+    static func openFiles(of pid: Int32) -> Int? {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.count
+    }
+
+    /// A loopback TCP port that was free a moment ago (bound to port 0, then released).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ChaosFailure(.server, "socket() failed with errno \(errno) while looking for a free port.") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+                guard bind(fd, pointer, length) == 0 else { return -1 }
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        guard bound == 0 else { throw ChaosFailure(.server, "bind() to a loopback port failed with errno \(errno).") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// The C `stdout` stream that `print` writes to: its address, read from Glibc's symbol
+/// table, since Swift 6 refuses a direct reference to the mutable C global.
+private func fileStandardOutput() -> UnsafeMutablePointer<FILE>? {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "stdout") else { return nil }
+    return symbol.assumingMemoryBound(to: UnsafeMutablePointer<FILE>?.self).pointee
+}

@@ -1,0 +1,136 @@
+import Foundation
+import XCTest
+
+/// Short runs of the synced `openrealm-chaos` commands (`crash --target client|server`,
+/// `network`, `load`) against the built `openrealm-server`, and self-tests that damage
+/// a run so that its checks must fail.
+final class SyncChaosTests: XCTestCase {
+    func testKilledClientsLoseNoAcknowledgedUpload() throws {
+        let text = try runChaos(["crash", "--target", "client", "--cycles", "3", "--max-delay-ms", "400", "--seed", "7"], expectingStatus: 0)
+        XCTAssertTrue(text.contains("client kills: 3"), text)
+        XCTAssertTrue(text.contains("lost: 0, applied twice: 0, diverged: 0"), text)
+        XCTAssertGreaterThan(try figure(#"commits reported: (\d+)"#, in: text), 0, text)
+    }
+
+    func testKilledServerLosesNoAcknowledgedUpload() throws {
+        let text = try runChaos(["crash", "--target", "server", "--cycles", "2", "--max-delay-ms", "200", "--seed", "7"], expectingStatus: 0)
+        XCTAssertTrue(text.contains("server kills: 2, store checks passed (orc_env_check): 2"), text)
+        XCTAssertTrue(text.contains("lost: 0, applied twice: 0, diverged: 0"), text)
+        XCTAssertGreaterThan(try figure(#"uploads acknowledged: (\d+)"#, in: text), 0, text)
+        XCTAssertGreaterThan(try figure(#"notes verified on the server: (\d+)"#, in: text), 0, text)
+    }
+
+    /// A log entry appended twice (as a changeset applied twice would leave it) fails the run.
+    func testAChangeAppliedTwiceFailsTheRun() throws {
+        let text = try runChaos(["crash", "--target", "client", "--cycles", "1", "--seed", "3", "--self-test", "duplicate"], expectingStatus: 1)
+        XCTAssertTrue(text.contains("FAILED: duplicate"), text)
+    }
+
+    /// A note erased from the server's store behind its back (a lost acknowledged write)
+    /// fails the run: the server no longer has what it acknowledged, and the clients
+    /// that hold it diverge from it.
+    func testANoteErasedFromTheServerStoreFailsTheRun() throws {
+        let text = try runChaos(["crash", "--target", "server", "--cycles", "1", "--seed", "3", "--self-test", "erase"], expectingStatus: 1)
+        XCTAssertTrue(text.contains("FAILED: lostUpload") || text.contains("FAILED: divergence"), text)
+        XCTAssertTrue(text.contains("note-missing@1") || text.contains("holds"), text)
+    }
+
+    func testClientsConvergeThroughAFaultyNetwork() throws {
+        let text = try runChaos(["network", "--seconds", "4", "--clients", "2", "--seed", "11"], expectingStatus: 0)
+        XCTAssertGreaterThan(try figure(#"faults injected: (\d+)"#, in: text), 0, text)
+        XCTAssertGreaterThan(try figure(#"commits: (\d+)"#, in: text), 0, text)
+        XCTAssertTrue(text.contains("lost: 0, applied twice: 0, diverged: 0"), text)
+    }
+
+    func testAChangeAppliedTwiceFailsTheNetworkRun() throws {
+        let text = try runChaos(["network", "--seconds", "2", "--clients", "2", "--seed", "5", "--self-test", "duplicate"], expectingStatus: 1)
+        XCTAssertTrue(text.contains("FAILED: duplicate"), text)
+    }
+
+    func testFiftySimulatedClients() throws {
+        let text = try runChaos(["load", "--clients", "50", "--seconds", "3", "--room-size", "5", "--writes-per-second", "20",
+                                 "--real-clients", "1"], expectingStatus: 0)
+        XCTAssertTrue(text.contains("connected and subscribed: 50 of 50"), text)
+        XCTAssertTrue(text.contains("errors: 0"), text)
+        XCTAssertTrue(text.contains("0 unanswered"), text)
+        let writes = try figure(#"writes: (\d+)"#, in: text)
+        XCTAssertGreaterThan(writes, 0, text)
+        XCTAssertEqual(try figure(#"deliveries: (\d+) of"#, in: text), writes * 4, text)
+        XCTAssertTrue(text.contains("converged: true"), text)
+    }
+
+    func testBadArgumentsAreRefused() throws {
+        XCTAssertTrue(try runChaos(["crash", "--target", "moon"], expectingStatus: 64).contains("moon"))
+        XCTAssertTrue(try runChaos(["load", "--clients", "1"], expectingStatus: 64).contains("--clients must be within"))
+        XCTAssertTrue(try runChaos(["network", "--seconds", "0"], expectingStatus: 64).contains("--seconds must be at least 1"))
+    }
+
+    // MARK: Helpers
+
+    /// The first integer captured by `pattern` in `text`.
+    private func figure(_ pattern: String, in text: String) throws -> Int {
+        let regex = try NSRegularExpression(pattern: pattern)
+        guard let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+              let range = Range(match.range(at: 1), in: text), let value = Int(text[range]) else {
+            XCTFail("no '\(pattern)' in: \(text)")
+            return -1
+        }
+        return value
+    }
+
+    /// The directory of the built products (SwiftPM puts the executables next to the tests).
+    private var productsDirectory: URL {
+        let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+            + Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }.map { $0.bundleURL.deletingLastPathComponent() }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("openrealm-chaos").path) }
+            ?? Bundle.main.bundleURL
+    }
+
+    /// Runs the executable with `arguments` and returns its output, asserting its status.
+    /// A run still going after `timeout` seconds is killed (its children die with it)
+    /// and fails the test.
+    private func runChaos(_ arguments: [String], expectingStatus status: Int32, timeout: TimeInterval = 90) throws -> String {
+        let binary = productsDirectory.appendingPathComponent("openrealm-chaos")
+        guard FileManager.default.isExecutableFile(atPath: binary.path),
+              FileManager.default.isExecutableFile(atPath: productsDirectory.appendingPathComponent("openrealm-server").path) else {
+            XCTFail("openrealm-chaos and openrealm-server are not built next to the tests (looked in \(productsDirectory.path))")
+            return ""
+        }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        let collected = OutputCollector()
+        let readerDone = DispatchSemaphore(value: 0)
+        let handle = output.fileHandleForReading
+        Thread.detachNewThread {
+            while case let data = handle.availableData, !data.isEmpty { collected.append(data) }
+            readerDone.signal()
+        }
+        if exited.wait(timeout: .now() + timeout) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            exited.wait()
+            _ = readerDone.wait(timeout: .now() + 10)
+            XCTFail("openrealm-chaos \(arguments.joined(separator: " ")) did not end within \(Int(timeout)) s: \(collected.text)")
+            return collected.text
+        }
+        _ = readerDone.wait(timeout: .now() + 10)
+        let text = collected.text
+        XCTAssertEqual(process.terminationStatus, status, text)
+        return text
+    }
+}
+
+/// The output of a run, appended by its reader thread.
+private final class OutputCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+
+    func append(_ more: Data) { lock.withLock { data.append(more) } }
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+}

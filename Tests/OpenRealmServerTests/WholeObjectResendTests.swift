@@ -1,0 +1,69 @@
+import Foundation
+import XCTest
+import OpenRealmWire
+@testable import OpenRealmServer
+
+/// Objects the server sends back whole to a client (every collection cleared first)
+/// overwrite its pending list edits there (`docs/CONFLICTS.md`, "Lists"), so the server
+/// sends them back whole again once it integrated those edits.
+final class WholeObjectResendTests: ServerTestCase {
+    /// The changesets of the downloads `client` gets up to the acknowledgement of
+    /// `clientVersion`.
+    func uploadCollectingDownloads(_ client: TestSyncClient, clientVersion: UInt64, base: UInt64, hlc: UInt64,
+                                   _ instructions: [WireInstruction]) throws -> [WireDownloadChangeset] {
+        try client.send(.upload(WireUpload(session: 1, changesets: [WireUploadChangeset(
+            clientVersion: clientVersion, lastIntegratedServerVersion: base,
+            timestamp: WireHybridTimestamp(milliseconds: hlc), instructions: instructions)])))
+        var changesets: [WireDownloadChangeset] = []
+        _ = try client.waitFor("the acknowledgement of client version \(clientVersion)") { message -> Bool? in
+            if case .error(let e) = message { XCTFail("upload refused: \(e.message)"); return false }
+            guard case .download(let d) = message else { return nil }
+            changesets += d.changesets
+            return d.changesets.isEmpty && d.progress.lastIntegratedClientVersion >= clientVersion ? true : nil
+        }
+        return changesets
+    }
+
+    /// b's list edit E, made before its re-bind, comes back whole (with E) after the
+    /// re-bind's copy overwrote it; b's next edit C, made after the re-bind but before
+    /// that copy arrived, was overwritten by it in turn: C must come back whole too, or
+    /// b would never hold C's element although the server does.
+    func testAListEditOverwrittenByAnObjectSentBackWholeIsSentBackAgain() throws {
+        let (a, _) = try boundClient()
+        try subscribeToAllTasks(a)                                                                   // 1
+        try upload(a, clientVersion: 1, Self.taskSchema + [Self.task(1, title: "t", status: "open")]) // 2
+        let bToken = try anonymousToken()
+        let (b, bIdent) = try boundClient(token: bToken)
+        try subscribeToAllTasks(b)                                                                   // 3
+        try b.send(.unbind(WireUnbind(session: 1)))
+        try upload(a, clientVersion: 2, serverVersion: 3, [.set(object: Self.path(1), property: "title", value: .string("u"))]) // 4
+
+        // b comes back as of version 3: task 1, changed since, is sent whole.
+        let b2 = try TestSyncClient(port: port, appId: "todo")
+        try b2.send(.bind(WireBind(session: 1, appId: "todo", accessToken: bToken, fileIdentity: bIdent.fileIdentity,
+                                   lastIntegratedServerVersion: 3)))
+        _ = try b2.waitFor("ident") { if case .ident(let i) = $0 { return i } else { return nil } }
+        try subscribeToAllTasks(b2)                                                                  // 5
+        let insertE = WireInstruction.listInsert(object: Self.path(1), property: "tags", index: 0, value: .string("e"))
+        let backE = try uploadCollectingDownloads(b2, clientVersion: 1, base: 3, hlc: 10, [insertE])  // 6
+        XCTAssertTrue(backE.contains { $0.instructions.contains(.clearCollection(object: Self.path(1), property: "tags")) },
+                      "E, made before the re-bind, comes back whole: \(backE)")
+
+        let insertC = WireInstruction.listInsert(object: Self.path(1), property: "tags", index: 0, value: .string("c"))
+        let backC = try uploadCollectingDownloads(b2, clientVersion: 2, base: 5, hlc: 11, [insertC])  // 7
+        let whole = try XCTUnwrap(backC.first { $0.instructions.contains(.clearCollection(object: Self.path(1), property: "tags")) },
+                                  "C was overwritten by E's copy: it comes back whole: \(backC)")
+        XCTAssertEqual(whole.serverVersion, 7)
+        let tags = whole.instructions.compactMap { instruction -> String? in
+            guard case .listInsert(_, "tags", _, .string(let tag)) = instruction else { return nil }
+            return tag
+        }
+        XCTAssertEqual(tags.sorted(), ["c", "e"])
+
+        // A change made after E's copy arrived (based on 6) was not overwritten: only the
+        // acknowledgement comes.
+        let insertD = WireInstruction.listInsert(object: Self.path(1), property: "tags", index: 0, value: .string("d"))
+        let backD = try uploadCollectingDownloads(b2, clientVersion: 3, base: 7, hlc: 12, [insertD])  // 8
+        XCTAssertEqual(backD, [], "nothing was sent whole after version 7")
+    }
+}
