@@ -209,16 +209,9 @@ struct LoadCommand: ParsableCommand {
 
         // The real clients settle and must match the server.
         if realClients > 0 {
-            var settled: [String: Int] = [:]
-            for process in real { settled[process.name] = try process.settle(timeout: 120) }
-            var reports: [(name: String, report: SyncStateReport)] = []
-            for process in real { reports.append((process.name, try process.report(timeout: 300))) }
-            let verifier = try SyncClientProcess(executable: executable, name: "verifier", baseURL: server.baseURL,
-                                                 root: folder.appendingPathComponent("verifier"), seed: 0, extra: ["--verify-only"],
-                                                 errorLog: folder.appendingPathComponent("verifier.log"))
-            defer { verifier.finish() }
-            _ = try verifier.waitUntilReady(timeout: 120)
-            let serverState = try verifier.readReport(timeout: 300)
+            let settled = try SyncSettlement.settle(real)
+            let reports = try SyncSettlement.reports(real)
+            let serverState = try SyncSettlement.serverState(executable: executable, baseURL: server.baseURL, folder: folder).state
             for process in real {
                 figures.realCommits += process.highest("commit")
                 figures.realUploads += process.count("uploaded")

@@ -128,17 +128,10 @@ struct NetworkCommand: ParsableCommand {
         figures.faults = try proxy.stopFaults()
         figures.connections = proxy.connectionCount()
         let settleStarted = Date()
-        var settled: [String: Int] = [:]
-        for process in processes { settled[process.name] = try process.settle(timeout: 120) }
+        let settled = try SyncSettlement.settle(processes)
         figures.settleSeconds = Date().timeIntervalSince(settleStarted)
-        var reports: [(name: String, report: SyncStateReport)] = []
-        for process in processes { reports.append((process.name, try process.report(timeout: 300))) }
-        let verifier = try SyncClientProcess(executable: executable, name: "verifier", baseURL: server.baseURL,
-                                             root: folder.appendingPathComponent("verifier"), seed: 0, extra: ["--verify-only"],
-                                             errorLog: folder.appendingPathComponent("verifier.log"))
-        defer { verifier.finish() }
-        _ = try verifier.waitUntilReady(timeout: 120)
-        let serverState = try verifier.readReport(timeout: 300)
+        let reports = try SyncSettlement.reports(processes)
+        let serverState = try SyncSettlement.serverState(executable: executable, baseURL: server.baseURL, folder: folder).state
         figures.notes = serverState.notes
         for process in processes {
             figures.commits += process.highest("commit")

@@ -92,13 +92,10 @@ struct ClientCrashRun {
         }
         figures.settledSeq = try last.settle(timeout: 120)
         let clientState = try last.report(timeout: 300)
-        let verifier = try SyncClientProcess(executable: executable, name: "verifier", baseURL: server.baseURL,
-                                             root: folder.appendingPathComponent("verifier-\(UInt32.random(in: 0...UInt32.max))"),
-                                             seed: 0, extra: ["--verify-only"], errorLog: folder.appendingPathComponent("verifier.log"))
-        defer { verifier.finish() }
-        _ = try verifier.waitUntilReady(timeout: 120)
-        let serverState = try verifier.readReport(timeout: 300)
-        figures.syncErrors += last.syncErrors + verifier.syncErrors
+        let (serverState, verifierErrors) = try SyncSettlement.serverState(
+            executable: executable, baseURL: server.baseURL, folder: folder,
+            directory: "verifier-\(UInt32.random(in: 0...UInt32.max))")
+        figures.syncErrors += last.syncErrors + verifierErrors
         figures.reordered = try SyncChecks.exactlyOnce(serverState, client: name, acknowledged: figures.highestUploaded,
                                                        settled: figures.settledSeq, strictOrder: strictOrder)
         try SyncChecks.converged([("the restarted client", clientState)], reference: ("the server (a fresh client)", serverState))

@@ -92,16 +92,9 @@ struct ServerCrashRun {
                 throw ChaosFailure(error.code, "cycle \(cycle): \(error.message)")
             }
         }
-        var settled: [String: Int] = [:]
-        for client in clients { settled[client.name] = try client.settle(timeout: 120) }
-        var reports: [(name: String, report: SyncStateReport)] = []
-        for client in clients { reports.append((client.name, try client.report(timeout: 300))) }
-        let verifier = try SyncClientProcess(executable: executable, name: "verifier", baseURL: server.baseURL,
-                                             root: folder.appendingPathComponent("verifier"), seed: 0, extra: ["--verify-only"],
-                                             errorLog: folder.appendingPathComponent("verifier.log"))
-        defer { verifier.finish() }
-        _ = try verifier.waitUntilReady(timeout: 120)
-        let serverState = try verifier.readReport(timeout: 300)
+        let settled = try SyncSettlement.settle(clients)
+        let reports = try SyncSettlement.reports(clients)
+        let serverState = try SyncSettlement.serverState(executable: executable, baseURL: server.baseURL, folder: folder).state
         for client in clients {
             figures.uploadsAcknowledged += client.count("uploaded")
             figures.commits += client.highest("commit")
