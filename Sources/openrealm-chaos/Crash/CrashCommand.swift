@@ -77,7 +77,7 @@ struct CrashCommand: ParsableCommand {
             throw ChaosFailure(.writer, "Cannot find this executable's path to start the writer.")
         }
         let seed = self.seed ?? UInt64.random(in: 0...UInt64.max)
-        let folder = try makeDirectory()
+        let folder = try RunDirectory.make(directory, prefix: "openrealm-chaos")
         var random = SplitMix64(seed: seed)
         var files = modes.map { CrashFile(durability: $0, path: folder.appendingPathComponent("crash-\($0.rawValue).realm").path) }
         print("openrealm-chaos crash: \(cycles) cycles, seed \(seed), kill within 0–\(maxDelayMs) ms of the writer being ready")
@@ -154,7 +154,7 @@ struct CrashCommand: ParsableCommand {
         SystemLimits.raiseOpenFileLimit()
         SystemLimits.ignoreBrokenPipes()
         let seed = self.seed ?? UInt64.random(in: 0...UInt64.max)
-        let folder = try makeDirectory()
+        let folder = try RunDirectory.make(directory, prefix: "openrealm-chaos")
         let serverProcess = try ServerProcess(executable: server.map { URL(fileURLWithPath: $0) },
                                               dataDirectory: folder.appendingPathComponent("server-data"), logDirectory: folder)
         defer { serverProcess.stop() }
@@ -203,17 +203,6 @@ struct CrashCommand: ParsableCommand {
         print("  result: nothing lost, every acknowledged upload on the server exactly once, clients converged")
         serverProcess.stop()
         if directory == nil { try? FileManager.default.removeItem(at: folder) }
-    }
-
-    private func makeDirectory() throws -> URL {
-        let url = directory.map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-chaos-\(UUID().uuidString)")
-        do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        } catch {
-            throw ChaosFailure(.usage, "Cannot create the directory '\(url.path)': \(error.localizedDescription)")
-        }
-        return url
     }
 }
 

@@ -53,7 +53,7 @@ struct LoadCommand: ParsableCommand {
         guard fileLimit < 0 || fileLimit > clients + 200 else {
             throw ChaosFailure(.usage, "The open-file limit is \(fileLimit); \(clients) clients need more (raise the hard limit).")
         }
-        let folder = try makeDirectory()
+        let folder = try RunDirectory.make(directory, prefix: "openrealm-chaos-load")
         let serverProcess = try ServerProcess(executable: server.map { URL(fileURLWithPath: $0) },
                                               dataDirectory: folder.appendingPathComponent("server-data"), logDirectory: folder)
         defer { serverProcess.stop() }
@@ -267,16 +267,5 @@ struct LoadCommand: ParsableCommand {
             }
             usleep(5_000)
         }
-    }
-
-    private func makeDirectory() throws -> URL {
-        let url = directory.map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-chaos-load-\(UUID().uuidString)")
-        do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        } catch {
-            throw ChaosFailure(.usage, "Cannot create the directory '\(url.path)': \(error.localizedDescription)")
-        }
-        return url
     }
 }

@@ -47,7 +47,7 @@ struct NetworkCommand: ParsableCommand {
         SystemLimits.raiseOpenFileLimit()
         SystemLimits.ignoreBrokenPipes()
         let seed = self.seed ?? UInt64.random(in: 0...UInt64.max)
-        let folder = try makeDirectory()
+        let folder = try RunDirectory.make(directory, prefix: "openrealm-chaos-network")
         let serverProcess = try ServerProcess(executable: server.map { URL(fileURLWithPath: $0) },
                                               dataDirectory: folder.appendingPathComponent("server-data"), logDirectory: folder)
         defer { serverProcess.stop() }
@@ -145,16 +145,5 @@ struct NetworkCommand: ParsableCommand {
             }
         }
         try SyncChecks.converged(reports, reference: ("the server (a fresh client)", serverState))
-    }
-
-    private func makeDirectory() throws -> URL {
-        let url = directory.map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-chaos-network-\(UUID().uuidString)")
-        do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        } catch {
-            throw ChaosFailure(.usage, "Cannot create the directory '\(url.path)': \(error.localizedDescription)")
-        }
-        return url
     }
 }
