@@ -1,6 +1,5 @@
 import Foundation
 import OpenRealm
-import ORCore
 
 /// Checks a realm file after its writer was killed.
 enum CrashVerifier {
@@ -25,7 +24,7 @@ enum CrashVerifier {
     ///   - known: every digest reported in earlier cycles of this file, by txn.
     static func check(path: String, durability: DurabilityChoice, startTxn: Int?,
                       reported: [(txn: Int, digest: String)], known: [Int: String]) throws -> Outcome {
-        try engineCheck(path: path)
+        try EngineCheck.run(path: path)
         let realm: Realm
         do {
             realm = try Realm(configuration: CrashRealm.configuration(path: path, durability: durability))
@@ -68,20 +67,5 @@ enum CrashVerifier {
             throw ChaosFailure(.partialTransaction, "\(path): the items' digest \(state) is not that of the last committed txn \(lastTxn) (\(markers[lastTxn]!)).")
         }
         return Outcome(lastTxn: lastTxn, unreportedCommit: lastTxn == expectedTxn + 1)
-    }
-
-    /// Opens `path` with ORCore directly and runs `orc_env_check`.
-    private static func engineCheck(path: String) throws {
-        var env: OpaquePointer?
-        let opened = orc_env_open(path, UInt32(ORC_ENV_NO_CREATE), nil, &env)
-        guard opened == ORC_OK, let env else {
-            throw ChaosFailure(.engineCheck, "\(path): orc_env_open failed: \(String(cString: orc_strerror(opened))) \(String(cString: orc_last_error()))")
-        }
-        defer { orc_env_close(env) }
-        var problems = 0
-        let checked = orc_env_check(env, &problems)
-        guard checked == ORC_OK else {
-            throw ChaosFailure(.engineCheck, "\(path): orc_env_check found \(problems) problem(s): \(String(cString: orc_last_error()))")
-        }
     }
 }

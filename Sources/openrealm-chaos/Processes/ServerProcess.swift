@@ -1,5 +1,4 @@
 import Foundation
-import ORCore
 
 /// An `openrealm-server serve` child on a fixed loopback port with its own data
 /// directory, which can be killed and started again on the same port and data.
@@ -128,16 +127,6 @@ final class ServerProcess {
     ///
     /// - Throws: ``ChaosFailure/Code/engineCheck`` naming the problem.
     func checkStore(appId: String) throws {
-        let path = storePath(appId: appId)
-        var env: OpaquePointer?
-        let opened = orc_env_open(path, UInt32(ORC_ENV_NO_CREATE), nil, &env)
-        guard opened == ORC_OK, let env else {
-            throw ChaosFailure(.engineCheck, "\(path): orc_env_open failed: \(String(cString: orc_strerror(opened))) \(String(cString: orc_last_error()))")
-        }
-        defer { orc_env_close(env) }
-        var problems = 0
-        guard orc_env_check(env, &problems) == ORC_OK else {
-            throw ChaosFailure(.engineCheck, "\(path): orc_env_check found \(problems) problem(s): \(String(cString: orc_last_error()))")
-        }
+        try EngineCheck.run(path: storePath(appId: appId))
     }
 }

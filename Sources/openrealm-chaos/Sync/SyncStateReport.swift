@@ -30,25 +30,17 @@ struct SyncStateReport: Equatable, CustomStringConvertible {
     /// The report of what `realm` holds now.
     static func of(_ realm: Realm) -> SyncStateReport {
         var report = SyncStateReport()
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        func mix(_ text: String) {
-            for byte in text.utf8 {
-                hash ^= UInt64(byte)
-                hash &*= 0x0000_0100_0000_01B3
-            }
-            hash ^= 0xFF
-            hash &*= 0x0000_0100_0000_01B3
-        }
+        var digest = TextDigest()
         var seqsByClient: [String: Set<Int>] = [:]
         let notes = realm.objects(ChaosNote.self).sorted { $0._id < $1._id }
         for note in notes {
-            mix("\(note._id)|\(note.client)|\(note.seq)|\(note.text)|\(note.edits)")
+            digest.mix("\(note._id)|\(note.client)|\(note.seq)|\(note.text)|\(note.edits)")
             seqsByClient[note.client, default: []].insert(note.seq)
         }
         report.notes = notes.count
         for log in realm.objects(ChaosLog.self).sorted(by: { $0._id < $1._id }) {
             let entries = Array(log.entries)
-            mix("\(log._id)|" + entries.map(String.init).joined(separator: ","))
+            digest.mix("\(log._id)|" + entries.map(String.init).joined(separator: ","))
             var problem = "ok"
             // The problem names the position and the entries around it.
             func around(_ index: Int) -> String {
@@ -75,8 +67,7 @@ struct SyncStateReport: Equatable, CustomStringConvertible {
         for client in seqsByClient.keys where report.logs[client] == nil {
             report.logs[client] = ClientLog(entries: 0, notes: seqsByClient[client]!.count, problem: "log-missing")
         }
-        let hex = String(hash, radix: 16)
-        report.digest = String(repeating: "0", count: 16 - hex.count) + hex
+        report.digest = digest.hex
         return report
     }
 
