@@ -2,7 +2,11 @@ import Foundation
 
 /// What `Results`, `List`, `MutableSet` and `LinkingObjects` have in common, for code
 /// generic over them (`func show<C: RealmCollection>(_ items: C) where C.Element == Task`).
-public protocol RealmCollection<Element>: RandomAccessCollection where Index == Int {
+///
+/// Every realm collection can be observed (`observe(keyPaths:on:_:)`, from
+/// `_ObservableCollection`), its block called with `RealmCollectionChange<Self>`.
+public protocol RealmCollection<Element>: RandomAccessCollection, _ObservableCollection
+    where Index == Int, _ObservedElement == Element, _ObservedChange == RealmCollectionChange<Self> {
     /// The realm managing the collection, nil when unmanaged.
     var realm: Realm? { get }
     /// Whether the collection can no longer be read (its owner was deleted).
@@ -57,6 +61,31 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
     public var isFrozen: Bool { base.isFrozen }
     public func index(of object: Element) -> Int? { base.index(of: object) }
     public var description: String { "AnyRealmCollection(\(base))" }
+
+    public var _observedRealm: Realm? { base.realm }
+    public var _observedName: String { "AnyRealmCollection(\(Self.name(base)))" }
+
+    /// Observing the wrapper observes the wrapped collection; the block gets the
+    /// wrapped collection's changes with the collection wrapped again.
+    public func _registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void) -> AnyObject? {
+        Self.registration(base, realm, keyPaths, block)
+    }
+
+    private static func name<C: RealmCollection>(_ base: C) -> String { base._observedName }
+
+    private static func registration<C: RealmCollection>(_ base: C, _ realm: Realm, _ keyPaths: [String]?,
+                                                         _ block: @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void) -> AnyObject? where C.Element == Element {
+        base._registration(in: realm, keyPaths: keyPaths) { change in
+            switch change {
+            case .initial(let collection):
+                block(.initial(AnyRealmCollection(collection)))
+            case .update(let collection, let deletions, let insertions, let modifications):
+                block(.update(AnyRealmCollection(collection), deletions: deletions, insertions: insertions, modifications: modifications))
+            case .error(let error):
+                block(.error(error))
+            }
+        }
+    }
 
     /// The query API, for collections of objects.
     func results() -> Results<Element> {

@@ -234,39 +234,14 @@ final class LinkingObjectsRegistration<Element: ObjectBase>: NotificationRegistr
     }
 }
 
-// MARK: Public API
+// MARK: Observable collections
 
-extension List {
-    /// Registers a block called with the list first, then after every write that
-    /// inserts, removes, replaces or moves elements, or (for lists of objects) modifies
-    /// an element object. Moves are reported as a deletion plus an insertion. See
-    /// `Results.observe(keyPaths:on:_:)` for key paths, queues and delivery.
-    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
-                        _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken {
-        guard let location else { preconditionFailure("Only lists of managed objects can be observed.") }
-        return Observation.register(location.realm, queue: queue, actor: nil, what: "'\(location.name)'") { realm in
-            self.registration(in: realm, keyPaths: keyPaths, block)
-        }
-    }
+extension List: _ObservableCollection {
+    public typealias _ObservedElement = Element
+    public var _observedRealm: Realm? { location?.realm }
+    public var _observedName: String { location.map { "'\($0.name)'" } ?? "an unmanaged List" }
 
-    /// Registers a block for changes, restricted to typed key paths of the elements.
-    public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
-                        _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken where Element: ObjectBase {
-        observe(keyPaths: keyPaths.map { _KeyPathRecorder.names(of: $0).joined(separator: ".") }, on: queue, block)
-    }
-
-    /// Registers a block called on `actor` with a list confined to it.
-    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
-                                  _isolation: isolated (any Actor)? = #isolation,
-                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<List<Element>>) -> Void) async -> NotificationToken {
-        guard let location else { preconditionFailure("Only lists of managed objects can be observed.") }
-        let deliver = Observation.onActor(actor, block)
-        return Observation.register(location.realm, queue: nil, actor: actor, what: "'\(location.name)'") { realm in
-            self.registration(in: realm, keyPaths: keyPaths, deliver)
-        }
-    }
-
-    private func registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationRegistration? {
+    public func _registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> AnyObject? {
         guard let location else { return nil }
         let list: List<Element>
         if realm === location.realm {
@@ -275,41 +250,16 @@ extension List {
             guard let owner = CollectionObservation.owner(location, in: realm), let index = CollectionObservation.propertyIndex(location) else { return nil }
             list = List(managed: owner, index: index)
         }
-        let className = (Element._orDescriptor.target?.className()) ?? ""
-        return ListRegistration(list, filter: className.isEmpty ? nil : KeyPathFilter(keyPaths, className: className, realm: realm), block: block)
+        return ListRegistration(list, filter: CollectionObservation.filter(keyPaths, elements: Element.self, realm: realm), block: block)
     }
 }
 
-extension MutableSet {
-    /// Registers a block called with the set first, then after every write that adds
-    /// or removes elements or (for sets of objects) modifies an element object.
-    /// Positions follow the set's value order. See `Results.observe(keyPaths:on:_:)`.
-    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
-                        _ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken {
-        guard let location else { preconditionFailure("Only sets of managed objects can be observed.") }
-        return Observation.register(location.realm, queue: queue, actor: nil, what: "'\(location.name)'") { realm in
-            self.registration(in: realm, keyPaths: keyPaths, block)
-        }
-    }
+extension MutableSet: _ObservableCollection {
+    public typealias _ObservedElement = Element
+    public var _observedRealm: Realm? { location?.realm }
+    public var _observedName: String { location.map { "'\($0.name)'" } ?? "an unmanaged MutableSet" }
 
-    /// Registers a block for changes, restricted to typed key paths of the elements.
-    public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
-                        _ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken where Element: ObjectBase {
-        observe(keyPaths: keyPaths.map { _KeyPathRecorder.names(of: $0).joined(separator: ".") }, on: queue, block)
-    }
-
-    /// Registers a block called on `actor` with a set confined to it.
-    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
-                                  _isolation: isolated (any Actor)? = #isolation,
-                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<MutableSet<Element>>) -> Void) async -> NotificationToken {
-        guard let location else { preconditionFailure("Only sets of managed objects can be observed.") }
-        let deliver = Observation.onActor(actor, block)
-        return Observation.register(location.realm, queue: nil, actor: actor, what: "'\(location.name)'") { realm in
-            self.registration(in: realm, keyPaths: keyPaths, deliver)
-        }
-    }
-
-    private func registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationRegistration? {
+    public func _registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> AnyObject? {
         guard let location else { return nil }
         let set: MutableSet<Element>
         if realm === location.realm {
@@ -318,41 +268,16 @@ extension MutableSet {
             guard let owner = CollectionObservation.owner(location, in: realm), let index = CollectionObservation.propertyIndex(location) else { return nil }
             set = MutableSet(managed: owner, index: index)
         }
-        let className = (Element._orDescriptor.target?.className()) ?? ""
-        return MutableSetRegistration(set, filter: className.isEmpty ? nil : KeyPathFilter(keyPaths, className: className, realm: realm), block: block)
+        return MutableSetRegistration(set, filter: CollectionObservation.filter(keyPaths, elements: Element.self, realm: realm), block: block)
     }
 }
 
-extension LinkingObjects {
-    /// Registers a block called with the linking objects first, then after every write
-    /// that adds or removes a link to the owner or modifies a linking object. See
-    /// `Results.observe(keyPaths:on:_:)`.
-    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
-                        _ block: @escaping (RealmCollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationToken {
-        guard let owner, let realm = owner._realm else { preconditionFailure("Only LinkingObjects of managed objects can be observed.") }
-        return Observation.register(realm, queue: queue, actor: nil, what: "LinkingObjects<\(Element.className())>") { target in
-            self.registration(in: target, keyPaths: keyPaths, block)
-        }
-    }
+extension LinkingObjects: _ObservableCollection {
+    public typealias _ObservedElement = Element
+    public var _observedRealm: Realm? { owner?._realm }
+    public var _observedName: String { "LinkingObjects<\(Element.className())>" }
 
-    /// Registers a block for changes, restricted to typed key paths of the linking objects.
-    public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
-                        _ block: @escaping (RealmCollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths.map { _KeyPathRecorder.names(of: $0).joined(separator: ".") }, on: queue, block)
-    }
-
-    /// Registers a block called on `actor` with linking objects confined to it.
-    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
-                                  _isolation: isolated (any Actor)? = #isolation,
-                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<LinkingObjects<Element>>) -> Void) async -> NotificationToken {
-        guard let owner, let realm = owner._realm else { preconditionFailure("Only LinkingObjects of managed objects can be observed.") }
-        let deliver = Observation.onActor(actor, block)
-        return Observation.register(realm, queue: nil, actor: actor, what: "LinkingObjects<\(Element.className())>") { target in
-            self.registration(in: target, keyPaths: keyPaths, deliver)
-        }
-    }
-
-    private func registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmCollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationRegistration? {
+    public func _registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmCollectionChange<LinkingObjects<Element>>) -> Void) -> AnyObject? {
         guard let owner else { return nil }
         let collection: LinkingObjects<Element>
         if realm === owner._realm {

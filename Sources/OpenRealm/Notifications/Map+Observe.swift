@@ -84,31 +84,15 @@ final class MapRegistration<Key: _MapKey, Value: RealmCollectionValue>: Notifica
     }
 }
 
-extension Map {
-    /// Registers a block called with the map first, then after every write that adds,
-    /// removes or sets keys, or (for maps of objects) modifies an object value. Key
-    /// paths name properties of the object values. See `Results.observe(keyPaths:on:_:)`
-    /// for queues and delivery.
-    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
-                        _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
-        guard let location else { preconditionFailure("Only maps of managed objects can be observed.") }
-        return Observation.register(location.realm, queue: queue, actor: nil, what: "'\(location.name)'") { realm in
-            self.registration(in: realm, keyPaths: keyPaths, block)
-        }
-    }
+/// A map is observed as the other collections are (`_ObservableCollection`): the
+/// block gets the keys added, removed and set, or (for maps of objects) whose object
+/// was modified; key paths name properties of the object values.
+extension Map: _ObservableCollection {
+    public typealias _ObservedElement = Value
+    public var _observedRealm: Realm? { location?.realm }
+    public var _observedName: String { location.map { "'\($0.name)'" } ?? "an unmanaged Map" }
 
-    /// Registers a block called on `actor` with a map confined to it.
-    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
-                                  _isolation: isolated (any Actor)? = #isolation,
-                                  _ block: @Sendable @escaping (isolated A, RealmMapChange<Map<Key, Value>>) -> Void) async -> NotificationToken {
-        guard let location else { preconditionFailure("Only maps of managed objects can be observed.") }
-        let deliver = Observation.onActor(actor, block)
-        return Observation.register(location.realm, queue: nil, actor: actor, what: "'\(location.name)'") { realm in
-            self.registration(in: realm, keyPaths: keyPaths, deliver)
-        }
-    }
-
-    private func registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationRegistration? {
+    public func _registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> AnyObject? {
         guard let location else { return nil }
         let map: Map<Key, Value>
         if realm === location.realm {
@@ -117,7 +101,6 @@ extension Map {
             guard let owner = CollectionObservation.owner(location, in: realm), let index = CollectionObservation.propertyIndex(location) else { return nil }
             map = Map(managed: owner, index: index)
         }
-        let className = (Value._orDescriptor.target?.className()) ?? ""
-        return MapRegistration(map, filter: className.isEmpty ? nil : KeyPathFilter(keyPaths, className: className, realm: realm), block: block)
+        return MapRegistration(map, filter: CollectionObservation.filter(keyPaths, elements: Value.self, realm: realm), block: block)
     }
 }

@@ -207,75 +207,14 @@ final class ResultsRegistration<Element: RealmCollectionValue>: NotificationRegi
     }
 }
 
-extension Results {
-    /// Registers a block called with the results' first evaluation, then after every
-    /// write that changes which objects are in the results, their order, or the
-    /// objects in them.
-    ///
-    /// ```swift
-    /// let token = realm.objects(Task.self).where { $0.progressMinutes >= 60 }.observe { change in
-    ///     switch change {
-    ///     case .initial(let tasks): print(tasks.count)
-    ///     case .update(_, let deletions, let insertions, let modifications): print(deletions, insertions, modifications)
-    ///     case .error(let error): print(error)
-    ///     }
-    /// }
-    /// ```
-    ///
-    /// Without `keyPaths`, an object counts as modified when one of its properties
-    /// changed or an object it links to (up to four links away) changed. With
-    /// `keyPaths` (`["name", "owner.name"]`), only changes along those paths count as
-    /// modifications; insertions and deletions are always reported.
-    ///
-    /// - Parameters:
-    ///   - keyPaths: the property paths whose changes are reported as modifications.
-    ///   - queue: a serial queue to deliver on; the results passed to the block belong
-    ///     to a realm confined to that queue. Without one, delivery happens on this
-    ///     realm's thread: through the main queue for the main thread (when the main
-    ///     queue runs: a run loop, `dispatchMain()`, main-actor async code), on its
-    ///     actor for an actor-isolated realm, and on other threads — which have no
-    ///     run loop to wait on — when the realm refreshes, begins a write or commits.
-    ///     Every realm delivers its own commits before `commitWrite` returns.
-    ///   - block: called with each change.
-    /// - Returns: a token; delivery stops when it is invalidated or released.
-    ///
-    /// Cannot be called inside a write transaction or on frozen results (a
-    /// precondition, as in Realm).
-    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
-                        _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
+extension Results: _ObservableCollection {
+    public typealias _ObservedElement = Element
+    public var _observedRealm: Realm? { core.realm }
+    public var _observedName: String { "Results<\(core.className)>" }
+
+    public func _registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> AnyObject? {
         let core = self.core
-        return Observation.register(core.realm, queue: queue, actor: nil, what: "Results<\(core.className)>") { realm in
-            guard let rebound = realm === core.realm ? core : core.rebound(to: realm) else { return nil }
-            return ResultsRegistration(Results(core: rebound), filter: KeyPathFilter(keyPaths, className: core.className, realm: realm), block: block)
-        }
-    }
-
-    /// Registers a block for changes, restricted to typed key paths (`[\Task.name]`).
-    public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
-                        _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken where Element: ObjectBase {
-        observe(keyPaths: keyPaths.map { _KeyPathRecorder.names(of: $0).joined(separator: ".") }, on: queue, block)
-    }
-
-    /// Registers a block called on `actor` with results confined to it.
-    ///
-    /// ```swift
-    /// let token = await tasks.observe(on: MainActor.shared) { actor, change in ... }
-    /// ```
-    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
-                                  _isolation: isolated (any Actor)? = #isolation,
-                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<Results<Element>>) -> Void) async -> NotificationToken {
-        let core = self.core
-        let deliver = Observation.onActor(actor, block)
-        return Observation.register(core.realm, queue: nil, actor: actor, what: "Results<\(core.className)>") { realm in
-            guard let rebound = core.rebound(to: realm) else { return nil }
-            return ResultsRegistration(Results(core: rebound), filter: KeyPathFilter(keyPaths, className: core.className, realm: realm), block: deliver)
-        }
-    }
-
-    /// Registers a block called on `actor`, restricted to typed key paths.
-    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Element>], on actor: A,
-                                  _isolation: isolated (any Actor)? = #isolation,
-                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<Results<Element>>) -> Void) async -> NotificationToken where Element: ObjectBase {
-        await observe(keyPaths: keyPaths.map { _KeyPathRecorder.names(of: $0).joined(separator: ".") }, on: actor, _isolation: _isolation, block)
+        guard let rebound = realm === core.realm ? core : core.rebound(to: realm) else { return nil }
+        return ResultsRegistration(Results(core: rebound), filter: KeyPathFilter(keyPaths, className: core.className, realm: realm), block: block)
     }
 }
