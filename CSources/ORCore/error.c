@@ -89,7 +89,17 @@ int orc_fail_mdb(int rc, const char *what)
     case MDB_BAD_TXN: return orc_fail(ORC_ERR_BAD_TXN, "%s: %s", what, mdb_strerror(rc));
     case MDB_TXN_FULL: return orc_fail(ORC_ERR_MAP_FULL, "%s: the transaction is too large", what);
     case MDB_BAD_VALSIZE: return orc_fail(ORC_ERR_INVALID_ARG, "%s: key or value size out of range", what);
-    case MDB_PANIC: return orc_fail(ORC_ERR_CORRUPT, "%s: LMDB fatal error", what);
+    case MDB_PANIC:
+        /*
+         * LMDB stops an environment after a write of a meta page failed (an
+         * I/O error, a full disk). The file is intact — the previous commit's
+         * meta page still stands — so this is not ORC_ERR_CORRUPT, which
+         * would say the file is damaged and invite deleting it.
+         */
+        return orc_fail(EIO,
+                        "%s: an earlier write to the file failed (an I/O error or a full disk) and the environment "
+                        "stopped; close every handle on the file and open it again",
+                        what);
     case MDB_MAP_RESIZED: return orc_fail(ORC_ERR_BUSY, "%s: the map was resized by another process", what);
     default:
         if (rc > 0) return orc_fail(rc, "%s: %s", what, strerror(rc));

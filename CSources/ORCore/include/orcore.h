@@ -345,6 +345,7 @@ enum {
  * Returns ORC_OK, ORC_ERR_READ_ONLY (write on a read-only handle),
  * ORC_ERR_BUSY (this thread already has a write transaction on this
  * environment, or the reader table is full), ORC_ERR_MAP_FULL, ORC_ERR_NOMEM,
+ * EIO (the environment stopped after a failed write: see orc_txn_commit),
  * or an LMDB error.
  */
 int orc_txn_begin(orc_env *env, int kind, orc_txn **out);
@@ -353,7 +354,19 @@ int orc_txn_begin(orc_env *env, int kind, orc_txn **out);
  * Commits a write transaction (a read transaction simply ends) and frees it.
  * On success `version_out` (may be NULL) receives the new version. On failure
  * the transaction is aborted and freed; nothing of it is visible.
- * Returns ORC_OK, ORC_ERR_BAD_TXN, ORC_ERR_MAP_FULL, or an errno value (EIO, ENOSPC).
+ *
+ * I/O errors and a full disk (EIO, ENOSPC, EFBIG): when writing or syncing
+ * the transaction's pages fails, the file stays at the previous commit and
+ * the environment stays usable. When writing the commit record itself (LMDB's
+ * meta page) fails, the environment stops: every later orc_txn_begin on it
+ * returns EIO until every handle on the file is closed and the file is opened
+ * again. Opened again, the file holds the previous commit, or this one when
+ * the failed write reached the file after all (a synchronous write can fail
+ * in its flush after its bytes were stored) — whole either way, never in part.
+ * The fault tests (Tests/ORCoreFaults, docs/RELIABILITY.md) check all this.
+ *
+ * Returns ORC_OK, ORC_ERR_BAD_TXN, ORC_ERR_MAP_FULL, or an errno value (EIO,
+ * ENOSPC, EFBIG).
  */
 int orc_txn_commit(orc_txn *txn, uint64_t *version_out);
 
