@@ -3,16 +3,26 @@ import OpenRealmWire
 
 /// One app the server serves: its configuration, its store and its bound sessions.
 ///
-/// ``sessions`` is guarded by the store's lock (``AppStore/lock``), the same lock that
-/// serializes integration and fan-out, so that every session sees changes in server
-/// version order.
+/// Integration, view changes and fan-out are serialized by the store's lock
+/// (``AppStore/lock``), so that every session sees changes in server version order. The
+/// set of bound sessions has a lock of its own (``sessionsLock``, held only for a moment)
+/// so that a bind need not wait behind a long integration: a session registered while an
+/// integration runs has no view yet, so that integration has nothing to send it.
 final class SyncApp: @unchecked Sendable {
     let configuration: AppConfiguration
     let store: AppStore
     /// The read and write rules, checked.
     let rules: AppRules
-    /// The bound sessions (guarded by `store.lock`).
-    var sessions: [ObjectIdentifier: SyncSession] = [:]
+    /// Guards ``sessions`` and ``pendingProgress``; never held while waiting for anything.
+    let sessionsLock = NSLock()
+    /// The bound sessions (guarded by ``sessionsLock``).
+    private(set) var sessions: [ObjectIdentifier: SyncSession] = [:]
+    /// The download progress binds reported, by client file, not yet recorded in the
+    /// store (guarded by ``sessionsLock``): the next write under the store's lock records
+    /// it (``recordPendingProgress(_:)``), so that a bind writes nothing.
+    private var pendingProgress: [UInt64: UInt64] = [:]
+    /// Uploads waiting to be integrated (group commit, ``UploadQueue``).
+    let uploads = UploadQueue()
     /// The login attempts' token buckets.
     let loginLimiter = LoginRateLimiter()
 
@@ -20,6 +30,61 @@ final class SyncApp: @unchecked Sendable {
         self.configuration = configuration
         self.store = store
         self.rules = try AppRules(configuration)
+    }
+
+    /// Registers a bound session and runs `body` (its `ident`) before any other session's
+    /// integration can see it; records `progress` (the bind's download progress) with the
+    /// next write.
+    func register(_ session: SyncSession, progress: UInt64, then body: () -> Void) {
+        sessionsLock.lock()
+        defer { sessionsLock.unlock() }
+        sessions[ObjectIdentifier(session)] = session
+        pendingProgress[session.fileIdent] = max(pendingProgress[session.fileIdent] ?? 0, progress)
+        body()
+    }
+
+    /// Registers a session (a partition bind, under the store's lock).
+    func register(_ session: SyncSession) {
+        sessionsLock.lock()
+        sessions[ObjectIdentifier(session)] = session
+        sessionsLock.unlock()
+    }
+
+    /// Removes a session; false when it was not registered.
+    @discardableResult
+    func unregister(_ session: SyncSession) -> Bool {
+        sessionsLock.lock()
+        defer { sessionsLock.unlock() }
+        return sessions.removeValue(forKey: ObjectIdentifier(session)) != nil
+    }
+
+    /// The bound sessions now.
+    var boundSessions: [SyncSession] {
+        sessionsLock.lock()
+        defer { sessionsLock.unlock() }
+        return Array(sessions.values)
+    }
+
+    /// The client files of the bound sessions now.
+    var boundFiles: Set<UInt64> {
+        sessionsLock.lock()
+        defer { sessionsLock.unlock() }
+        return Set(sessions.values.map(\.fileIdent))
+    }
+
+    /// Records in `txn` the download progress of the binds since the last call
+    /// (``AppStore/recordProgress(_:ident:serverVersion:)``). Call inside a write
+    /// transaction run with the store's lock held. If the transaction is aborted, that
+    /// progress is not recorded: it is informational, and a bound file is kept as seen
+    /// by being bound (``AppStore/trimHistory(retentionSeconds:bound:now:)``).
+    func recordPendingProgress(_ txn: StoreTransaction) throws {
+        sessionsLock.lock()
+        let pending = pendingProgress
+        pendingProgress = [:]
+        sessionsLock.unlock()
+        for (ident, version) in pending {
+            try AppStore.recordProgress(txn, ident: ident, serverVersion: version)
+        }
     }
 }
 

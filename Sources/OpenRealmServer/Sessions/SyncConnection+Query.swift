@@ -14,7 +14,9 @@ extension SyncConnection {
         do {
             let accepted: [String: ParsedQuery]
             do {
-                accepted = try store.withLock { () throws -> [String: ParsedQuery] in
+                // Validation reads the committed schema, without the app's lock (the
+                // session's own fields are changed by its connection alone).
+                accepted = try { () throws -> [String: ParsedQuery] in
                     guard m.queryVersion > session.lastQueryVersion else {
                         throw SyncFailure(.badProgress, "query version \(m.queryVersion) is not above the last one, \(session.lastQueryVersion)")
                     }
@@ -26,7 +28,7 @@ extension SyncConnection {
                             className: q.className, query: q.query, schema: schema, rules: session.app.configuration.rules)
                     }
                     return accepted
-                }
+                }()
             } catch let failure as SyncFailure where failure.code != .badProgress {
                 session.send(.error(WireErrorMessage(session: session.number, code: failure.code,
                                                      message: "query version \(m.queryVersion) refused: \(failure.message)",
@@ -75,6 +77,7 @@ extension SyncConnection {
         var snapshots: Set<WireObjectRef> = []
         let record = try ViewRecord(view)
         try store.environment.write { txn in
+            try session.app.recordPendingProgress(txn)
             let schema = try AppStore.querySchema(txn)
             let objects = try view.objects(txn, schema: schema)
             viewObjects = Set(objects.keys)

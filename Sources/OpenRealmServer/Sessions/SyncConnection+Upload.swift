@@ -1,51 +1,140 @@
 import Foundation
+import Logging
 import OpenRealm
 import OpenRealmWire
 
-/// Upload messages: integrate each changeset in its own write transaction (durable on
-/// commit), fan the result out to the other sessions whose view it touches, then
-/// acknowledge the upload with a progress download.
+/// Upload messages, with group commit: the uploads waiting for an app (from one
+/// connection or several) are integrated in one write transaction, durable on commit;
+/// then, in server version order, each integrated changeset is fanned out to the other
+/// sessions whose view it touches, and each upload is acknowledged with a progress
+/// download. Each client changeset still takes a server version and a history entry of
+/// its own.
 extension SyncConnection {
+    /// The most changesets integrated in one write transaction (one upload of more is
+    /// still integrated whole in one).
+    static let groupCommitChangesets = 512
+
     func upload(_ session: SyncSession, _ m: WireUpload) {
         let app = session.app
-        let store = app.store
-        do {
-            try store.withLock {
-                // Another session of the same file (a connection the client dropped,
-                // whose upload the server is still reading) may have integrated some of
-                // these changesets since this session bound: the file's record decides.
-                if let file = try store.clientFile(ident: session.fileIdent) {
-                    session.lastIntegratedClientVersion = max(session.lastIntegratedClientVersion, file.lastIntegratedClientVersion)
-                }
-                let memo = ConcurrentMemo()
-                var previous: UInt64 = 0
-                for changeset in m.changesets {
-                    guard changeset.clientVersion > previous else {
-                        throw SyncFailure(.badProgress, "client version \(changeset.clientVersion) does not increase (after \(previous))")
-                    }
-                    previous = changeset.clientVersion
-                    // Already integrated (a re-upload after a reconnect): skip.
-                    if changeset.clientVersion <= session.lastIntegratedClientVersion { continue }
-                    guard changeset.lastIntegratedServerVersion <= store.serverVersion else {
-                        throw SyncFailure(.badProgress, "changeset \(changeset.clientVersion) was made after server version \(changeset.lastIntegratedServerVersion), which the server never produced (it is at \(store.serverVersion))")
-                    }
-                    try integrate(session, changeset, memo: memo)
-                    metrics.increment("openrealm_changesets_integrated_total")
-                }
-                // Trimming failing loses nothing: the history is kept and trimmed later.
-                do {
-                    try store.trimHistoryIfDue(retentionSeconds: app.configuration.clientRetentionSeconds,
-                                               interval: app.configuration.historyTrimIntervalVersions,
-                                               bound: Set(app.sessions.values.map(\.fileIdent)))
-                } catch {
-                    logger.error("history trimming failed", metadata: ["app": "\(store.appId)", "error": "\(error)"])
-                }
-                session.send(session.download([], serverVersion: store.serverVersion))
+        let job = UploadJob(session: session, upload: m, metrics: metrics)
+        app.uploads.add(job)
+        var done = false
+        while !done {
+            done = app.store.withLock {
+                // Another connection's integration may have taken this upload with its own.
+                if job.isDone { return true }
+                Self.integrate(app.uploads.take(maxChangesets: Self.groupCommitChangesets), app: app, logger: logger)
+                return job.isDone
             }
-        } catch let failure as SyncFailure {
-            fail(session.number, failure)
+        }
+        if let failure = job.failure { fail(session.number, failure) }
+    }
+
+    /// Integrates `jobs` and acknowledges them, marking each done. Call with the app's
+    /// lock held.
+    ///
+    /// All of them go in one write transaction. When anything in it fails (a refused
+    /// changeset, a write found refused only once applied), it is aborted, the sessions'
+    /// state is put back, and each upload is integrated on its own, one transaction per
+    /// changeset, as before group commit: a bad upload fails its own session only.
+    static func integrate(_ jobs: [UploadJob], app: SyncApp, logger: Logger) {
+        guard !jobs.isEmpty else { return }
+        let store = app.store
+        let sessions = app.boundSessions
+        let involved = sessions + jobs.map(\.session)
+        let saved = involved.map { ($0, $0.viewObjects, $0.lastIntegratedClientVersion) }
+        var integrated: [IntegratedChangeset] = []
+        do {
+            let last = try store.environment.write { txn -> UInt64 in
+                try app.recordPendingProgress(txn)
+                var version = store.serverVersion
+                let memo = ConcurrentMemo()
+                for job in jobs {
+                    let session = job.session
+                    if let file = try AppStore.clientFile(txn, ident: session.fileIdent) {
+                        session.lastIntegratedClientVersion = max(session.lastIntegratedClientVersion, file.lastIntegratedClientVersion)
+                    }
+                    try checkOrder(job.upload)
+                    for changeset in job.upload.changesets where changeset.clientVersion > session.lastIntegratedClientVersion {
+                        try checkBase(changeset, serverVersion: version)
+                        let result = try integrateChangeset(txn, session, changeset, refusing: [:], memo: memo,
+                                                            version: version + 1, others: sessions.filter { $0 !== session })
+                        version += 1
+                        result.apply()
+                        integrated.append(result)
+                        job.metrics.increment("openrealm_changesets_integrated_total")
+                    }
+                }
+                return version
+            }
+            store.didCommit(serverVersion: last)
+            for result in integrated { result.deliver() }
         } catch {
-            fail(session.number, SyncFailure(.badChangeset, "upload failed: \(error)"))
+            for (session, view, clientVersion) in saved {
+                session.viewObjects = view
+                session.lastIntegratedClientVersion = clientVersion
+            }
+            for job in jobs {
+                do {
+                    try integrateAlone(job, app: app)
+                } catch let failure as SyncFailure {
+                    job.failure = failure
+                } catch {
+                    job.failure = SyncFailure(.badChangeset, "upload failed: \(error)")
+                }
+            }
+        }
+        // Trimming failing loses nothing: the history is kept and trimmed later.
+        do {
+            try store.trimHistoryIfDue(retentionSeconds: app.configuration.clientRetentionSeconds,
+                                       interval: app.configuration.historyTrimIntervalVersions,
+                                       bound: app.boundFiles)
+        } catch {
+            logger.error("history trimming failed", metadata: ["app": "\(store.appId)", "error": "\(error)"])
+        }
+        for job in jobs {
+            if job.failure == nil {
+                job.session.send(job.session.download([], serverVersion: store.serverVersion))
+            }
+            job.isDone = true
+        }
+    }
+
+    /// Integrates one upload, each changeset in its own write transaction. Call with the
+    /// app's lock held.
+    private static func integrateAlone(_ job: UploadJob, app: SyncApp) throws {
+        let session = job.session
+        let store = app.store
+        // Another session of the same file (a connection the client dropped, whose
+        // upload the server is still reading) may have integrated some of these
+        // changesets since this session bound: the file's record decides.
+        if let file = try store.clientFile(ident: session.fileIdent) {
+            session.lastIntegratedClientVersion = max(session.lastIntegratedClientVersion, file.lastIntegratedClientVersion)
+        }
+        try checkOrder(job.upload)
+        let memo = ConcurrentMemo()
+        for changeset in job.upload.changesets where changeset.clientVersion > session.lastIntegratedClientVersion {
+            try checkBase(changeset, serverVersion: store.serverVersion)
+            try integrateAlone(session, changeset, memo: memo, app: app)
+            job.metrics.increment("openrealm_changesets_integrated_total")
+        }
+    }
+
+    /// Client versions must increase within an upload.
+    private static func checkOrder(_ upload: WireUpload) throws {
+        var previous: UInt64 = 0
+        for changeset in upload.changesets {
+            guard changeset.clientVersion > previous else {
+                throw SyncFailure(.badProgress, "client version \(changeset.clientVersion) does not increase (after \(previous))")
+            }
+            previous = changeset.clientVersion
+        }
+    }
+
+    /// A changeset cannot be based on a server version the server never produced.
+    private static func checkBase(_ changeset: WireUploadChangeset, serverVersion: UInt64) throws {
+        guard changeset.lastIntegratedServerVersion <= serverVersion else {
+            throw SyncFailure(.badProgress, "changeset \(changeset.clientVersion) was made after server version \(changeset.lastIntegratedServerVersion), which the server never produced (it is at \(serverVersion))")
         }
     }
 
@@ -55,18 +144,28 @@ extension SyncConnection {
         var writes: [WireObjectRef: String]
     }
 
-    /// Integrates one changeset and fans it out. Call with the app's lock held.
+    /// Integrates one changeset in a transaction of its own and fans it out. Call with
+    /// the app's lock held.
     ///
     /// Writes the session may not make (``WriteAuthorizer``) are left out; the origin
     /// then gets a `writeNotAllowed` error naming each object and why, and a download
     /// (origin 0) that reverts them. An object found refused only after the changeset
     /// was applied makes the integration start again without it, so each attempt
     /// refuses at least one more object and the loop ends.
-    private func integrate(_ session: SyncSession, _ changeset: WireUploadChangeset, memo: ConcurrentMemo) throws {
+    private static func integrateAlone(_ session: SyncSession, _ changeset: WireUploadChangeset, memo: ConcurrentMemo,
+                                       app: SyncApp) throws {
         var refused: [WireObjectRef: String] = [:]
         while true {
             do {
-                try integrate(session, changeset, refusing: refused, memo: memo)
+                let others = app.boundSessions.filter { $0 !== session }
+                let result = try app.store.environment.write { txn in
+                    try app.recordPendingProgress(txn)
+                    return try integrateChangeset(txn, session, changeset, refusing: refused, memo: memo,
+                                                  version: app.store.serverVersion + 1, others: others)
+                }
+                app.store.didCommit(serverVersion: result.version)
+                result.apply()
+                result.deliver()
                 return
             } catch let late as LateRefusals {
                 refused.merge(late.writes) { first, _ in first }
@@ -74,12 +173,66 @@ extension SyncConnection {
         }
     }
 
-    private func integrate(_ session: SyncSession, _ changeset: WireUploadChangeset,
-                           refusing alreadyRefused: [WireObjectRef: String], memo: ConcurrentMemo) throws {
+    /// What integrating one changeset leaves to do: the sessions' state to update at
+    /// once (``apply()``, so that the next changeset of a group sees it) and the
+    /// messages to send once the transaction is durable (``deliver()``).
+    struct IntegratedChangeset {
+        let session: SyncSession
+        let changeset: WireUploadChangeset
+        /// The server version it produced.
+        let version: UInt64
+        let objects: [WireObjectRef]
+        let refused: [WireObjectRef: String]
+        /// What goes back to the origin alone.
+        let reply: [WireInstruction]
+        let originView: Set<WireObjectRef>
+        /// Per other session: its instructions, its view afterwards, and the client
+        /// version of its file integrated when this version was made.
+        let outgoing: [(SyncSession, [WireInstruction], Set<WireObjectRef>, UInt64)]
+
+        func apply() {
+            session.lastIntegratedClientVersion = changeset.clientVersion
+            session.viewObjects = originView
+            for (other, _, view, _) in outgoing { other.viewObjects = view }
+        }
+
+        func deliver() {
+            if !refused.isEmpty {
+                let writes = objects.compactMap { ref in refused[ref].map { WireRejectedWrite(object: ref, reason: $0) } }
+                session.send(.error(WireErrorMessage(
+                    session: session.number, code: .writeNotAllowed,
+                    message: "client version \(changeset.clientVersion): \(writes.count) write(s) reverted: "
+                        + writes.map(\.reason).joined(separator: "; "),
+                    isFatal: false, compensatingWrite: WireCompensatingWrite(serverVersion: version, writes: writes))))
+            }
+            if !reply.isEmpty {
+                session.send(session.download([WireDownloadChangeset(
+                    serverVersion: version, lastIntegratedClientVersion: changeset.clientVersion,
+                    timestamp: changeset.timestamp.advanced(to: UInt64(max(0, AppStore.nowMilliseconds))),
+                    instructions: reply)], serverVersion: version))
+            }
+            for (other, instructions, _, otherClientVersion) in outgoing {
+                guard !instructions.isEmpty else { continue }
+                other.send(.download(WireDownload(
+                    session: other.number, queryVersion: other.view.queryVersion,
+                    progress: WireDownloadProgress(serverVersion: version, lastIntegratedClientVersion: otherClientVersion,
+                                                   downloadableBytes: 0),
+                    bootstrap: .none,
+                    changesets: [WireDownloadChangeset(
+                        serverVersion: version, lastIntegratedClientVersion: otherClientVersion,
+                        originFileIdent: session.fileIdent, originClientVersion: changeset.clientVersion,
+                        timestamp: changeset.timestamp, instructions: instructions)])))
+            }
+        }
+    }
+
+    /// Integrates one changeset of `session` in `txn` as server version `version` and
+    /// computes its fan-out to `others`. Sends nothing and changes no session.
+    private static func integrateChangeset(_ txn: StoreTransaction, _ session: SyncSession, _ changeset: WireUploadChangeset,
+                                           refusing alreadyRefused: [WireObjectRef: String], memo: ConcurrentMemo,
+                                           version: UInt64, others: [SyncSession]) throws -> IntegratedChangeset {
         let app = session.app
-        let version = app.store.serverVersion + 1
-        var outgoing: [(SyncSession, [WireInstruction], Set<WireObjectRef>)] = []
-        let others = app.sessions.values.filter { $0 !== session }
+        var outgoing: [(SyncSession, [WireInstruction], Set<WireObjectRef>, UInt64)] = []
         let authorizer = WriteAuthorizer(view: session.view)
         var refused = alreadyRefused
         var reply: [WireInstruction] = []
@@ -89,104 +242,79 @@ extension SyncConnection {
         for instruction in changeset.instructions {
             if let ref = instruction.topLevelObject, seen.insert(ref).inserted { objects.append(ref) }
         }
-        try app.store.environment.write { txn in
-            let schemaBefore = try AppStore.querySchema(txn)
-            for ref in objects where refused[ref] == nil {
-                if let why = try authorizer.refusal(txn, schema: schemaBefore, ref, at: .before) { refused[ref] = why }
+        let schemaBefore = try AppStore.querySchema(txn)
+        for ref in objects where refused[ref] == nil {
+            if let why = try authorizer.refusal(txn, schema: schemaBefore, ref, at: .before) { refused[ref] = why }
+        }
+        var allowed = changeset.instructions.filter { $0.topLevelObject.map { refused[$0] == nil } ?? true }
+        let listEdits = allowed.filter { ListTransform.list(of: $0) != nil }
+        var resentSince: Set<WireObjectRef> = []
+        if !listEdits.isEmpty {
+            allowed = ListTransform.transform(allowed, against: try Self.concurrentInstructions(
+                txn, origin: session.fileIdent, after: changeset.lastIntegratedServerVersion, through: version - 1, memo: memo))
+            resentSince = try Self.resentWhole(txn, to: session.fileIdent, after: changeset.lastIntegratedServerVersion,
+                                               through: version - 1, memo: memo)
+        }
+        var integrator = Integrator(txn: txn, developmentMode: app.configuration.developmentMode,
+                                    stamp: WriteStamp(timestamp: changeset.timestamp, originFileIdent: session.fileIdent),
+                                    serverVersion: version)
+        integrator.partition = session.view.partition
+        let applied = try integrator.apply(allowed)
+        let schema = try AppStore.querySchema(txn)
+        var late: [WireObjectRef: String] = [:]
+        for ref in objects where refused[ref] == nil {
+            if let why = try authorizer.refusal(txn, schema: schema, ref, at: .after) { late[ref] = why }
+        }
+        if !late.isEmpty { throw LateRefusals(writes: late) }
+        // What the origin gets back: refused objects as the server has them (or
+        // erased when it may not hold them), and the partition values stamped.
+        for ref in objects where refused[ref] != nil {
+            if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
+                reply += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
+            } else {
+                reply.append(.eraseObject(WireObjectPath(ref)))
             }
-            var allowed = changeset.instructions.filter { $0.topLevelObject.map { refused[$0] == nil } ?? true }
-            let listEdits = allowed.filter { ListTransform.list(of: $0) != nil }
-            var resentSince: Set<WireObjectRef> = []
-            if !listEdits.isEmpty {
-                allowed = ListTransform.transform(allowed, against: try Self.concurrentInstructions(
-                    txn, origin: session.fileIdent, after: changeset.lastIntegratedServerVersion, through: version - 1, memo: memo))
-                resentSince = try Self.resentWhole(txn, to: session.fileIdent, after: changeset.lastIntegratedServerVersion,
-                                                   through: version - 1)
-            }
-            var integrator = Integrator(txn: txn, developmentMode: app.configuration.developmentMode,
-                                        stamp: WriteStamp(timestamp: changeset.timestamp, originFileIdent: session.fileIdent),
-                                        serverVersion: version)
-            integrator.partition = session.view.partition
-            let applied = try integrator.apply(allowed)
-            let schema = try AppStore.querySchema(txn)
-            var late: [WireObjectRef: String] = [:]
-            for ref in objects where refused[ref] == nil {
-                if let why = try authorizer.refusal(txn, schema: schema, ref, at: .after) { late[ref] = why }
-            }
-            if !late.isEmpty { throw LateRefusals(writes: late) }
-            // What the origin gets back: refused objects as the server has them (or
-            // erased when it may not hold them), and the partition values stamped.
-            for ref in objects where refused[ref] != nil {
+        }
+        // A changeset made before the origin's last bootstrap, which was computed
+        // without it: the objects it touches that the bootstrap sent whole lack it
+        // there (their collections' resets won over its list edits on the client),
+        // so they go back whole as the server now has them.
+        // Likewise an object the origin got back whole (a compensation) after the
+        // changeset was made: that copy's cleared collections won over the
+        // changeset's list edits there, which the server has.
+        let beforeBootstrap = changeset.lastIntegratedServerVersion < session.viewServerVersion
+        if beforeBootstrap || !resentSince.isEmpty {
+            for ref in objects where refused[ref] == nil
+                && ((beforeBootstrap && session.viewSnapshots.contains(ref)) || resentSince.contains(ref)) {
                 if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
                     reply += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
-                } else {
-                    reply.append(.eraseObject(WireObjectPath(ref)))
                 }
             }
-            // A changeset made before the origin's last bootstrap, which was computed
-            // without it: the objects it touches that the bootstrap sent whole lack it
-            // there (their collections' resets won over its list edits on the client),
-            // so they go back whole as the server now has them.
-            // Likewise an object the origin got back whole (a compensation) after the
-            // changeset was made: that copy's cleared collections won over the
-            // changeset's list edits there, which the server has.
-            let beforeBootstrap = changeset.lastIntegratedServerVersion < session.viewServerVersion
-            if beforeBootstrap || !resentSince.isEmpty {
-                for ref in objects where refused[ref] == nil
-                    && ((beforeBootstrap && session.viewSnapshots.contains(ref)) || resentSince.contains(ref)) {
-                    if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
-                        reply += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
-                    }
-                }
-            }
-            if let partition = session.view.partition {
-                for ref in integrator.stamped where refused[ref] == nil {
-                    reply.append(.set(object: WireObjectPath(ref), property: partition.field, value: partition.value.value))
-                }
-            }
-            for ref in objects {
-                if try session.view.contains(txn, schema: schema, ref) != nil { originView.insert(ref) } else { originView.remove(ref) }
-            }
-            try AppStore.appendHistory(txn, HistoryEntry(
-                serverVersion: version, originFileIdent: session.fileIdent, originClientVersion: changeset.clientVersion,
-                timestamp: changeset.timestamp, integratedAt: AppStore.nowMilliseconds,
-                changeset: try WireChangeset(applied).encoded(),
-                compensation: reply.isEmpty ? [] : try WireChangeset(reply).encoded(),
-                uploadedListEdits: listEdits.isEmpty ? [] : try WireChangeset(listEdits).encoded(),
-                originServerVersion: changeset.lastIntegratedServerVersion))
-            try txn.updateRow("__client_files", .int(Int64(session.fileIdent)),
-                              ["lastIntegratedClientVersion": .int(Int64(changeset.clientVersion))])
-            try AppStore.recordUpload(txn, ident: session.fileIdent, base: changeset.lastIntegratedServerVersion, version: version)
-            for other in others {
-                let (instructions, view) = try Self.fanOut(applied, to: other, txn, schema)
-                outgoing.append((other, instructions, view))
+        }
+        if let partition = session.view.partition {
+            for ref in integrator.stamped where refused[ref] == nil {
+                reply.append(.set(object: WireObjectPath(ref), property: partition.field, value: partition.value.value))
             }
         }
-        app.store.didCommit(serverVersion: version)
-        session.lastIntegratedClientVersion = changeset.clientVersion
-        session.viewObjects = originView
-        if !refused.isEmpty {
-            let writes = objects.compactMap { ref in refused[ref].map { WireRejectedWrite(object: ref, reason: $0) } }
-            session.send(.error(WireErrorMessage(
-                session: session.number, code: .writeNotAllowed,
-                message: "client version \(changeset.clientVersion): \(writes.count) write(s) reverted: "
-                    + writes.map(\.reason).joined(separator: "; "),
-                isFatal: false, compensatingWrite: WireCompensatingWrite(serverVersion: version, writes: writes))))
+        for ref in objects {
+            if try session.view.contains(txn, schema: schema, ref) != nil { originView.insert(ref) } else { originView.remove(ref) }
         }
-        if !reply.isEmpty {
-            session.send(session.download([WireDownloadChangeset(
-                serverVersion: version, lastIntegratedClientVersion: changeset.clientVersion,
-                timestamp: changeset.timestamp.advanced(to: UInt64(max(0, AppStore.nowMilliseconds))),
-                instructions: reply)], serverVersion: version))
+        try AppStore.appendHistory(txn, HistoryEntry(
+            serverVersion: version, originFileIdent: session.fileIdent, originClientVersion: changeset.clientVersion,
+            timestamp: changeset.timestamp, integratedAt: AppStore.nowMilliseconds,
+            changeset: try WireChangeset(applied).encoded(),
+            compensation: reply.isEmpty ? [] : try WireChangeset(reply).encoded(),
+            uploadedListEdits: listEdits.isEmpty ? [] : try WireChangeset(listEdits).encoded(),
+            originServerVersion: changeset.lastIntegratedServerVersion))
+        try txn.updateRow("__client_files", .int(Int64(session.fileIdent)),
+                          ["lastIntegratedClientVersion": .int(Int64(changeset.clientVersion))])
+        try AppStore.recordUpload(txn, ident: session.fileIdent, base: changeset.lastIntegratedServerVersion, version: version)
+        for other in others {
+            let (instructions, view) = try Self.fanOut(applied, to: other, txn, schema)
+            outgoing.append((other, instructions, view, other.lastIntegratedClientVersion))
         }
-        for (other, instructions, view) in outgoing {
-            other.viewObjects = view
-            guard !instructions.isEmpty else { continue }
-            other.send(other.download([WireDownloadChangeset(
-                serverVersion: version, lastIntegratedClientVersion: other.lastIntegratedClientVersion,
-                originFileIdent: session.fileIdent, originClientVersion: changeset.clientVersion,
-                timestamp: changeset.timestamp, instructions: instructions)], serverVersion: version))
-        }
+        return IntegratedChangeset(session: session, changeset: changeset, version: version, objects: objects,
+                                   refused: refused, reply: reply, originView: originView, outgoing: outgoing)
     }
 
     /// The instructions other clients' changesets integrated after server version `after`
@@ -212,6 +340,8 @@ extension SyncConnection {
     /// square (or worse) of how far the origin lags.
     final class ConcurrentMemo {
         fileprivate var ranges: [UInt64: [UInt64: (last: UInt64, out: [WireInstruction])]] = [:]
+        /// ``resentWhole(_:to:after:through:memo:)``'s answers, likewise.
+        fileprivate var resent: [UInt64: [UInt64: (last: UInt64, out: Set<WireObjectRef>)]] = [:]
         fileprivate var origin: UInt64 = 0
 
         init() {}
@@ -272,11 +402,19 @@ extension SyncConnection {
     /// its own changesets, every collection cleared first) in server versions
     /// `after + 1 ... last`. Pending list edits of the origin made before such a copy
     /// arrived lost to its clears there (`docs/CONFLICTS.md`, "Lists").
+    ///
+    /// `memo` keeps what was computed, by origin and `after`, within one lock (one group
+    /// of uploads), during which the history only grows: each changeset of an upload
+    /// needs the range one version longer than the one before.
     static func resentWhole(_ txn: StoreTransaction, to origin: UInt64, after: UInt64,
-                            through last: UInt64) throws -> Set<WireObjectRef> {
-        let first = max(after, try AppStore.historyFloor(txn)) + 1
-        guard first <= last else { return [] }
+                            through last: UInt64, memo: ConcurrentMemo = ConcurrentMemo()) throws -> Set<WireObjectRef> {
+        var first = max(after, try AppStore.historyFloor(txn)) + 1
         var out: Set<WireObjectRef> = []
+        if let known = memo.resent[origin]?[after], known.last <= last {
+            first = max(first, known.last + 1)
+            out = known.out
+        }
+        guard first <= last else { return out }
         for version in first...last {
             guard let entry = try AppStore.historyEntry(txn, version), entry.originFileIdent == origin,
                   !entry.compensation.isEmpty else { continue }
@@ -284,6 +422,7 @@ extension SyncConnection {
                 if case .clearCollection = instruction, let ref = instruction.topLevelObject { out.insert(ref) }
             }
         }
+        memo.resent[origin, default: [:]][after] = (last, out)
         return out
     }
 

@@ -24,7 +24,6 @@ public final class SyncConnection: @unchecked Sendable {
     /// The server's counters.
     let metrics: ServerMetrics
 
-    private var decoder = WireFrameDecoder()
     private var sessions: [UInt64: SyncSession] = [:]
     private var usedSessionNumbers: Set<UInt64> = []
     private(set) var isClosed = false
@@ -47,8 +46,18 @@ public final class SyncConnection: @unchecked Sendable {
     /// Handles one frame (a WebSocket binary message).
     public func receive(frame: [UInt8]) {
         guard !isClosed else { return }
+        switch Self.decode(frame: frame, metrics: metrics) {
+        case .message(let message): receive(message)
+        case .failure(let error): fail(error)
+        }
+    }
+
+    /// Decodes one frame (a WebSocket binary message) into its message, or the
+    /// connection-level error it deserves. Needs no connection state: the transport's
+    /// reader calls it for every frame as it arrives, before the frame waits its turn.
+    static func decode(frame: [UInt8], metrics: ServerMetrics) -> InboundFrameQueue.Item {
         metrics.increment("openrealm_received_bytes_total", by: UInt64(frame.count))
-        let message: WireMessage
+        var decoder = WireFrameDecoder()
         do throws(WireError) {
             decoder.append(frame)
             guard let decoded = try decoder.nextMessage() else {
@@ -57,12 +66,16 @@ public final class SyncConnection: @unchecked Sendable {
             guard decoder.bufferedByteCount == 0 else {
                 throw WireError(.badMessage, field: "frame", "\(decoder.bufferedByteCount) bytes after the frame")
             }
-            message = decoded
+            return .message(decoded)
         } catch {
-            fail(WireErrorMessage(error))
-            return
+            return .failure(WireErrorMessage(error))
         }
-        receive(message)
+    }
+
+    /// Answers a client's `ping` at once: a pong needs no app state, so it is sent by the
+    /// transport's reader without waiting behind the frames before it.
+    func answerPing(_ ping: WirePing) {
+        output(.message(.pong(WirePong(timestamp: ping.timestamp))))
     }
 
     /// Handles one decoded message.
@@ -74,7 +87,7 @@ public final class SyncConnection: @unchecked Sendable {
         case .upload(let m): if let s = session(m.session, "upload") { metrics.increment("openrealm_uploads_total"); upload(s, m) }
         case .mark(let m): if let s = session(m.session, "mark") { s.send(.mark(m)) }
         case .unbind(let m): if let s = session(m.session, "unbind") { end(s) }
-        case .ping(let m): output(.message(.pong(WirePong(timestamp: m.timestamp))))
+        case .ping(let m): answerPing(m)
         case .pong: break
         case .error(let m):
             logger.info("client reported an error", metadata: ["session": "\(m.session)", "code": "\(m.code)", "message": "\(m.message)"])
@@ -130,7 +143,7 @@ public final class SyncConnection: @unchecked Sendable {
     private func unregister(_ session: SyncSession) {
         let store = session.app.store
         let removed = store.withLock {
-            guard session.app.sessions.removeValue(forKey: ObjectIdentifier(session)) != nil else { return false }
+            guard session.app.unregister(session) else { return false }
             // The retention period of its file counts from the end of the session.
             do {
                 try store.environment.write { txn in try AppStore.recordSeen(txn, ident: session.fileIdent) }
@@ -190,36 +203,35 @@ public final class SyncConnection: @unchecked Sendable {
             let session = SyncSession(number: m.session, app: app, userId: user.id, file: file,
                                       bindServerVersion: m.lastIntegratedServerVersion, output: output)
             session.view = view
-            try app.store.withLock {
-                guard m.lastIntegratedServerVersion <= app.store.serverVersion else {
-                    throw SyncFailure(.clientResetRequired, "the file integrated server version \(m.lastIntegratedServerVersion), but the server is at \(app.store.serverVersion)")
-                }
-                if m.fileIdentity != nil {
-                    // Its unuploaded changesets may be based as low as its upload base
-                    // (below what it downloaded); the history above it is kept while the
-                    // file is seen within the retention period.
-                    let (floor, base) = try app.store.environment.read { txn in
-                        (try AppStore.historyFloor(txn), try AppStore.uploadBase(txn, ident: file.ident))
+            if view.partition != nil {
+                // A partition session's view is known at once: its bootstrap follows the
+                // ident, and it is a write, so the whole bind takes the app's lock.
+                try app.store.withLock {
+                    try checkBind(m, file: file, app: app, serverVersion: app.store.serverVersion)
+                    try app.store.environment.write { txn in
+                        try AppStore.recordProgress(txn, ident: file.ident, serverVersion: m.lastIntegratedServerVersion)
                     }
-                    guard base >= floor else {
-                        throw SyncFailure(.clientResetRequired, "client file \(file.ident) may upload changes made at server version \(base), but the history after it was trimmed up to version \(floor) (the file was not seen for longer than the retention period); reset the file")
-                    }
-                }
-                try app.store.environment.write { txn in
-                    try AppStore.recordProgress(txn, ident: file.ident, serverVersion: m.lastIntegratedServerVersion)
-                }
-                app.sessions[ObjectIdentifier(session)] = session
-                session.send(.ident(WireIdent(session: m.session, fileIdentity: WireFileIdentity(ident: file.ident, salt: file.salt),
-                                              serverVersion: app.store.serverVersion,
-                                              lastIntegratedClientVersion: file.lastIntegratedClientVersion)))
-                // A partition session's view is known at once: its bootstrap follows the ident.
-                if view.partition != nil {
+                    app.register(session)
+                    session.send(.ident(WireIdent(session: m.session, fileIdentity: WireFileIdentity(ident: file.ident, salt: file.salt),
+                                                  serverVersion: app.store.serverVersion,
+                                                  lastIntegratedClientVersion: file.lastIntegratedClientVersion)))
                     do {
                         try changeView(session, to: view)
                     } catch {
-                        app.sessions[ObjectIdentifier(session)] = nil
+                        app.unregister(session)
                         throw error
                     }
+                }
+            } else {
+                // A flexible session gets nothing before its first query: the bind only
+                // reads (a committed snapshot, not waiting behind integrations) and
+                // registers the session; its progress is recorded with the next write.
+                let committed = try app.store.environment.read { txn in try txn.metaUInt64("server.version") ?? 0 }
+                try checkBind(m, file: file, app: app, serverVersion: committed)
+                app.register(session, progress: m.lastIntegratedServerVersion) {
+                    session.send(.ident(WireIdent(session: m.session, fileIdentity: WireFileIdentity(ident: file.ident, salt: file.salt),
+                                                  serverVersion: committed,
+                                                  lastIntegratedClientVersion: file.lastIntegratedClientVersion)))
                 }
             }
             sessions[m.session] = session
@@ -232,6 +244,30 @@ public final class SyncConnection: @unchecked Sendable {
             fail(m.session, SyncFailure(.badAuthentication, error.message))
         } catch {
             fail(m.session, SyncFailure(.otherSessionError, "bind failed: \(error)"))
+        }
+    }
+
+    /// The checks of a bind against the store as of `serverVersion` (the latest committed
+    /// version): the file cannot be ahead of the server, and the history its unuploaded
+    /// changesets need is still there.
+    ///
+    /// Read from a snapshot, without the app's lock: a trim that commits meanwhile can
+    /// only raise the floor past the file's upload base when the file was away longer
+    /// than the retention period (a bound or recently seen file holds the history), and
+    /// then its first upload that needs the trimmed history gets `clientResetRequired`.
+    private func checkBind(_ m: WireBind, file: ClientFileRecord, app: SyncApp, serverVersion: UInt64) throws {
+        guard m.lastIntegratedServerVersion <= serverVersion else {
+            throw SyncFailure(.clientResetRequired, "the file integrated server version \(m.lastIntegratedServerVersion), but the server is at \(serverVersion)")
+        }
+        guard m.fileIdentity != nil else { return }
+        // Its unuploaded changesets may be based as low as its upload base (below what
+        // it downloaded); the history above it is kept while the file is seen within the
+        // retention period.
+        let (floor, base) = try app.store.environment.read { txn in
+            (try AppStore.historyFloor(txn), try AppStore.uploadBase(txn, ident: file.ident))
+        }
+        guard base >= floor else {
+            throw SyncFailure(.clientResetRequired, "client file \(file.ident) may upload changes made at server version \(base), but the history after it was trimmed up to version \(floor) (the file was not seen for longer than the retention period); reset the file")
         }
     }
 }

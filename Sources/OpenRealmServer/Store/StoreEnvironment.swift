@@ -26,6 +26,13 @@ final class StoreEnvironment: @unchecked Sendable {
         orc_env_close(handle)
     }
 
+    /// The number of the last committed transaction (each commit adds one).
+    func committedVersion() throws -> UInt64 {
+        var version: UInt64 = 0
+        try StoreError.check(orc_env_version(handle, &version), "read the committed version")
+        return version
+    }
+
     /// Runs `body` in a read transaction.
     func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
         var txn: OpaquePointer?

@@ -1,0 +1,143 @@
+import Foundation
+import OpenRealmWire
+
+/// The frames a sync connection has read but not handled yet, between the WebSocket's
+/// reader (which must keep reading, so that pongs and close frames are seen while a
+/// frame waits for the app) and the connection's handler (one frame at a time, in order).
+///
+/// Bounded: the reader waits (and so stops reading the socket, which pushes back on the
+/// client through TCP) once ``maxFrames`` frames or ``maxBytes`` bytes are queued; a
+/// single frame is always accepted when the queue is empty, whatever its size.
+///
+/// Threading: any number of threads and tasks; one reader and one handler at a time.
+final class InboundFrameQueue: @unchecked Sendable {
+    /// What the handler receives.
+    enum Item: Sendable {
+        /// A decoded message.
+        case message(WireMessage)
+        /// A frame that broke the protocol: fail the connection with this error.
+        case failure(WireErrorMessage)
+    }
+
+    /// The most frames queued at once.
+    let maxFrames: Int
+    /// The most bytes (of the frames as received) queued at once.
+    let maxBytes: Int
+
+    private let lock = NSLock()
+    private var items: [(item: Item, bytes: Int)] = []
+    private var head = 0
+    private var queuedBytes = 0
+    private var finished = false
+    private var waitingHandler: CheckedContinuation<Item?, Never>?
+    private var waitingReader: CheckedContinuation<Void, Never>?
+
+    init(maxFrames: Int = 256, maxBytes: Int = 32 << 20) {
+        self.maxFrames = max(1, maxFrames)
+        self.maxBytes = max(1, maxBytes)
+    }
+
+    /// Queues `item`, which took `bytes` on the wire; waits while the queue is full.
+    /// Does nothing once the queue is finished.
+    func push(_ item: Item, bytes: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if finished {
+                lock.unlock()
+                continuation.resume()
+            } else if let handler = waitingHandler {
+                waitingHandler = nil
+                lock.unlock()
+                handler.resume(returning: item)
+                continuation.resume()
+            } else if canAccept(bytes) {
+                items.append((item, bytes))
+                queuedBytes += bytes
+                lock.unlock()
+                continuation.resume()
+            } else {
+                // Resumed by the handler once there is room; the item goes in then.
+                pendingItem = (item, bytes)
+                waitingReader = continuation
+                lock.unlock()
+            }
+        }
+    }
+
+    /// The item of the reader waiting for room.
+    private var pendingItem: (item: Item, bytes: Int)?
+
+    /// Whether a frame of `bytes` fits now. Call with `lock` held.
+    private func canAccept(_ bytes: Int) -> Bool {
+        let count = items.count - head
+        return count == 0 || (count < maxFrames && queuedBytes + bytes <= maxBytes)
+    }
+
+    /// The next item, waiting for one; nil once the queue is finished and empty.
+    func next() async -> Item? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Item?, Never>) in
+            lock.lock()
+            if head < items.count {
+                let (item, bytes) = items[head]
+                head += 1
+                queuedBytes -= bytes
+                if head > 64 && head * 2 > items.count {
+                    items.removeFirst(head)
+                    head = 0
+                }
+                // Room again: the waiting reader's item goes in.
+                var reader: CheckedContinuation<Void, Never>?
+                if let pending = pendingItem, let waiting = waitingReader, canAccept(pending.bytes) {
+                    pendingItem = nil
+                    waitingReader = nil
+                    items.append(pending)
+                    queuedBytes += pending.bytes
+                    reader = waiting
+                }
+                lock.unlock()
+                continuation.resume(returning: item)
+                reader?.resume()
+            } else if finished {
+                lock.unlock()
+                continuation.resume(returning: nil)
+            } else {
+                waitingHandler = continuation
+                lock.unlock()
+            }
+        }
+    }
+
+    /// Ends the queue: the handler gets what is queued (nothing when `discardingQueued`),
+    /// then nil; a waiting reader is let go.
+    func finish(discardingQueued: Bool = false) {
+        lock.lock()
+        finished = true
+        if discardingQueued {
+            items.removeAll()
+            head = 0
+            queuedBytes = 0
+        }
+        let handler = waitingHandler
+        waitingHandler = nil
+        let reader = waitingReader
+        waitingReader = nil
+        pendingItem = nil
+        lock.unlock()
+        handler?.resume(returning: nil)
+        reader?.resume()
+    }
+
+    /// Whether the reader waits for room.
+    var hasWaitingReader: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return waitingReader != nil
+    }
+
+    /// The number of frames queued now (for tests and metrics).
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return items.count - head
+    }
+}

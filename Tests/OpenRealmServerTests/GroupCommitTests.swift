@@ -1,0 +1,116 @@
+import Foundation
+import XCTest
+import OpenRealmWire
+@testable import OpenRealmServer
+
+/// Uploads that wait for the app together (from several connections) are integrated in
+/// one write transaction, one server version and history entry per changeset, fanned
+/// out in server version order, each exactly once.
+final class GroupCommitTests: ServerTestCase {
+    private func tagUpload(_ writer: Int, versions: ClosedRange<Int>, base: UInt64) -> WireUpload {
+        WireUpload(session: 1, changesets: versions.map { v in
+            WireUploadChangeset(clientVersion: UInt64(v), lastIntegratedServerVersion: base,
+                                timestamp: WireHybridTimestamp(milliseconds: 1_800_000_000_000 + UInt64(writer * 100 + v)),
+                                instructions: [.listInsert(object: Self.path(1), property: "tags", index: UInt64(v - 1),
+                                                           value: .string("w\(writer)-\(v)"))])
+        })
+    }
+
+    private func waitForAcknowledgement(_ client: TestSyncClient, of clientVersion: UInt64) throws -> UInt64 {
+        try client.waitFor("the acknowledgement of client version \(clientVersion)") { message -> UInt64? in
+            if case .error(let e) = message { XCTFail("refused: \(e.message)") }
+            if case .download(let d) = message, d.changesets.isEmpty, d.progress.lastIntegratedClientVersion >= clientVersion {
+                return d.progress.serverVersion
+            }
+            return nil
+        }
+    }
+
+    func testQueuedUploadsOfSeveralClientsAreCommittedTogetherInOrder() throws {
+        let (setup, _) = try boundClient()
+        try subscribeToAllTasks(setup)
+        try upload(setup, clientVersion: 1, Self.taskSchema + [Self.task(1, title: "t", status: "open")])
+        let (reader, _) = try boundClient()
+        try subscribeToAllTasks(reader)
+        let writers = try (0..<3).map { _ in try boundClient().0 }
+        for writer in writers { try subscribeToAllTasks(writer) }
+        let app = try server.auth.apps.app("todo")
+        let base = app.store.serverVersion
+        let last = base + 9
+
+        let release = try holdAppLock()
+        defer { release() }
+        let commitsBefore = try app.store.environment.committedVersion()
+        for (i, writer) in writers.enumerated() {
+            try writer.send(.upload(tagUpload(i, versions: 1...3, base: base)))
+            try waitUntil("upload \(i) is queued") { app.uploads.count == i + 1 }
+        }
+        release()
+        for writer in writers {
+            XCTAssertEqual(try waitForAcknowledgement(writer, of: 3), last, "acknowledged once all nine are integrated")
+        }
+        XCTAssertEqual(try app.store.environment.committedVersion() - commitsBefore, 1,
+                       "the three uploads were committed in one transaction")
+
+        // One history entry per changeset, in queue order, server versions without a gap.
+        var origins: [(UInt64, UInt64)] = []
+        for version in (base + 1)...last {
+            let entry = try XCTUnwrap(try app.store.historyEntry(version), "no history entry \(version)")
+            origins.append((entry.originFileIdent, entry.originClientVersion))
+        }
+        let expected = writers.indices.flatMap { w in (1...3).map { (UInt64(w), UInt64($0)) } }
+        XCTAssertEqual(origins.map(\.1), expected.map(\.1))
+        XCTAssertEqual(Set(origins.map(\.0)).count, 3)
+        XCTAssertEqual(try app.store.historyEntry(last + 1), nil)
+
+        // The reader got each version once, in server version order.
+        var versions: [UInt64] = []
+        while versions.count < 9 {
+            let version = try reader.waitFor("download \(versions.count + 1) of 9") { message -> UInt64? in
+                if case .download(let d) = message, let c = d.changesets.first { return c.serverVersion } else { return nil }
+            }
+            versions.append(version)
+        }
+        XCTAssertEqual(versions, Array((base + 1)...last))
+
+        // A re-upload is skipped (exactly once): no new version, nothing fanned out.
+        try writers[0].send(.upload(tagUpload(0, versions: 1...3, base: base)))
+        XCTAssertEqual(try waitForAcknowledgement(writers[0], of: 3), last)
+        XCTAssertEqual(app.store.serverVersion, last)
+        try reader.send(.mark(WireMark(session: 1, requestId: 1)))
+        _ = try reader.waitFor("the mark") { message -> Bool? in
+            if case .download(let d) = message, !d.changesets.isEmpty { XCTFail("downloaded \(d.changesets) again") }
+            if case .mark = message { return true } else { return nil }
+        }
+    }
+
+    /// A bad upload in a group fails its own session only: the group is integrated
+    /// again upload by upload.
+    func testABadUploadInAGroupFailsItsSessionOnly() throws {
+        let (setup, _) = try boundClient()
+        try subscribeToAllTasks(setup)
+        try upload(setup, clientVersion: 1, Self.taskSchema + [Self.task(1, title: "t", status: "open")])
+        let (good, _) = try boundClient()
+        try subscribeToAllTasks(good)
+        let (bad, _) = try boundClient()
+        try subscribeToAllTasks(bad)
+        let app = try server.auth.apps.app("todo")
+        let base = app.store.serverVersion
+        let release = try holdAppLock()
+        defer { release() }
+        try good.send(.upload(tagUpload(0, versions: 1...2, base: base)))
+        try waitUntil("the good upload is queued") { app.uploads.count == 1 }
+        var backwards = tagUpload(1, versions: 1...2, base: base)
+        backwards.changesets.reverse()
+        try bad.send(.upload(backwards))
+        try waitUntil("the bad upload is queued") { app.uploads.count == 2 }
+        release()
+        XCTAssertEqual(try waitForAcknowledgement(good, of: 2), base + 2)
+        let error = try bad.waitFor("the bad upload's error") { message -> WireErrorMessage? in
+            if case .error(let e) = message { return e } else { return nil }
+        }
+        XCTAssertEqual(error.code, .badProgress)
+        XCTAssertTrue(error.isFatal)
+        XCTAssertEqual(app.store.serverVersion, base + 2)
+    }
+}
