@@ -24,6 +24,14 @@
  *                  current version, and every entry decodes (header,
  *                  checksum, every instruction)
  *
+ * Before them it checks the file's pages as an open with ORC_ENV_VERIFY
+ * does (verify.c: meta pages, every tree, the free list), through its own
+ * read-only descriptor while the read transaction is live: the transaction
+ * keeps every page of the newest commit from being reused, so a writer in
+ * another thread or process cannot change what the walk reads (and a meta
+ * page that changes under it makes verify.c start over). Damaged pages end
+ * the check there, as one problem: reading on through LMDB could crash.
+ *
  * Damage never crashes it: rows, blobs and log entries are read through the
  * bounds-checked decoders, raw keys are size-checked before use. The first
  * problem is the message of the ORC_ERR_CORRUPT it returns; all are counted.
@@ -36,8 +44,11 @@
 #include "internal.h"
 #include "log_format.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* A link found in the data: origin (table, col, key) -> target (table, key). */
 typedef struct ref {
@@ -606,6 +617,31 @@ static void check_removed_table(ck *k, uint32_t table)
         problem(k, "table %u: %zu rows left in a removed class", table, (size_t)st.ms_entries);
 }
 
+/*
+ * The file's page structure (verify.c's deep walk), through a read-only
+ * descriptor, so that nothing is repaired here. It reopens LMDB's own
+ * descriptor (the file LMDB maps, even if its path was renamed since), or
+ * the path where /proc is missing.
+ */
+static int check_pages(orc_envcore *core)
+{
+    const char *path = core->path;
+    int fd = -1, mfd;
+    if (mdb_env_get_fd(core->mdb, &mfd) == 0) {
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", mfd);
+        fd = open(self, O_RDONLY | O_CLOEXEC);
+    }
+    if (fd < 0) fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        return orc_fail(e, "opening '%s' to check its pages: %s", path, strerror(e));
+    }
+    int rc = verify_pages(path, fd, true);
+    close(fd);
+    return rc;
+}
+
 int orc_env_check(orc_env *env, size_t *problems_out)
 {
     if (problems_out) *problems_out = 0;
@@ -613,6 +649,11 @@ int orc_env_check(orc_env *env, size_t *problems_out)
     orc_txn *txn;
     int rc = orc_txn_begin(env, ORC_TXN_READ, &txn);
     if (rc) return rc;
+    if ((rc = check_pages(env->core))) {
+        orc_txn_abort(txn);
+        if (rc == ORC_ERR_CORRUPT && problems_out) *problems_out = 1;
+        return rc;
+    }
     ck k = {.txn = txn};
     uint32_t ntables = txn->schema ? txn->schema->ntables : 0;
     for (uint32_t t = 1; t <= ntables && !k.err; t++) {

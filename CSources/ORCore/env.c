@@ -52,9 +52,9 @@ static int init_databases(orc_envcore *core, bool read_only)
     if (!rc) rc = mdb_stat(t, main_dbi, &st);
     if (rc) goto fail_mdb;
     rc = mdb_dbi_open(t, "meta", 0, &core->dbi_meta);
-    if (rc == MDB_NOTFOUND && st.ms_entries == 0 && !read_only) {
-        rc = mdb_dbi_open(t, "meta", MDB_CREATE, &core->dbi_meta);
-    } else if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
+    if (rc == MDB_NOTFOUND && st.ms_entries == 0 && !read_only)
+        rc = mdb_dbi_open(t, "meta", MDB_CREATE, &core->dbi_meta); /* MDB_INCOMPATIBLE: a main database with duplicates */
+    if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
         mdb_txn_abort(t);
         return orc_fail(ORC_ERR_NOT_A_REALM, "'%s' is an LMDB file without OpenRealm's metadata", core->path);
     }

@@ -14,11 +14,16 @@
  *   1. Both meta pages carry P_META, the magic, data version 1, their own
  *      page number and one sane page size (a power of two, 512 ... 32768).
  *      LMDB 0.9 refuses a file when either meta page fails this.
+ *      Meta page 1 lies at meta page 0's page size; when it is not there
+ *      but is found at another page size, meta page 0's page size is the
+ *      damaged field (meta0_psize_contradicted).
  *   2. The meta LMDB will use is sane: LMDB picks the higher txnid, but its
  *      transactions then read meta slot (txnid & 1), so that slot must hold
  *      that txnid; last_pg is possible; both database records (free, main)
  *      are consistent (empty, or a root in 2 ... last_pg with plausible
- *      depth and page counts).
+ *      depth and page counts) and carry flags LMDB writes (check_meta_flags:
+ *      a free database marked MDB_DUPFIXED makes LMDB overflow a page on
+ *      the next commit).
  *   3. The file holds every page that meta can reach: size >= (last_pg + 1)
  *      pages, or else every page past the end is listed in the free database
  *      (LMDB never writes pages that were allocated and freed in the same
@@ -787,6 +792,37 @@ static void verifier_free(verifier *v)
 /* The meta LMDB will use                                                   */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * The flags of the two database records in a meta page. LMDB writes the free
+ * database's once, when it creates the file: MDB_INTEGERKEY and the low bits
+ * of the environment's flags (MDB_FIXEDMAP, MDB_NOSUBDIR; every other
+ * environment flag lies above 0xffff), and copies them forward unchanged. A
+ * key-layout flag there is damage LMDB acts on: with MDB_DUPFIXED (and no
+ * MDB_DUPSORT) the next commit that finds the free database empty gives it a
+ * LEAF2 root and copies each txnid key as a fixed-size key of the record's
+ * `pad` bytes — the page size — overflowing the page. The main database takes
+ * the flags a program opened it with; ORCore opens it with none, and
+ * MDB_DUPFIXED without MDB_DUPSORT, which LMDB never accepts from a correct
+ * caller, leads to the same overflow when it is empty and ORCore adds its
+ * first named database.
+ */
+#define FREE_DB_FLAGS (MDB_INTEGERKEY | MDB_FIXEDMAP | MDB_NOSUBDIR)
+#define MAIN_DB_FLAGS (MDB_REVERSEKEY | DUP_FLAGS | MDB_INTEGERKEY)
+
+static int check_meta_flags(verifier *v, const meta *m)
+{
+    unsigned ff = m->dbs[0].flags, mf = m->dbs[1].flags;
+    if ((ff & ~FREE_DB_FLAGS) || !(ff & MDB_INTEGERKEY))
+        return bad(v, ORC_ERR_CORRUPT,
+                   "its free database has flags 0x%x (LMDB writes 0x%x, with 0x%x and 0x%x for the environment's "
+                   "options)",
+                   ff, MDB_INTEGERKEY, MDB_FIXEDMAP, MDB_NOSUBDIR);
+    if ((mf & ~MAIN_DB_FLAGS) || (mf & (MDB_DUPFIXED | MDB_DUPSORT)) == MDB_DUPFIXED)
+        return bad(v, ORC_ERR_CORRUPT, "its main database has flags 0x%x (an unknown flag, or 0x%x without 0x%x)", mf,
+                   MDB_DUPFIXED, MDB_DUPSORT);
+    return ORC_OK;
+}
+
 /* Damage inside the meta page itself: fields no valid commit writes. */
 static int check_meta_fields(verifier *v, const meta *m)
 {
@@ -796,7 +832,8 @@ static int check_meta_fields(verifier *v, const meta *m)
     v->file_pages = v->fsize / m->psize;
     if (m->last_pg < NUM_METAS - 1 || m->last_pg >= (((uint64_t)1 << 50) / m->psize))
         return bad(v, ORC_ERR_CORRUPT, "it records an impossible last page %llu", (ull)m->last_pg);
-    int rc = check_dbrec(v, "free", &m->dbs[0]);
+    int rc = check_meta_flags(v, m);
+    if (!rc) rc = check_dbrec(v, "free", &m->dbs[0]);
     if (!rc) rc = check_dbrec(v, "main", &m->dbs[1]);
     return rc;
 }
@@ -869,6 +906,32 @@ static int deep_walk(verifier *v, const meta *m)
 /* One pass                                                                 */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * Meta page 0 passed, but no meta page 1 lies where its page size puts it.
+ * When a meta page 1 with another page size is found at its own offset, meta
+ * page 0's page size is what is damaged: a page of the real size there would
+ * be a data page, which never carries P_META and the magic. Meta page 0 is
+ * then the damaged one (and may be rewritten from meta page 1); trusting its
+ * page size instead would rewrite a data page as meta page 1.
+ */
+static int meta0_psize_contradicted(verifier *v, meta m[2])
+{
+    for (uint32_t ps = MIN_PSIZE; ps <= MAX_PSIZE; ps *= 2) {
+        if (ps == m[0].psize) continue;
+        if (ps + (uint64_t)META_END > v->fsize) break;
+        meta probe;
+        int rc = meta_read(v, &probe, 1, ps, ps);
+        if (rc) return rc;
+        if (probe.hdr_ok) {
+            snprintf(m[0].why, sizeof m[0].why, "its page size %u disagrees with meta page 1, found at byte %u", m[0].psize,
+                     ps);
+            m[0].hdr_ok = false; /* verify_once then finds meta page 1 as for any damaged meta page 0 */
+            return ORC_OK;
+        }
+    }
+    return ORC_OK;
+}
+
 /* Whether a meta passes every shallow check when used; on failure its reason is in v->why. */
 static int meta_usable(verifier *v, const meta *m, bool *meta_damage)
 {
@@ -893,7 +956,9 @@ static int verify_once(verifier *v, meta m[2])
             return bad(v, ORC_ERR_CORRUPT, "truncated: file has %llu bytes, shorter than its two %u-byte meta pages",
                        (ull)v->fsize, m[0].psize);
         if ((rc = meta_read(v, &m[1], 1, m[0].psize, m[0].psize))) return rc;
-    } else {
+        if (!m[1].hdr_ok && (rc = meta0_psize_contradicted(v, m))) return rc;
+    }
+    if (!m[0].hdr_ok) {
         /* Meta page 0 cannot say where meta page 1 is: try every page size. */
         memset(&m[1], 0, sizeof m[1]);
         snprintf(m[1].why, sizeof m[1].why, "no meta page 1 was found");

@@ -10,7 +10,8 @@
  * unknown origin would be: orc_env_open with ORC_ENV_VERIFY, which checks
  * every page's structure before LMDB maps the file (verify.c). Then, on a file
  * that opened:
- *   1. orc_env_check (indexes, primary keys, links, backlinks, log);
+ *   1. orc_env_check (the pages again, then indexes, primary keys, links,
+ *      backlinks, log);
  *   2. a read transaction reads everything: every class and property, every
  *      object through the row cursor and orc_obj_get, every collection element
  *      and dictionary key, backlink counts, and every log entry decoded with

@@ -12,6 +12,8 @@
  *  - A child killed with SIGKILL inside a write transaction: every commit it
  *    reported through a pipe is there, nothing of the open transaction is,
  *    the checker passes and the next writer gets the lock.
+ *  - The checker, which walks the file's pages with pread, during commits
+ *    that free and reuse pages: it never reports damage that is not there.
  *
  * Ordering uses pipes, waitpid, and condition variables; there are no sleeps.
  * Waits have deadlines (poll timeouts, an alarm as the last resort) so that a
@@ -893,4 +895,125 @@ static void concurrency_killed_writer_leaves_every_reported_commit_body(void)
         CHECK_ENV(env);
         orc_env_close(env);
     }
+}
+
+/* ---- the checker's page walk during commits ---- */
+
+enum { CHURN_CHECKS = 16 };
+
+typedef struct churn {
+    orc_env *env;
+    uint32_t t;
+    uint16_t col;
+    terr err;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t commits;
+    bool stop;
+} churn;
+
+/* Commits until told to stop: each adds 40 objects with 300-byte strings and erases the older half. */
+static void *churn_writer(void *p)
+{
+    churn *c = p;
+    static char text[300];
+    memset(text, 'x', sizeof text);
+    uint64_t keys[4096];
+    size_t nkeys = 0;
+    for (;;) {
+        pthread_mutex_lock(&c->mu);
+        bool stop = c->stop;
+        pthread_mutex_unlock(&c->mu);
+        if (stop) break;
+        orc_txn *w;
+        TOK(&c->err, orc_txn_begin(c->env, ORC_TXN_WRITE, &w));
+        for (int i = 0; i < 40 && nkeys < 4096; i++) {
+            orc_value v = v_strn(text, sizeof text);
+            int rc = orc_obj_create(w, c->t, &c->col, &v, 1, &keys[nkeys]);
+            if (rc) {
+                orc_txn_abort(w);
+                TOK(&c->err, rc);
+            }
+            nkeys++;
+        }
+        size_t half = nkeys / 2;
+        for (size_t i = 0; i < half; i++) {
+            int rc = orc_obj_erase(w, c->t, keys[i]);
+            if (rc) {
+                orc_txn_abort(w);
+                TOK(&c->err, rc);
+            }
+        }
+        memmove(keys, keys + half, (nkeys - half) * sizeof *keys);
+        nkeys -= half;
+        TOK(&c->err, orc_txn_commit(w, NULL));
+        pthread_mutex_lock(&c->mu);
+        c->commits++;
+        pthread_cond_broadcast(&c->cv);
+        pthread_mutex_unlock(&c->mu);
+    }
+done:
+    pthread_mutex_lock(&c->mu);
+    c->stop = true;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    return NULL;
+}
+
+static void concurrency_check_during_commits_body(void);
+
+TEST(concurrency_check_during_commits)
+{
+    guard(120);
+    concurrency_check_during_commits_body();
+    alarm(0);
+}
+
+static void concurrency_check_during_commits_body(void)
+{
+    static churn c;
+    memset(&c, 0, sizeof c);
+    pthread_mutex_init(&c.err.mu, NULL);
+    pthread_mutex_init(&c.mu, NULL);
+    pthread_cond_init(&c.cv, NULL);
+    const char *path = test_path("churn.realm");
+    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &c.env));
+    orc_txn *w;
+    CHECK_OK(orc_txn_begin(c.env, ORC_TXN_WRITE, &w));
+    CHECK_OK(orc_class_add(w, "Churn", ORC_CLASS_TOP_LEVEL, &c.t));
+    orc_prop_spec s = {.name = "text", .type = ORC_TYPE_STRING};
+    CHECK_OK(orc_prop_add(w, c.t, &s, &c.col));
+    CHECK_OK(orc_txn_commit(w, NULL));
+
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, churn_writer, &c) == 0);
+    int bad = ORC_OK;
+    char first[512] = "";
+    for (int i = 0; i < CHURN_CHECKS && bad == ORC_OK; i++) {
+        /* Let the writer commit at least once more between two checks. */
+        pthread_mutex_lock(&c.mu);
+        uint64_t seen = c.commits;
+        double deadline = now_s() + 60;
+        while (c.commits == seen && !c.stop && now_s() < deadline) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 100 * 1000 * 1000;
+            if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+            pthread_cond_timedwait(&c.cv, &c.mu, &ts);
+        }
+        pthread_mutex_unlock(&c.mu);
+        size_t problems = 0;
+        bad = orc_env_check(c.env, &problems);
+        if (bad) snprintf(first, sizeof first, "%s", orc_last_error());
+    }
+    pthread_mutex_lock(&c.mu);
+    c.stop = true;
+    uint64_t commits = c.commits;
+    pthread_mutex_unlock(&c.mu);
+    pthread_join(th, NULL);
+    if (bad) test_fail(__FILE__, __LINE__, "orc_env_check during commits: %s (%s)", orc_strerror(bad), first);
+    if (c.err.failures) test_fail(__FILE__, __LINE__, "writer: %s", c.err.msg);
+    CHECK(commits >= CHURN_CHECKS);
+    CHECK_ENV(c.env);
+    orc_env_close(c.env);
 }

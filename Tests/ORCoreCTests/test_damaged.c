@@ -575,6 +575,43 @@ TEST(damaged_newer_meta_fields)
     }
 }
 
+/*
+ * Meta page 0's page size damaged to another power of two: LMDB would look for
+ * meta page 1 at the wrong offset. Meta page 1, found at its own offset,
+ * shows which page size is right, so meta page 0 is the damaged one and is
+ * rewritten from meta page 1; the page where meta page 0 said meta page 1 was
+ * is a data page and stays as it is.
+ */
+TEST(damaged_meta0_page_size_repaired_from_meta1)
+{
+    const char *p = fresh_copy("meta0-psize.realm");
+    CHECK(p);
+    meta_info mi;
+    CHECK(read_meta(p, &mi));
+    uint32_t wrong = mi.psize * 4;
+    uint8_t data_before[64], data_after[64];
+    CHECK(read_at(p, wrong, data_before, sizeof data_before));
+    CHECK(write_at(p, M_PSIZE, &wrong, 4));
+    CHECK_RC(verify_file(p, false), ORC_ERR_CORRUPT); /* a read-only descriptor reports it */
+    CHECK_MSG("meta page 0 is damaged (its page size");
+    CHECK_MSG("is intact");
+
+    orc_env *env;
+    CHECK_OK(orc_env_open(p, ORC_ENV_VERIFY, NULL, &env));
+    uint64_t version;
+    CHECK_OK(orc_env_version(env, &version));
+    /* Meta page 1 holds the last commit when its txnid is the newer one. */
+    CHECK_EQ(version, newer_slot(&mi) == 1 ? fx.version : fx.version - 1);
+    CHECK_ENV(env);
+    orc_env_close(env);
+    CHECK(read_at(p, wrong, data_after, sizeof data_after));
+    CHECK(memcmp(data_before, data_after, sizeof data_before) == 0);
+    meta_info now;
+    CHECK(read_meta(p, &now));
+    CHECK_EQ(now.psize, mi.psize);
+    CHECK_OK(verify_file(p, true));
+}
+
 /* ------------------------------------------------------------------------ */
 /* Foreign files                                                            */
 /* ------------------------------------------------------------------------ */
@@ -860,6 +897,15 @@ TEST(damaged_verify_targeted_structures)
     CHECK_OK(verify_file(p, false));
     CHECK_RC(verify_file(p, true), ORC_ERR_CORRUPT);
     CHECK_MSG("in use and also listed in the free database");
+    /* Opened without ORC_ENV_VERIFY it opens; orc_env_check then walks the pages and reports it. */
+    orc_env *env;
+    CHECK_OK(orc_env_open(p, ORC_ENV_READ_ONLY, NULL, &env));
+    size_t problems = 0;
+    int crc = orc_env_check(env, &problems);
+    orc_env_close(env);
+    CHECK_RC(crc, ORC_ERR_CORRUPT);
+    CHECK_MSG("in use and also listed in the free database");
+    CHECK_EQ(problems, 1);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -311,13 +311,17 @@ int orc_env_info_get(orc_env *env, orc_env_info *info);
 int orc_env_copy(orc_env *env, const char *dest_path);
 
 /**
- * Verifies the environment's logical consistency in a read transaction:
- * every secondary and primary-key index entry matches its row and every row
- * its entries, primary keys are unique, links and collection links point at
- * live objects, backlinks match links, embedded objects have exactly one
- * parent, per-table counts match, and the changeset log is contiguous.
+ * Verifies the environment in a read transaction. First the file's pages, as
+ * ORC_ENV_VERIFY checks them at open (meta pages, every B-tree, the free
+ * list); damage there counts as one problem and ends the check, since reading
+ * on through LMDB could crash. Then its logical consistency: every secondary
+ * and primary-key index entry matches its row and every row its entries,
+ * primary keys are unique, links and collection links point at live objects,
+ * backlinks match links, embedded objects have exactly one parent, per-table
+ * counts match, and the changeset log is contiguous.
  * Returns ORC_OK, ORC_ERR_CORRUPT (the message names the first problem and
- * `problems_out`, if not NULL, receives how many were found), or an LMDB error.
+ * `problems_out`, if not NULL, receives how many were found), an errno value
+ * (the file could not be read), or an LMDB error.
  */
 int orc_env_check(orc_env *env, size_t *problems_out);
 
