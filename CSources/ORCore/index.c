@@ -8,12 +8,25 @@
  * keyenc truncates long strings, so a scan yields candidates: callers recheck
  * the row. Scans treat both bounds as inclusive for the same reason.
  *
+ * DEFERRED INSERTS: idx_insert records the entry in txn->idx_pending instead of
+ * putting it. idx_flush puts the pending entries sorted, before anything reads or
+ * removes index entries in the transaction (idx_scan, idx_remove, idx_drop) and
+ * at commit; the sorted entries past the database's last key are appended
+ * (MDB_APPEND). Inserted one by one, the entries of a bulk insert land at one
+ * insertion point per indexed value, and every page split there leaves a
+ * half-empty page behind (about 64 bytes of index per object for 34-byte
+ * entries); appended, the pages are full and each entry costs no descent.
+ * A pending buffer past IDX_PENDING_MAX bytes is flushed at once.
+ *
  * BACKLINKS ("blink"): one LMDB key per (target, origin object, origin column):
  *   u32 BE target table | u64 BE target key | u32 BE origin table |
  *   u16 BE origin col | u64 BE origin key  -> u32 LE number of references
  * The count covers a list holding the same target several times.
  */
 #include "internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
 
 #define IDX_PREFIX 6
 #define BLINK_KEY 26
@@ -39,18 +52,104 @@ static int mdb_write_rc(orc_txn *txn, int mrc, const char *what)
     return txn_poison(txn, orc_fail_mdb(mrc, what));
 }
 
+#define IDX_PENDING_MAX ((size_t)64 << 20)
+
 int idx_insert(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *v, uint64_t key)
 {
     int rc = idx_key(txn, table, col, v, key, &txn->scratch2);
     if (rc) return rc;
-    MDB_val k = {txn->scratch2.size, txn->scratch2.data}, d = {0, NULL};
-    int mrc = mdb_put(txn->mdb, txn->core->dbi_idx, &k, &d, 0);
-    return mrc ? mdb_write_rc(txn, mrc, "adding an index entry") : ORC_OK;
+    orc_buf *p = &txn->idx_pending;
+    if ((rc = buf_reserve(p, 2 + txn->scratch2.size))) return rc;
+    st16(p->data + p->size, (uint16_t)txn->scratch2.size);
+    memcpy(p->data + p->size + 2, txn->scratch2.data, txn->scratch2.size);
+    p->size += 2 + txn->scratch2.size;
+    txn->idx_pending_n++;
+    return p->size > IDX_PENDING_MAX ? idx_flush(txn) : ORC_OK;
+}
+
+void idx_forget(orc_txn *txn)
+{
+    txn->idx_pending.size = 0;
+    txn->idx_pending_n = 0;
+}
+
+/* LMDB's default key order: bytes, then length. Entries are u16 size | key. */
+static int entry_order(const void *a, const void *b)
+{
+    const uint8_t *x = *(const uint8_t *const *)a, *y = *(const uint8_t *const *)b;
+    size_t nx = ld16(x), ny = ld16(y);
+    int c = memcmp(x + 2, y + 2, nx < ny ? nx : ny);
+    return c ? c : (nx > ny) - (nx < ny);
+}
+
+int idx_flush(orc_txn *txn)
+{
+    size_t n = txn->idx_pending_n;
+    if (!n) return ORC_OK;
+    const uint8_t **e = malloc(n * sizeof *e);
+    if (!e) return txn_poison(txn, orc_fail(ORC_ERR_NOMEM, "sorting %zu index entries", n));
+    const uint8_t *at = txn->idx_pending.data;
+    for (size_t i = 0; i < n; i++) {
+        e[i] = at;
+        at += 2 + ld16(at);
+    }
+    size_t ordered = 1; /* entries that arrive in order (ascending values) need no sort */
+    while (ordered < n && entry_order(&e[ordered - 1], &e[ordered]) <= 0) ordered++;
+    if (ordered < n) qsort(e, n, sizeof *e, entry_order);
+    MDB_cursor *cur = NULL;
+    int mrc = mdb_cursor_open(txn->mdb, txn->core->dbi_idx, &cur);
+    /* the database's last key, copied (the puts move pages) */
+    uint8_t last[512];
+    size_t nlast = 0;
+    bool appending = true;
+    if (!mrc) {
+        MDB_val k, d;
+        int lrc = mdb_cursor_get(cur, &k, &d, MDB_LAST);
+        if (lrc == 0 && k.mv_size <= sizeof last) {
+            memcpy(last, k.mv_data, k.mv_size);
+            nlast = k.mv_size;
+            appending = false;
+        } else if (lrc == 0) {
+            appending = false;
+            nlast = SIZE_MAX; /* never seen: keys are shorter than 512 bytes */
+        } else if (lrc != MDB_NOTFOUND) {
+            mrc = lrc;
+        }
+    }
+    for (size_t i = 0; i < n && !mrc; i++) {
+        MDB_val k = {ld16(e[i]), (void *)(e[i] + 2)}, d = {0, NULL};
+        if (!appending && nlast != SIZE_MAX) {
+            int c = memcmp(k.mv_data, last, k.mv_size < nlast ? k.mv_size : nlast);
+            appending = c > 0 || (c == 0 && k.mv_size > nlast);
+        }
+        mrc = mdb_cursor_put(cur, &k, &d, appending ? MDB_APPEND : 0);
+        /* the same entry twice: the second one changes nothing */
+        if (mrc == MDB_KEYEXIST && appending) mrc = 0;
+    }
+    if (cur) mdb_cursor_close(cur);
+    free(e);
+    idx_forget(txn);
+    return mrc ? mdb_write_rc(txn, mrc, "adding index entries") : ORC_OK;
+}
+
+/*
+ * idx_flush for a read outside any write operation: a full map is grown here (the
+ * transaction is replayed, which defers its entries again) and the flush retried.
+ */
+static int flush_for_read(orc_txn *txn)
+{
+    for (;;) {
+        int rc = idx_flush(txn);
+        if (rc != ORC_ERR_MAP_FULL || txn->op_depth || txn->replaying) return rc;
+        if ((rc = txn_grow(txn, txn->changeset.size))) return rc;
+    }
 }
 
 int idx_remove(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *v, uint64_t key)
 {
-    int rc = idx_key(txn, table, col, v, key, &txn->scratch2);
+    int rc = idx_flush(txn);
+    if (rc) return rc;
+    rc = idx_key(txn, table, col, v, key, &txn->scratch2);
     if (rc) return rc;
     MDB_val k = {txn->scratch2.size, txn->scratch2.data};
     int mrc = mdb_del(txn->mdb, txn->core->dbi_idx, &k, NULL);
@@ -78,6 +177,8 @@ int idx_build(orc_txn *txn, uint32_t table, uint16_t col)
 
 int idx_drop(orc_txn *txn, uint32_t table, uint16_t col)
 {
+    int rc = idx_flush(txn);
+    if (rc) return rc;
     MDB_cursor *cur;
     int mrc = mdb_cursor_open(txn->mdb, txn->core->dbi_idx, &cur);
     if (mrc) return orc_fail_mdb(mrc, "opening an index cursor");
@@ -101,6 +202,10 @@ int idx_drop(orc_txn *txn, uint32_t table, uint16_t col)
 int idx_scan(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *lo, bool lo_incl, const orc_value *hi,
              bool hi_incl, key_cb cb, void *ctx)
 {
+    if (txn->write) {
+        int frc = flush_for_read(txn);
+        if (frc) return frc;
+    }
     orc_buf lob = {0}, hib = {0};
     int rc = buf_reserve(&lob, IDX_PREFIX);
     if (rc) return rc;

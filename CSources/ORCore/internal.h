@@ -265,6 +265,8 @@ struct orc_txn {
     orc_buf scratch;       /* reused buffers: rows (object.c) */
     orc_buf scratch2;      /* index keys (index.c) */
     orc_buf scratch3;      /* primary keys (object.c) */
+    orc_buf idx_pending;   /* index entries not yet in "idx" (index.c: u16 size | key, ...) */
+    size_t idx_pending_n;
     void **arena;          /* allocations freed at the end (decompressed log entries) */
     size_t arena_count, arena_cap;
     MDB_cursor *obj_cursor; /* reused cursor for object reads */
@@ -432,6 +434,16 @@ int obj_erase_internal(orc_txn *txn, uint32_t table, uint64_t key, bool derived)
 /** Adds or removes an object's index entries for one column value. */
 int idx_insert(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *v, uint64_t key);
 int idx_remove(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *v, uint64_t key);
+/**
+ * Puts the index entries idx_insert deferred into "idx" (sorted; appended past the
+ * database's last key). Everything that reads or removes index entries in a write
+ * transaction calls it first, and so does the commit. Returns ORC_OK,
+ * ORC_ERR_MAP_FULL (the LMDB transaction is dead: grow and replay), or another
+ * status after poisoning the transaction.
+ */
+int idx_flush(orc_txn *txn);
+/** Drops the deferred index entries (the LMDB transaction they belonged to ended). */
+void idx_forget(orc_txn *txn);
 /** Builds / drops every entry of an index. */
 int idx_build(orc_txn *txn, uint32_t table, uint16_t col);
 int idx_drop(orc_txn *txn, uint32_t table, uint16_t col);

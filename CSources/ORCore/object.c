@@ -7,7 +7,9 @@
  *     the largest and inserts append (MDB_APPEND: full pages, no splits).
  *  2. A class with a primary key has one "p<t>" entry per object:
  *     keyenc(pk value) -> u64 LE key. Uniqueness is checked before any write.
- *  3. Every indexed column has one "idx" entry per object (null included).
+ *  3. Every indexed column has one "idx" entry per object (null included);
+ *     inside a write transaction some may still be pending (index.c, DEFERRED
+ *     INSERTS) until idx_flush, which every index read runs first.
  *  4. Every non-null link (single, in a mixed value, in a collection) has its
  *     "blink" reference; an embedded object has exactly one, from its owner.
  *  5. The table state's count equals the number of rows.
@@ -37,9 +39,17 @@ static int write_rc(orc_txn *txn, int mrc, const char *what)
  * txn->obj_cursor_table) that stays on the last row returned. A key above that
  * row's is first looked for one step further (MDB_NEXT), which is where it is when
  * objects are read in key order (iterating a table's Results): no B-tree descent.
+ * (Only for a key close above: see NEXT_STEP_GAP.)
  * Otherwise, and when the step lands elsewhere, the cursor descends (MDB_SET_KEY)
  * as mdb_get would.
  */
+/*
+ * The step is tried only for a key at most this far above the last row's: the next row
+ * is the one asked for only when no row lies between them, and a lookup far away (a
+ * primary-key lookup at random) would pay for a wasted step before its descent.
+ */
+#define NEXT_STEP_GAP 64
+
 static int read_row(orc_txn *txn, uint32_t table, uint64_t key, MDB_val *d)
 {
     MDB_dbi dbi;
@@ -64,7 +74,7 @@ static int read_row(orc_txn *txn, uint32_t table, uint64_t key, MDB_val *d)
     }
     /* The cursor's position is only known while last_row describes it. */
     txn->last_row.data = NULL;
-    if (positioned && key > txn->last_row.key) {
+    if (positioned && key > txn->last_row.key && key - txn->last_row.key <= NEXT_STEP_GAP) {
         MDB_val nk;
         int mrc = mdb_cursor_get(txn->obj_cursor, &nk, d, MDB_NEXT);
         if (mrc == 0 && nk.mv_size == 8 && ld64be(nk.mv_data) == key) return ORC_OK;

@@ -849,6 +849,26 @@ static int count_one(void *ctx, const qobj *o)
     return ++c->n >= c->limit ? 1 : 0;
 }
 
+static int count_key(void *ctx, uint64_t key)
+{
+    (void)key;
+    countst *c = ctx;
+    return ++c->n >= c->limit ? 1 : 0;
+}
+
+/*
+ * Whether the matches can be counted straight off the index: the plan is exact (no row
+ * needs checking) and scans one value or one range, where every entry is a distinct
+ * object (an indexed column has one entry per object). Several IN values go through
+ * the candidates, which deduplicate.
+ */
+static bool index_countable(const orc_query *q)
+{
+    const qplan *pl = &q->plan;
+    if (!pl->exact || q->pred->kind == ORC_OP_FALSE) return false;
+    return (pl->kind == QP_INDEX_EQ && pl->nvals == 1) || pl->kind == QP_INDEX_RANGE;
+}
+
 int orc_query_count(orc_txn *txn, orc_query *q, uint64_t *count_out)
 {
     if (!count_out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_query_count: count_out is NULL");
@@ -880,6 +900,16 @@ int orc_query_count(orc_txn *txn, orc_query *q, uint64_t *count_out)
         if (rc != ORC_OK) return rc;
         *count_out = c.n < limit ? c.n : limit;
         return ORC_OK;
+    }
+    if (!q->has_domain && index_countable(q)) {
+        /* each index entry in range is one match: count them, materialising no key */
+        q->used_index = true;
+        const qplan *pl = &q->plan;
+        rc = pl->kind == QP_INDEX_EQ ? idx_scan(txn, q->table, pl->col, &pl->vals[0], true, &pl->vals[0], true, count_key, &c)
+                                     : idx_scan(txn, q->table, pl->col, pl->lo, pl->lo_incl, pl->hi, pl->hi_incl, count_key, &c);
+        if (rc > 0) rc = ORC_OK;
+        if (rc == ORC_OK) *count_out = c.n;
+        return rc;
     }
     rc = each_match(txn, q, false, count_one, &c);
     if (rc == ORC_OK) *count_out = c.n;

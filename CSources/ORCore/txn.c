@@ -296,6 +296,7 @@ static void txn_reset_state(orc_txn *txn)
     txn->new_dbi_count = 0;
     txn->last_dbi_table[0] = txn->last_dbi_table[1] = 0;
     coll_cache_free(txn);
+    idx_forget(txn);
     txn->last_row.data = NULL;
     txn->generation++;
 }
@@ -309,6 +310,7 @@ static void txn_free(orc_txn *txn)
     buf_free(&txn->scratch);
     buf_free(&txn->scratch2);
     buf_free(&txn->scratch3);
+    buf_free(&txn->idx_pending);
     buf_free(&txn->meta_redo);
     if (txn->write) {
         orc_envcore *core = txn->core;
@@ -369,8 +371,8 @@ static int store_tables(orc_txn *txn)
 /* Everything a commit writes before mdb_txn_commit (invariant 3). */
 static int commit_prepare(orc_txn *txn, uint64_t version)
 {
-    int rc = ORC_OK;
-    if (txn->schema_dirty) {
+    int rc = idx_flush(txn);
+    if (!rc && txn->schema_dirty) {
         orc_buf *b = &txn->scratch3;
         b->size = 0;
         rc = schema_encode(txn->schema, b);

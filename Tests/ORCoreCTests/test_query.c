@@ -813,6 +813,10 @@ TEST(query_index_use)
     EXPECT_IX(cmpc(&pr, ORC_CMP_EQ, 0, f.opt, vi(5)), true, i % 4 != 0 && i % 10 == 5);
     EXPECT_IX(cmpc(&pr, ORC_CMP_LT, 0, f.opt, vi(2)), true, i % 4 != 0 && i % 10 < 2);
     EXPECT_IX(cmpc(&pr, ORC_CMP_EQ, 0, f.m, vs("x4")), true, i % 2 == 0 && i % 10 == 4);
+    /* counted straight off the index (one value, one range), a LIMIT capping the count */
+    EXPECT_IX((cmpc(&pr, ORC_CMP_EQ, 0, f.n, vi(7)), p_limit(&pr, 3)), true, i % 50 == 7 && want_ < 3);
+    EXPECT_IX((cmpc(&pr, ORC_CMP_GT, 0, f.n, vi(45)), p_limit(&pr, 4)), true, i % 50 > 45 && want_ < 4);
+    EXPECT_IX(cmpc(&pr, ORC_CMP_EQ, 0, f.s, vs("s99")), true, 0);
     /* what the planner must leave to a scan */
     EXPECT_IX(cmpc(&pr, ORC_CMP_EQ, 0, f.opt, vn()), false, i % 4 == 0);
     EXPECT_IX(cmpc(&pr, ORC_CMP_EQ, 0, f.m, vi(3)), false, i % 2 == 1 && i % 10 == 3);

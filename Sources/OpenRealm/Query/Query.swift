@@ -98,6 +98,20 @@ public struct Query<T> {
                     collection: collection ?? other.collection)
     }
 
+    /// The constant a Swift value of a common type stands for, without going through
+    /// `Any` (the general conversion tries casts to several protocols first, which
+    /// costs more than the rest of building a typed query).
+    static func constant<V>(_ value: V) -> QueryValue {
+        if V.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+        if V.self == String?.self { return unsafeBitCast(value, to: String?.self).map { .string($0) } ?? .null }
+        if V.self == Int.self { return .int(Int64(unsafeBitCast(value, to: Int.self))) }
+        if V.self == Int?.self { return unsafeBitCast(value, to: Int?.self).map { .int(Int64($0)) } ?? .null }
+        if V.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+        if V.self == Double.self { return .double(unsafeBitCast(value, to: Double.self)) }
+        if V.self == ObjectId.self { return .objectId(unsafeBitCast(value, to: ObjectId.self)) }
+        return constant(value as Any?)
+    }
+
     /// The constant a Swift value stands for.
     static func constant(_ value: Any?) -> QueryValue {
         guard let value = AnyValueConversion.unwrap(value) else { return .null }

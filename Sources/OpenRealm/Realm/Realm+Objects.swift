@@ -20,6 +20,10 @@ extension Realm {
             preconditionFailure("'\(bound.className)' does not have a primary key.")
         }
         let property = bound.info.properties[pkIndex]
+        if let direct = PrimaryKeyLookup.find(key, property, txn, bound.table) {
+            // The binding is the one of `type`, so the accessor is a `type`, an `Element`.
+            return direct.map { unsafeDowncast(_accessor(bound, $0), to: Element.self) }
+        }
         let found: UInt64? = _withScratchContext { context in
             let converted: any _Persistable
             do {

@@ -249,6 +249,10 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     /// classes whose accessors hold nothing else (`recyclesAccessors`), so no value can
     /// be seen to move from one row to another.
     private var recycled: ObjectBase?
+    /// Whether an accessor of the bound class is an `Element` as it is (a reference to
+    /// the same object): known after the first checked cast, so that the following
+    /// accessors, all of the same class, are handed out without a dynamic cast each.
+    private var castIsIdentity = false
 
     init(results: Results<Element>, keys: [UInt64]) {
         self.results = results
@@ -264,11 +268,20 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
         if isKnownUniquelyReferenced(&recycled), let object = recycled,
            _getUnownedRetainCount(object) == 1, _getWeakRetainCount(object) == 1 {
             object._key = key
-            return (object as! Element)
+            return element(object)
         }
         let object = results.core.realm._accessor(bound, key)
         if bound.info.recyclesAccessors { recycled = object }
-        return (object as! Element)
+        return element(object)
+    }
+
+    /// `object` (an accessor of the bound class) as an `Element`.
+    private mutating func element(_ object: ObjectBase) -> Element {
+        if castIsIdentity { return unsafeBitCast(object, to: Element.self) }
+        let cast = object as! Element
+        castIsIdentity = MemoryLayout<Element>.size == MemoryLayout<ObjectBase>.size
+            && Element.self is AnyObject.Type && unsafeBitCast(cast, to: ObjectBase.self) === object
+        return cast
     }
 }
 

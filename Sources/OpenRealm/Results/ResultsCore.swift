@@ -33,7 +33,7 @@ package final class ResultsCore {
     init(realm: Realm, type: ObjectBase.Type, domain: ResultsDomain?, query: ParsedQuery, frozenKeys: [UInt64]? = nil) {
         self.realm = realm
         self.type = type
-        className = type.className()
+        className = ObjectTypeInfo.className(of: type)
         self.domain = domain
         self.query = query
         self.frozenKeys = frozenKeys

@@ -193,6 +193,13 @@ final class ObjectTypeInfo: @unchecked Sendable {
     private static let registry = Mutex<[ObjectIdentifier: ObjectTypeInfo]>([:])
     private static let registrationOrder = Mutex<[ObjectTypeInfo]>([])
 
+    /// The class name of `type`: from its info when that was read already (`className()`
+    /// formats the type's name anew on every call, which costs more than an indexed query
+    /// on a small table), else from `className()`.
+    static func className(of type: ObjectBase.Type) -> String {
+        registry.withLock { $0[ObjectIdentifier(type)] }?.className ?? type.className()
+    }
+
     static func of(_ type: ObjectBase.Type) -> ObjectTypeInfo {
         let id = ObjectIdentifier(type)
         if let info = registry.withLock({ $0[id] }) { return info }

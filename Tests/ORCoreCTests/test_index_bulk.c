@@ -1,0 +1,189 @@
+/*
+ * test_index_bulk.c — deferred index entries (index.c, "DEFERRED INSERTS").
+ *
+ * A write transaction keeps the index entries of the objects it creates aside and
+ * puts them sorted when something reads or removes index entries, and at commit.
+ * These tests check that nothing can tell: queries inside the transaction see the
+ * pending entries, changes and erasures after them are right, map growth in the
+ * middle replays them, orc_env_check finds every entry after commit, and a bulk
+ * insert leaves the index pages full (the reason for deferring).
+ */
+#include "harness.h"
+
+#include <lmdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Task: assignee String (indexed, 100 values) | n Int (indexed, i % 7) */
+typedef struct bfx {
+    orc_env *env;
+    uint32_t T;
+    uint16_t who, n;
+} bfx;
+
+static int bfx_schema(orc_txn *w, bfx *f)
+{
+    int rc = orc_class_add(w, "Task", ORC_CLASS_TOP_LEVEL, &f->T);
+    orc_prop_spec who = {.name = "assignee", .type = ORC_TYPE_STRING, .flags = ORC_PROP_INDEXED};
+    orc_prop_spec n = {.name = "n", .type = ORC_TYPE_INT, .flags = ORC_PROP_INDEXED};
+    if (!rc) rc = orc_prop_add(w, f->T, &who, &f->who);
+    if (!rc) rc = orc_prop_add(w, f->T, &n, &f->n);
+    return rc;
+}
+
+static int add_task(orc_txn *w, const bfx *f, int i, uint64_t *key)
+{
+    char name[16];
+    int len = snprintf(name, sizeof name, "user %d", i % 100);
+    uint16_t cols[2] = {f->who, f->n};
+    orc_value vals[2] = {{.type = ORC_TYPE_STRING, .string = {name, (size_t)len}},
+                         {.type = ORC_TYPE_INT, .integer = i % 7}};
+    return orc_obj_create(w, f->T, cols, vals, 2, key);
+}
+
+/* How many objects `col == v` finds through the index (count and run must agree). */
+static long long index_count(orc_txn *txn, const bfx *f, uint16_t col, orc_value v)
+{
+    uint8_t prog[64];
+    size_t p = 0;
+    prog[p++] = ORC_OP_CMP;
+    prog[p++] = ORC_CMP_EQ;
+    prog[p++] = 0;
+    prog[p++] = ORC_Q_DEFAULT;
+    prog[p++] = ORC_EXPR_PATH;
+    prog[p++] = 1;
+    prog[p++] = ORC_STEP_PROP;
+    prog[p++] = (uint8_t)col;
+    prog[p++] = (uint8_t)(col >> 8);
+    prog[p++] = ORC_AGG_NONE;
+    prog[p++] = ORC_EXPR_CONST;
+    prog[p++] = (uint8_t)v.type;
+    if (v.type == ORC_TYPE_INT) {
+        for (int i = 0; i < 8; i++) prog[p++] = (uint8_t)((uint64_t)v.integer >> (8 * i));
+    } else {
+        for (int i = 0; i < 4; i++) prog[p++] = (uint8_t)(v.string.size >> (8 * i));
+        memcpy(prog + p, v.string.data, v.string.size);
+        p += v.string.size;
+    }
+    orc_query *q = NULL;
+    uint64_t n = 0;
+    orc_keys k = {0};
+    long long res = -1;
+    if (orc_query_compile(txn, f->T, prog, p, &q) == ORC_OK && orc_query_count(txn, q, &n) == ORC_OK
+        && orc_query_used_index(q) && orc_query_run(txn, q, &k) == ORC_OK && k.count == n)
+        res = (long long)n;
+    orc_query_free(q);
+    orc_keys_free(&k);
+    return res;
+}
+
+static orc_value vs(const char *s) { return (orc_value){.type = ORC_TYPE_STRING, .string = {s, strlen(s)}}; }
+static orc_value vi(int64_t i) { return (orc_value){.type = ORC_TYPE_INT, .integer = i}; }
+
+TEST(index_bulk_reads_see_pending_entries)
+{
+    bfx f = {0};
+    orc_txn *w;
+    const int N = 3000;
+    uint64_t keys[3000];
+    CHECK_OK(orc_env_open(test_path("pending.realm"), ORC_ENV_NO_SYNC, NULL, &f.env));
+    CHECK_OK(orc_txn_begin(f.env, ORC_TXN_WRITE, &w));
+    CHECK_OK(bfx_schema(w, &f));
+    for (int i = 0; i < N; i++) CHECK_OK(add_task(w, &f, i, &keys[i]));
+    /* read before any flush: the query puts the pending entries first */
+    CHECK_EQ(index_count(w, &f, f.who, vs("user 7")), N / 100);
+    CHECK_EQ(index_count(w, &f, f.n, vi(3)), (N + 3) / 7);
+    /* entries deferred after a flush, then changed and erased before the next one */
+    for (int i = N; i < N + 100; i++) CHECK_OK(add_task(w, &f, i, NULL));
+    orc_value other = vs("user 7");
+    CHECK_OK(orc_obj_set(w, f.T, keys[8], f.who, &other)); /* user 8 -> user 7 */
+    CHECK_OK(orc_obj_erase(w, f.T, keys[107]));            /* a user 7 */
+    CHECK_EQ(index_count(w, &f, f.who, vs("user 7")), N / 100 + 1 + 1 - 1);
+    CHECK_EQ(index_count(w, &f, f.who, vs("user 8")), N / 100 + 1 - 1);
+    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK_ENV(f.env);
+
+    /* a transaction that only creates, then commits: every entry is there */
+    CHECK_OK(orc_txn_begin(f.env, ORC_TXN_WRITE, &w));
+    for (int i = N + 100; i < N + 200; i++) CHECK_OK(add_task(w, &f, i, NULL));
+    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK_ENV(f.env);
+    orc_txn *r;
+    CHECK_OK(orc_txn_begin(f.env, ORC_TXN_READ, &r));
+    CHECK_EQ(index_count(r, &f, f.who, vs("user 7")), (N + 200) / 100 + 1 - 1);
+    CHECK_EQ(index_count(r, &f, f.who, vs("user 99")), (N + 200) / 100);
+    orc_txn_abort(r);
+
+    /* an aborted transaction leaves no entry behind */
+    CHECK_OK(orc_txn_begin(f.env, ORC_TXN_WRITE, &w));
+    for (int i = 0; i < 50; i++) CHECK_OK(add_task(w, &f, 5, NULL));
+    orc_txn_abort(w);
+    CHECK_OK(orc_txn_begin(f.env, ORC_TXN_READ, &r));
+    CHECK_EQ(index_count(r, &f, f.who, vs("user 5")), (N + 200) / 100);
+    orc_txn_abort(r);
+    CHECK_ENV(f.env);
+    orc_env_close(f.env);
+}
+
+TEST(index_bulk_survives_map_growth)
+{
+    bfx f = {0};
+    orc_txn *w;
+    orc_env_options opt = {.initial_map_size = 1 << 20};
+    const int N = 60000; /* several MB of rows and entries: the 1 MiB map grows while entries are pending */
+    CHECK_OK(orc_env_open(test_path("growidx.realm"), ORC_ENV_NO_SYNC, &opt, &f.env));
+    CHECK_OK(orc_txn_begin(f.env, ORC_TXN_WRITE, &w));
+    CHECK_OK(bfx_schema(w, &f));
+    for (int i = 0; i < N / 2; i++) CHECK_OK(add_task(w, &f, i, NULL));
+    CHECK_EQ(index_count(w, &f, f.who, vs("user 42")), N / 2 / 100);
+    for (int i = N / 2; i < N; i++) CHECK_OK(add_task(w, &f, i, NULL));
+    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK_ENV(f.env);
+    orc_txn *r;
+    CHECK_OK(orc_txn_begin(f.env, ORC_TXN_READ, &r));
+    CHECK_EQ(index_count(r, &f, f.who, vs("user 42")), N / 100);
+    CHECK_EQ(index_count(r, &f, f.n, vi(6)), N / 7);
+    orc_txn_abort(r);
+    orc_env_close(f.env);
+}
+
+TEST(index_bulk_insert_fills_pages)
+{
+    bfx f = {0};
+    orc_txn *w;
+    const int N = 40000;
+    const char *path = test_path("packed.realm");
+    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &f.env));
+    CHECK_OK(orc_txn_begin(f.env, ORC_TXN_WRITE, &w));
+    CHECK_OK(bfx_schema(w, &f));
+    for (int i = 0; i < N; i++) CHECK_OK(add_task(w, &f, i, NULL));
+    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK_ENV(f.env);
+    orc_env_close(f.env);
+
+    /* Read the "idx" database with LMDB itself: its leaf pages against the fewest the entries fit in. */
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_stat st;
+    CHECK(mdb_env_create(&env) == 0);
+    CHECK(mdb_env_set_maxdbs(env, 1024) == 0);
+    CHECK(mdb_env_open(env, path, MDB_NOSUBDIR | MDB_RDONLY, 0644) == 0);
+    CHECK(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0);
+    CHECK(mdb_dbi_open(txn, "idx", 0, &dbi) == 0);
+    CHECK(mdb_stat(txn, dbi, &st) == 0);
+    MDB_cursor *cur;
+    MDB_val k, d;
+    size_t bytes = 0;
+    CHECK(mdb_cursor_open(txn, dbi, &cur) == 0);
+    for (int rc = mdb_cursor_get(cur, &k, &d, MDB_FIRST); rc == 0; rc = mdb_cursor_get(cur, &k, &d, MDB_NEXT))
+        bytes += 8 + k.mv_size + 2; /* node header, key, slot; the data is empty */
+    mdb_cursor_close(cur);
+    size_t least = (bytes + (st.ms_psize - 16) - 1) / (st.ms_psize - 16);
+    mdb_txn_abort(txn);
+    mdb_env_close(env);
+    CHECK_EQ(st.ms_entries, 2 * N);
+    /* one by one, the splits behind each value's insertion point leave pages about half full */
+    if (st.ms_leaf_pages > least + least / 10)
+        test_fail(__FILE__, __LINE__, "%zu leaf pages for entries that fit in %zu", st.ms_leaf_pages, least);
+}
