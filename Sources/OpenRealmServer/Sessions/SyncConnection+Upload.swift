@@ -78,7 +78,7 @@ extension SyncConnection {
                            refusing alreadyRefused: [WireObjectRef: String], memo: ConcurrentMemo) throws {
         let app = session.app
         let version = app.store.serverVersion + 1
-        var outgoing: [(SyncSession, [WireInstruction], Set<WireObjectRef>)] = []
+        var fanOut: ChangesetFanOut?
         let others = app.sessions.values.filter { $0 !== session }
         let authorizer = WriteAuthorizer(view: session.view)
         var refused = alreadyRefused
@@ -157,10 +157,7 @@ extension SyncConnection {
             try txn.updateRow("__client_files", .int(Int64(session.fileIdent)),
                               ["lastIntegratedClientVersion": .int(Int64(changeset.clientVersion))])
             try AppStore.recordUpload(txn, ident: session.fileIdent, base: changeset.lastIntegratedServerVersion, version: version)
-            for other in others {
-                let (instructions, view) = try Self.fanOut(applied, to: other, txn, schema)
-                outgoing.append((other, instructions, view))
-            }
+            fanOut = try ChangesetFanOut(applied, to: others, txn, schema)
         }
         app.store.didCommit(serverVersion: version)
         session.lastIntegratedClientVersion = changeset.clientVersion
@@ -179,14 +176,8 @@ extension SyncConnection {
                 timestamp: changeset.timestamp.advanced(to: UInt64(max(0, AppStore.nowMilliseconds))),
                 instructions: reply)], serverVersion: version))
         }
-        for (other, instructions, view) in outgoing {
-            other.viewObjects = view
-            guard !instructions.isEmpty else { continue }
-            other.send(other.download([WireDownloadChangeset(
-                serverVersion: version, lastIntegratedClientVersion: other.lastIntegratedClientVersion,
-                originFileIdent: session.fileIdent, originClientVersion: changeset.clientVersion,
-                timestamp: changeset.timestamp, instructions: instructions)], serverVersion: version))
-        }
+        fanOut?.send(serverVersion: version, originFileIdent: session.fileIdent, originClientVersion: changeset.clientVersion,
+                     timestamp: changeset.timestamp)
     }
 
     /// The instructions other clients' changesets integrated after server version `after`
@@ -285,42 +276,5 @@ extension SyncConnection {
             }
         }
         return out
-    }
-
-    /// What `other` must receive of an integrated changeset, and its view afterwards:
-    /// instructions on objects that stay in its view as they are; a snapshot of an
-    /// object that enters it; an erase of one that leaves it. Schema instructions are
-    /// not forwarded (each client declares its own schema).
-    static func fanOut(_ applied: [WireInstruction], to other: SyncSession, _ txn: StoreTransaction,
-                       _ schema: any QuerySchema) throws -> ([WireInstruction], Set<WireObjectRef>) {
-        enum Decision { case forward, sent, none }
-        var decisions: [WireObjectRef: Decision] = [:]
-        var view = other.viewObjects
-        var out: [WireInstruction] = []
-        for instruction in applied {
-            guard let ref = instruction.topLevelObject else { continue }
-            if let decided = decisions[ref] {
-                if decided == .forward { out.append(instruction) }
-                continue
-            }
-            let before = view.contains(ref)
-            let now = try other.view.contains(txn, schema: schema, ref)
-            switch (before, now) {
-            case (true, .some):
-                decisions[ref] = .forward
-                out.append(instruction)
-            case (false, .some(let (cls, key))):
-                decisions[ref] = .sent
-                out += try ObjectSnapshot.instructions(txn, cls, key: key)
-                view.insert(ref)
-            case (true, nil):
-                decisions[ref] = .sent
-                out.append(.eraseObject(WireObjectPath(ref)))
-                view.remove(ref)
-            case (false, nil):
-                decisions[ref] = Decision.none
-            }
-        }
-        return (out, view)
     }
 }
