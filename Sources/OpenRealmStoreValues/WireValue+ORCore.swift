@@ -84,9 +84,9 @@ public enum WireValues {
         case ORC_TYPE_DECIMAL:
             return .decimal128(WireDecimal128(low: v.decimal.w.0, high: v.decimal.w.1))
         case ORC_TYPE_OBJECT_ID:
-            return WireObjectId(bytes: withUnsafeBytes(of: v.object_id) { Array($0) }).map(WireValue.objectId)
+            return withUnsafeBytes(of: v.object_id) { WireObjectId(bytes: $0) }.map(WireValue.objectId)
         case ORC_TYPE_UUID:
-            return WireUUID(bytes: withUnsafeBytes(of: v.uuid) { Array($0) }).map(WireValue.uuid)
+            return withUnsafeBytes(of: v.uuid) { WireUUID(bytes: $0) }.map(WireValue.uuid)
         case ORC_TYPE_LINK:
             return try link(v.link.table, v.link.key).map(WireValue.link)
         default:

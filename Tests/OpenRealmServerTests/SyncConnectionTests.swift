@@ -13,7 +13,18 @@ final class SyncConnectionTests: XCTestCase {
         func append(_ o: ConnectionOutput) { lock.lock(); items.append(o); lock.unlock() }
         var messages: [WireMessage] {
             lock.lock(); defer { lock.unlock() }
-            return items.compactMap { if case .message(let m) = $0 { return m } else { return nil } }
+            return items.compactMap {
+                switch $0 {
+                case .message(let m): return m
+                case .encoded(let e): return e.message
+                case .close: return nil
+                }
+            }
+        }
+        /// The shared frames handed over (fanned-out downloads).
+        var encoded: [EncodedMessage] {
+            lock.lock(); defer { lock.unlock() }
+            return items.compactMap { if case .encoded(let e) = $0 { return e } else { return nil } }
         }
         var closed: Bool {
             lock.lock(); defer { lock.unlock() }

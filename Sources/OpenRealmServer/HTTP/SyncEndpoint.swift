@@ -60,6 +60,8 @@ enum SyncEndpoint {
                 group.addTask {
                     let encoder = WireEncoder()
                     for await output in stream {
+                        var output = output
+                        if case .encoded(let shared) = output, shared.version != encoder.version { output = .message(shared.message) }
                         switch output {
                         case .message(let message):
                             let frame: [UInt8]
@@ -72,6 +74,9 @@ enum SyncEndpoint {
                             }
                             metrics.sent(output, bytes: frame.count)
                             try await outbound.write(.binary(ByteBuffer(bytes: frame)))
+                        case .encoded(let encoded):
+                            metrics.sent(output, bytes: encoded.frame.count)
+                            try await outbound.write(.binary(ByteBuffer(bytes: encoded.frame)))
                         case .close:
                             try? await outbound.close(.normalClosure, reason: nil)
                             return

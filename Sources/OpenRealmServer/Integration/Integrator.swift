@@ -9,7 +9,8 @@ import OpenRealmWire
 ///
 /// - `set` (and the initial values of `createObject`) is last-writer-wins per property:
 ///   it applies only when its stamp (the changeset's HLC, then the origin file ident) is
-///   greater than the stamp of the property's last write; a losing write is dropped.
+///   greater than the stamp of the property's last write, or equal to it (a write earlier
+///   in the same changeset, which the later one replaces); a losing write is dropped.
 /// - `createObject` of an existing primary key merges: its values act as `set`s.
 /// - Erase beats concurrent updates: an erase always applies, and instructions on an
 ///   object that no longer exists are dropped.
@@ -90,7 +91,8 @@ struct Integrator {
             if let key = try txn.findObject(cls.table, pk) {
                 var kept: [WirePropertyValue] = []
                 for (prop, value) in props where !prop.isPrimaryKey {
-                    guard clock.stamps[prop.name].map({ stamp > $0 }) ?? true else { continue }
+                    // `>=`: an equal stamp is this changeset's own earlier write, which a later one replaces.
+                    guard clock.stamps[prop.name].map({ stamp >= $0 }) ?? true else { continue }
                     try txn.set(cls.table, key, prop.column, try storable(value))
                     clock.stamps[prop.name] = stamp
                     kept.append(WirePropertyValue(prop.name, value))
@@ -139,7 +141,9 @@ struct Integrator {
             var clock = try loadClocks(path.root)
             let name = Self.clockName(path, prop.name)
             if let name {
-                guard clock.stamps[name].map({ stamp > $0 }) ?? true else { return nil }
+                // `>=`: an equal stamp is this changeset's own earlier write (a set after the
+                // object's create in the same commit), which the later one replaces.
+                guard clock.stamps[name].map({ stamp >= $0 }) ?? true else { return nil }
                 clock.stamps[name] = stamp
             }
             try txn.set(cls.table, key, prop.column, try storable(value))

@@ -1,4 +1,5 @@
 import Foundation
+import OpenRealmWire
 
 /// The server's own counters, served at `GET /metrics` in the Prometheus text
 /// exposition format (version 0.0.4). Counters only go up; gauges are read when
@@ -69,7 +70,12 @@ public final class ServerMetrics: @unchecked Sendable {
 
     /// Counts what a connection sends: downloads, errors and bytes.
     func sent(_ output: ConnectionOutput, bytes: Int) {
-        guard case .message(let message) = output else { return }
+        let message: WireMessage
+        switch output {
+        case .message(let m): message = m
+        case .encoded(let e): message = e.message
+        case .close: return
+        }
         increment("openrealm_sent_bytes_total", by: UInt64(bytes))
         switch message {
         case .download: increment("openrealm_downloads_total")

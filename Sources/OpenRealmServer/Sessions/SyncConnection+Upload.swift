@@ -186,14 +186,13 @@ extension SyncConnection {
         /// What goes back to the origin alone.
         let reply: [WireInstruction]
         let originView: Set<WireObjectRef>
-        /// Per other session: its instructions, its view afterwards, and the client
-        /// version of its file integrated when this version was made.
-        let outgoing: [(SyncSession, [WireInstruction], Set<WireObjectRef>, UInt64)]
+        /// What the other sessions receive.
+        let fanOut: ChangesetFanOut
 
         func apply() {
             session.lastIntegratedClientVersion = changeset.clientVersion
             session.viewObjects = originView
-            for (other, _, view, _) in outgoing { other.viewObjects = view }
+            fanOut.applyViews()
         }
 
         func deliver() {
@@ -211,18 +210,8 @@ extension SyncConnection {
                     timestamp: changeset.timestamp.advanced(to: UInt64(max(0, AppStore.nowMilliseconds))),
                     instructions: reply)], serverVersion: version))
             }
-            for (other, instructions, _, otherClientVersion) in outgoing {
-                guard !instructions.isEmpty else { continue }
-                other.send(.download(WireDownload(
-                    session: other.number, queryVersion: other.view.queryVersion,
-                    progress: WireDownloadProgress(serverVersion: version, lastIntegratedClientVersion: otherClientVersion,
-                                                   downloadableBytes: 0),
-                    bootstrap: .none,
-                    changesets: [WireDownloadChangeset(
-                        serverVersion: version, lastIntegratedClientVersion: otherClientVersion,
-                        originFileIdent: session.fileIdent, originClientVersion: changeset.clientVersion,
-                        timestamp: changeset.timestamp, instructions: instructions)])))
-            }
+            fanOut.send(serverVersion: version, originFileIdent: session.fileIdent,
+                        originClientVersion: changeset.clientVersion, timestamp: changeset.timestamp)
         }
     }
 
@@ -232,7 +221,6 @@ extension SyncConnection {
                                            refusing alreadyRefused: [WireObjectRef: String], memo: ConcurrentMemo,
                                            version: UInt64, others: [SyncSession]) throws -> IntegratedChangeset {
         let app = session.app
-        var outgoing: [(SyncSession, [WireInstruction], Set<WireObjectRef>, UInt64)] = []
         let authorizer = WriteAuthorizer(view: session.view)
         var refused = alreadyRefused
         var reply: [WireInstruction] = []
@@ -309,12 +297,9 @@ extension SyncConnection {
         try txn.updateRow("__client_files", .int(Int64(session.fileIdent)),
                           ["lastIntegratedClientVersion": .int(Int64(changeset.clientVersion))])
         try AppStore.recordUpload(txn, ident: session.fileIdent, base: changeset.lastIntegratedServerVersion, version: version)
-        for other in others {
-            let (instructions, view) = try Self.fanOut(applied, to: other, txn, schema)
-            outgoing.append((other, instructions, view, other.lastIntegratedClientVersion))
-        }
+        let fanOut = try ChangesetFanOut(applied, to: others, txn, schema)
         return IntegratedChangeset(session: session, changeset: changeset, version: version, objects: objects,
-                                   refused: refused, reply: reply, originView: originView, outgoing: outgoing)
+                                   refused: refused, reply: reply, originView: originView, fanOut: fanOut)
     }
 
     /// The instructions other clients' changesets integrated after server version `after`
@@ -424,42 +409,5 @@ extension SyncConnection {
         }
         memo.resent[origin, default: [:]][after] = (last, out)
         return out
-    }
-
-    /// What `other` must receive of an integrated changeset, and its view afterwards:
-    /// instructions on objects that stay in its view as they are; a snapshot of an
-    /// object that enters it; an erase of one that leaves it. Schema instructions are
-    /// not forwarded (each client declares its own schema).
-    static func fanOut(_ applied: [WireInstruction], to other: SyncSession, _ txn: StoreTransaction,
-                       _ schema: any QuerySchema) throws -> ([WireInstruction], Set<WireObjectRef>) {
-        enum Decision { case forward, sent, none }
-        var decisions: [WireObjectRef: Decision] = [:]
-        var view = other.viewObjects
-        var out: [WireInstruction] = []
-        for instruction in applied {
-            guard let ref = instruction.topLevelObject else { continue }
-            if let decided = decisions[ref] {
-                if decided == .forward { out.append(instruction) }
-                continue
-            }
-            let before = view.contains(ref)
-            let now = try other.view.contains(txn, schema: schema, ref)
-            switch (before, now) {
-            case (true, .some):
-                decisions[ref] = .forward
-                out.append(instruction)
-            case (false, .some(let (cls, key))):
-                decisions[ref] = .sent
-                out += try ObjectSnapshot.instructions(txn, cls, key: key)
-                view.insert(ref)
-            case (true, nil):
-                decisions[ref] = .sent
-                out.append(.eraseObject(WireObjectPath(ref)))
-                view.remove(ref)
-            case (false, nil):
-                decisions[ref] = Decision.none
-            }
-        }
-        return (out, view)
     }
 }

@@ -5,6 +5,8 @@ import OpenRealmWire
 public enum ConnectionOutput: Sendable {
     /// Send this message.
     case message(WireMessage)
+    /// Send this frame, encoded once and shared with other connections.
+    case encoded(EncodedMessage)
     /// Close the connection.
     case close
 }

@@ -14,16 +14,22 @@ import OpenRealmWire
 /// its schema lacks (another client's model), objects it does not hold, schema
 /// instructions (the local schema comes from the app's models). A `createObject` of an
 /// existing object merges into it.
+///
+/// `createObject`, most of a bootstrap, takes a path of its own (``ObjectCreator``):
+/// a class's columns are resolved once per run of objects with the same properties,
+/// and each object's values go straight into reused buffers and one ORCore call.
 struct ChangesetApplier {
     let txn: OpaquePointer
     private let values: ValueConversion
     private let scratch = ValueScratch()
+    private var creator: ObjectCreator
     /// How many instructions were skipped (for diagnostics and tests).
     private(set) var skipped = 0
 
     init(txn: OpaquePointer) {
         self.txn = txn
         values = ValueConversion(txn: txn)
+        creator = ObjectCreator(values)
     }
 
     mutating func apply(_ instructions: [WireInstruction]) {
@@ -31,6 +37,8 @@ struct ChangesetApplier {
             defer { scratch.reset() }
             if !apply(instruction) { skipped += 1 }
         }
+        // Links created objects made to objects created after them.
+        _ = creator.resolvePendingLinks(scratch)
     }
 
     /// The class and object key an instruction's path names.
@@ -60,25 +68,17 @@ struct ChangesetApplier {
     private mutating func apply(_ instruction: WireInstruction) -> Bool {
         switch instruction {
         case .createObject(let className, let pk, let initial):
-            guard let cls = values.classInfo(named: className), cls.pk_col >= 0 else { return false }
-            var (cols, vals) = singleValues(cls, initial)
-            if let key = values.findObject(cls.table, pk, scratch) {
-                guard !cols.isEmpty else { return true }
-                return orc_obj_set_many(txn, cls.table, key, cols, vals, cols.count) == ORC_OK
-            }
-            guard let pkValue = values.orcValue(pk.value, scratch) else { return false }
-            cols.insert(UInt16(cls.pk_col), at: 0)
-            vals.insert(pkValue, at: 0)
-            var key: UInt64 = 0
-            return orc_obj_create(txn, cls.table, cols, vals, cols.count, &key) == ORC_OK
+            return creator.create(className, pk, initial, scratch)
         case .eraseObject(let path):
             guard let (cls, key) = target(path) else { return false }
+            creator.forget(table: cls.table, key: key, column: nil)
             return orc_obj_erase(txn, cls.table, key) == ORC_OK
         case .set(let path, let property, let value):
             // A link to an embedded object is only ever set to null (which erases it).
             guard let (cls, key) = target(path), let prop = values.property(cls.table, named: property),
                   Int32(prop.col) != cls.pk_col, values.embeddedTarget(prop) == nil || value == .null,
                   var v = values.orcValue(value, scratch) else { return false }
+            creator.forget(table: cls.table, key: key, column: prop.col)
             return orc_obj_set(txn, cls.table, key, prop.col, &v) == ORC_OK
         case .addInteger(let path, let property, let delta):
             guard let (cls, key) = target(path), let col = column(cls, property) else { return false }

@@ -29,8 +29,11 @@ enum ChangesetReader {
 
     /// The instructions of the commit of `version` (empty when the commit logged none).
     ///
+    /// - Parameter values: the conversion to use (one made for `txn`); pass the same one
+    ///   when reading several versions in one read transaction, so that schema lookups
+    ///   are made once.
     /// - Throws: ``SyncError`` when the log entry was trimmed or is damaged.
-    static func instructions(_ txn: OpaquePointer, version: UInt64) throws -> [WireInstruction] {
+    static func instructions(_ txn: OpaquePointer, version: UInt64, values shared: ValueConversion? = nil) throws -> [WireInstruction] {
         var data: UnsafeRawPointer?
         var size = 0
         let status = orc_log_get(txn, version, &data, &size)
@@ -52,7 +55,7 @@ enum ChangesetReader {
             }
             decoded.append(instr)
         }
-        let values = ValueConversion(txn: txn)
+        let values = shared ?? ValueConversion(txn: txn)
         let locator = EmbeddedLocator(txn, values, version: version, instructions: decoded)
         var out: [WireInstruction] = []
         var create: (className: String, pk: WirePrimaryKey, values: [WirePropertyValue])?
@@ -66,16 +69,16 @@ enum ChangesetReader {
         for (ordinal, instr) in decoded.enumerated() {
             if instr.flags & UInt32(ORC_INSTR_DERIVED) != 0 { continue }
             if instr.flags & UInt32(ORC_INSTR_INITIAL) != 0, instr.op == ORC_INSTR_SET {
-                if create != nil, let prop = values.property(instr.table, column: instr.col),
+                if create != nil, let (prop, name) = values.propertyAndName(instr.table, column: instr.col),
                    prop.flags & UInt32(ORC_PROP_PRIMARY_KEY) == 0, let value = values.wireValue(instr.value) {
-                    create!.values.append(WirePropertyValue(ValueConversion.name(prop.name), value))
+                    create!.values.append(WirePropertyValue(name, value))
                 }
                 continue
             }
             if instr.op == ORC_INSTR_SET, let e = embedded, instr.table == e.table, instr.key == e.key,
-               let prop = values.property(instr.table, column: instr.col), prop.collection == ORC_COLL_NONE,
+               let (prop, name) = values.propertyAndName(instr.table, column: instr.col), prop.collection == ORC_COLL_NONE,
                values.embeddedTarget(prop) == nil, let value = values.wireValue(instr.value) {
-                embedded!.values.append(WirePropertyValue(ValueConversion.name(prop.name), value))
+                embedded!.values.append(WirePropertyValue(name, value))
                 continue
             }
             flush()
@@ -110,7 +113,7 @@ enum ChangesetReader {
                 return locator.path(table: table, key: key, at: ordinal).map { ($0, cls) }
             }
             guard let pk, let pkValue = values.wireValue(pk), let key = WirePrimaryKey(pkValue) else { return nil }
-            return (WireObjectPath(className: ValueConversion.name(cls.name), primaryKey: key), cls)
+            return (WireObjectPath(className: values.className(table: table) ?? ValueConversion.name(cls.name), primaryKey: key), cls)
         }
 
         /// A `CREATE_EMBEDDED` (the parent is the instruction's object) as the start of a
@@ -158,7 +161,7 @@ enum ChangesetReader {
         let instr = reading.instr
         let values = reading.values
         func objectPath(_: orc_instr, _: ValueConversion) -> (WireObjectPath, orc_class_info)? { reading.objectPath() }
-        func prop() -> String? { values.property(instr.table, column: instr.col).map { ValueConversion.name($0.name) } }
+        func prop() -> String? { values.propertyAndName(instr.table, column: instr.col)?.name }
         func value() -> WireValue? { values.wireValue(instr.value) }
         func key() -> String {
             String(decoding: UnsafeRawBufferPointer(start: instr.dict_key.string.data, count: instr.dict_key.string.size), as: UTF8.self)

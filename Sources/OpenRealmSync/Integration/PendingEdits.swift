@@ -165,11 +165,12 @@ struct PendingEdits {
         }
         let integrated = Set(SyncProgressStore.integrations(txn).map(\.local))
         let head = orc_txn_version(txn)
+        let values = ValueConversion(txn: txn)
         var v = base + 1
         while v <= head {
             defer { v += 1 }
             if integrated.contains(v) || byVersion[v] != nil { continue }
-            byVersion[v] = try ChangesetReader.instructions(txn, version: v)
+            byVersion[v] = try ChangesetReader.instructions(txn, version: v, values: values)
         }
     }
 }

@@ -5,28 +5,69 @@ import OpenRealmWire
 
 /// Conversions between wire values and ORCore values for one transaction. Links travel
 /// as (class, primary key) and are stored as (table, object key).
+///
+/// Schema lookups are remembered for the life of the value (``SchemaMemo``): a
+/// download or a local commit names the same few classes and properties for every
+/// object, and each lookup through ORCore costs a C string and a search. A conversion
+/// must therefore not outlive a schema change: make one per transaction (or per run of
+/// work during which the schema stays as it is); the appliers never change the schema.
 struct ValueConversion {
     let txn: OpaquePointer
+    private let memo = SchemaMemo()
+
+    init(txn: OpaquePointer) {
+        self.txn = txn
+    }
 
     /// The class of table `table`.
     func classInfo(table: UInt32) -> orc_class_info? {
+        if let known = memo.classByTable[table] { return known }
         var info = orc_class_info()
-        return orc_schema_class_get(txn, table, &info) == ORC_OK ? info : nil
+        let found = orc_schema_class_get(txn, table, &info) == ORC_OK ? info : nil
+        memo.classByTable[table] = .some(found)
+        return found
     }
 
     func classInfo(named name: String) -> orc_class_info? {
+        if let known = memo.classByName[name] { return known }
         var info = orc_class_info()
-        return orc_schema_class_find(txn, name, &info) == ORC_OK ? info : nil
+        let found = orc_schema_class_find(txn, name, &info) == ORC_OK ? info : nil
+        memo.classByName[name] = .some(found)
+        return found
     }
 
     func property(_ table: UInt32, named name: String) -> orc_prop_info? {
+        let key = SchemaMemo.NamedProperty(table: table, name: name)
+        if let known = memo.propertyByName[key] { return known }
         var info = orc_prop_info()
-        return orc_schema_prop_find(txn, table, name, &info) == ORC_OK ? info : nil
+        let found = orc_schema_prop_find(txn, table, name, &info) == ORC_OK ? info : nil
+        memo.propertyByName[key] = .some(found)
+        return found
     }
 
     func property(_ table: UInt32, column: UInt16) -> orc_prop_info? {
+        propertyAndName(table, column: column)?.info
+    }
+
+    /// The property in column `column` of `table` and its name as a Swift string (made
+    /// once per property, not once per instruction that names it).
+    func propertyAndName(_ table: UInt32, column: UInt16) -> (info: orc_prop_info, name: String)? {
+        let key = UInt64(table) << 16 | UInt64(column)
+        if let known = memo.propertyByColumn[key] { return known }
         var info = orc_prop_info()
-        return orc_schema_prop_get(txn, table, column, &info) == ORC_OK ? info : nil
+        let found = orc_schema_prop_get(txn, table, column, &info) == ORC_OK ? (info, Self.name(info.name)) : nil
+        memo.propertyByColumn[key] = .some(found)
+        return found
+    }
+
+    /// The name of the class of `table` as a Swift string (made once per class).
+    func className(table: UInt32) -> String? {
+        if let known = memo.classNameByTable[table] { return known }
+        // A fresh lookup: a remembered info's name pointer may be stale after a write.
+        var info = orc_class_info()
+        let name = orc_schema_class_get(txn, table, &info) == ORC_OK ? Self.name(info.name) : nil
+        memo.classNameByTable[table] = .some(name)
+        return name
     }
 
     static func name(_ pointer: UnsafePointer<CChar>?, _ length: Int? = nil) -> String {
@@ -50,7 +91,7 @@ struct ValueConversion {
         var out = orc_value()
         guard orc_obj_get(txn, table, key, UInt16(cls.pk_col), &out) == ORC_OK,
               let value = wireValue(out), let pk = WirePrimaryKey(value) else { return nil }
-        return WireObjectRef(className: Self.name(cls.name), primaryKey: pk)
+        return WireObjectRef(className: className(table: table) ?? Self.name(cls.name), primaryKey: pk)
     }
 
     // MARK: wire → ORCore
@@ -70,4 +111,21 @@ struct ValueConversion {
         var key: UInt64 = 0
         return orc_obj_find(txn, table, &value, &key) == ORC_OK ? key : nil
     }
+}
+
+/// The schema lookups one ``ValueConversion`` made, negative answers included. Only the
+/// numeric fields of the ORCore infos are read after a write (their name pointers may
+/// go stale); names are kept as Swift strings.
+final class SchemaMemo {
+    struct NamedProperty: Hashable {
+        let table: UInt32
+        let name: String
+    }
+
+    var classByTable: [UInt32: orc_class_info?] = [:]
+    var classByName: [String: orc_class_info?] = [:]
+    var classNameByTable: [UInt32: String?] = [:]
+    var propertyByName: [NamedProperty: orc_prop_info?] = [:]
+    /// Keyed by table << 16 | column.
+    var propertyByColumn: [UInt64: (info: orc_prop_info, name: String)?] = [:]
 }

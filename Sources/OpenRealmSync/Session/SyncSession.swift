@@ -574,36 +574,49 @@ public final class SyncSession: @unchecked Sendable {
     // MARK: Upload and queries
 
     /// Uploads the local commits after the cursor that carry synced changes.
+    ///
+    /// Each changeset is encoded once: the bytes that size it for progress and for the
+    /// batch bound go into the upload frame as they are
+    /// (``WireEncoder/encodeUpload(session:changesets:)``).
     func uploadPending() {
         guard bound, reset == nil, !Self.uploadsHeld.withLock({ $0.contains(file.path) }) else { return }
         let head = file.latestVersion()
         guard head > uploadCursor else { return }
         do {
-            let changesets = try file.read { txn -> [WireUploadChangeset] in
+            let changesets = try file.read { txn -> [WireEncoder.EncodedUploadChangeset] in
                 let integrations = SyncProgressStore.integrations(txn)
                 let integrated = Set(integrations.map(\.local))
                 let stamps = CommitStamps.all(txn)
-                var out: [WireUploadChangeset] = []
+                let values = ValueConversion(txn: txn)
+                var out: [WireEncoder.EncodedUploadChangeset] = []
                 var v = uploadCursor + 1
                 while v <= head {
                     defer { v += 1 }
                     if integrated.contains(v) { continue }
-                    let instructions = try ChangesetReader.instructions(txn, version: v)
+                    let instructions = try ChangesetReader.instructions(txn, version: v, values: values)
                     if instructions.isEmpty { continue }
-                    out.append(WireUploadChangeset(clientVersion: v,
-                                                   lastIntegratedServerVersion: SyncProgressStore.serverVersion(before: v, integrations),
-                                                   timestamp: stamps[v] ?? clock.tick(), instructions: instructions))
+                    let bytes: [UInt8]
+                    do { bytes = try WireChangeset(instructions).encoded() } catch {
+                        throw SyncError(.otherError, "The local changeset of version \(v) cannot be encoded for upload: \(error)")
+                    }
+                    out.append(WireEncoder.EncodedUploadChangeset(
+                        clientVersion: v, lastIntegratedServerVersion: SyncProgressStore.serverVersion(before: v, integrations),
+                        timestamp: stamps[v] ?? clock.tick(), instructions: bytes))
                 }
                 return out
             }
             uploadCursor = head
-            var batch: [WireUploadChangeset] = []
+            var batch: [WireEncoder.EncodedUploadChangeset] = []
             var size = 0
+            func flush() {
+                guard let connection, let frame = try? WireEncoder().encodeUpload(session: sessionNumber, changesets: batch) else { return }
+                connection.send(frame)
+            }
             for c in changesets {
-                let bytes = (try? WireChangeset(c.instructions).encoded().count) ?? 0
+                let bytes = c.instructions.count
                 progress.measuredUpload(version: c.clientVersion, bytes: bytes, upTo: head)
                 if !batch.isEmpty && size + bytes > 8 << 20 {
-                    send(.upload(WireUpload(session: sessionNumber, changesets: batch)))
+                    flush()
                     batch = []
                     size = 0
                 }
@@ -611,7 +624,7 @@ public final class SyncSession: @unchecked Sendable {
                 size += bytes
             }
             if !batch.isEmpty {
-                send(.upload(WireUpload(session: sessionNumber, changesets: batch)))
+                flush()
                 notifyProgress()
             }
         } catch {

@@ -38,11 +38,17 @@ public struct WireEncoder: Sendable {
         var writer = WireWriter(limits: limits, reserving: 64)
         writer.bytes.append(contentsOf: repeatElement(0, count: WireProtocol.headerSize))
         try writer.body(message)
-        var frame = writer.bytes
+        return try frame(writer.bytes, type: message.type)
+    }
+
+    /// Finishes a frame whose body follows a zeroed header in `frame`: checks the body's
+    /// size, compresses it when worthwhile, and writes the header.
+    func frame(_ frame: [UInt8], type: WireMessageType) throws(WireError) -> [UInt8] {
+        var frame = frame
         let bodySize = frame.count - WireProtocol.headerSize
         let limit = limits.effectiveMaxMessageSize
         guard bodySize <= limit else {
-            throw WireError(.limitsExceeded, field: message.type.description,
+            throw WireError(.limitsExceeded, field: type.description,
                             "body of \(bodySize) bytes, over the limit of \(limit); split it over several messages")
         }
         var flags: UInt8 = 0
@@ -56,7 +62,7 @@ public struct WireEncoder: Sendable {
         frame.replaceSubrange(0..<4, with: WireProtocol.magic)
         frame[4] = UInt8(truncatingIfNeeded: version)
         frame[5] = UInt8(truncatingIfNeeded: version >> 8)
-        frame[6] = message.type.rawValue
+        frame[6] = type.rawValue
         frame[7] = flags
         for i in 0..<4 { frame[8 + i] = UInt8(truncatingIfNeeded: wireLength >> UInt32(8 * i)) }
         return frame

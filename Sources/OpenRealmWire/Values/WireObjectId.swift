@@ -20,6 +20,25 @@ public struct WireObjectId: Sendable, Hashable, Comparable, CustomStringConverti
         self.tail = tail
     }
 
+    /// The id made of these 12 bytes, or nil when `bytes` does not hold exactly 12.
+    /// (Not generic, unlike ``init(bytes:)-(some Collection<UInt8>)``: no per-byte
+    /// dispatch through a collection's witness table from another module.)
+    public init?(bytes: UnsafeRawBufferPointer) {
+        guard bytes.count == 12 else { return nil }
+        var head: UInt64 = 0
+        var tail: UInt32 = 0
+        for i in 0..<8 { head = head << 8 | UInt64(bytes[i]) }
+        for i in 8..<12 { tail = tail << 8 | UInt32(bytes[i]) }
+        self.head = head
+        self.tail = tail
+    }
+
+    /// The id made of these 12 bytes, or nil when `bytes` does not hold exactly 12.
+    public init?(bytes: [UInt8]) {
+        guard let id = bytes.withUnsafeBytes({ WireObjectId(bytes: $0) }) else { return nil }
+        self = id
+    }
+
     init(head: UInt64, tail: UInt32) {
         self.head = head
         self.tail = tail

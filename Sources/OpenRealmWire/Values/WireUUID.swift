@@ -21,6 +21,25 @@ public struct WireUUID: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.low = low
     }
 
+    /// The UUID made of these 16 bytes, or nil when `bytes` does not hold exactly 16.
+    /// (Not generic: no per-byte dispatch through a collection's witness table from
+    /// another module.)
+    public init?(bytes: UnsafeRawBufferPointer) {
+        guard bytes.count == 16 else { return nil }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for i in 0..<8 { high = high << 8 | UInt64(bytes[i]) }
+        for i in 8..<16 { low = low << 8 | UInt64(bytes[i]) }
+        self.high = high
+        self.low = low
+    }
+
+    /// The UUID made of these 16 bytes, or nil when `bytes` does not hold exactly 16.
+    public init?(bytes: [UInt8]) {
+        guard let id = bytes.withUnsafeBytes({ WireUUID(bytes: $0) }) else { return nil }
+        self = id
+    }
+
     init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
