@@ -66,17 +66,18 @@ enum FileMetadata {
         }
     }
 
+    /// Little-endian u64s. Read with one unaligned load each: these lists (commit stamps,
+    /// integrations) are read at every upload and grow with the unacknowledged commits,
+    /// and a byte-by-byte decode kept the session's queue busy for seconds.
     static func uint64s(_ txn: OpaquePointer, _ name: String) -> [UInt64] {
-        guard let bytes = bytes(txn, name), bytes.count % 8 == 0 else { return [] }
-        return stride(from: 0, to: bytes.count, by: 8).map { i in
-            bytes[i..<i + 8].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
-        }
+        var data: UnsafeRawPointer?
+        var size = 0
+        guard orc_meta_get(txn, name, &data, &size) == ORC_OK, let data, size > 0, size % 8 == 0 else { return [] }
+        return (0..<size / 8).map { UInt64(littleEndian: data.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
     }
 
     static func setUInt64s(_ txn: OpaquePointer, _ name: String, _ values: [UInt64]) throws {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(values.count * 8)
-        for v in values { for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) } }
+        let bytes = values.map(\.littleEndian).withUnsafeBytes { Array($0) }
         try set(txn, name, bytes)
     }
 

@@ -7,13 +7,42 @@ import Synchronization
 public typealias ErrorReportingBlock = @Sendable (Error, SyncSession?) -> Void
 
 /// App-wide sync settings: where sync errors the app did not wait for are reported
-/// (refused subscriptions, rejected writes, sessions the server ended).
+/// (refused subscriptions, rejected writes, sessions the server ended), and how much the
+/// sessions log.
 ///
 /// ```swift
 /// app.syncManager.errorHandler = { error, session in print("sync error: \(error)") }
+/// app.syncManager.logLevel = .detail   // each connection's life, on standard error
 /// ```
 public final class SyncManager: Sendable {
     private let handler = Mutex<(@Sendable (Error, SyncSession?) -> Void)?>(nil)
+    private let logSettings = Mutex<(level: SyncLogLevel, logger: SyncLogFunction?)>((.info, nil))
+
+    /// The most detailed level logged (`.info` unless set).
+    public var logLevel: SyncLogLevel {
+        get { logSettings.withLock { $0.level } }
+        set { logSettings.withLock { $0.level = newValue } }
+    }
+
+    /// Receives the log lines at or below ``logLevel``; nil (the default) writes them to
+    /// standard error, prefixed with the time and level.
+    public var logger: SyncLogFunction? {
+        get { logSettings.withLock { $0.logger } }
+        set { logSettings.withLock { $0.logger = newValue } }
+    }
+
+    /// Logs `message` when `level` is enabled; the message is built only then.
+    func log(_ level: SyncLogLevel, _ message: @autoclosure () -> String) {
+        let (enabled, logger) = logSettings.withLock { ($0.level >= level && level != .off, $0.logger) }
+        guard enabled else { return }
+        let text = message()
+        if let logger {
+            logger(level, text)
+        } else {
+            let line = String(format: "%.3f", Date().timeIntervalSince1970) + " sync \(level): \(text)\n"
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+    }
 
     /// Called on a sync queue with each error; nil to ignore them.
     public var errorHandler: (@Sendable (Error, SyncSession?) -> Void)? {

@@ -39,6 +39,15 @@ import Synchronization
 /// 3. A connection that does not reach `ident` within ``handshakeTimeout``, or that stays
 ///    silent past the keepalive, is dropped and the session reconnects, so no wait
 ///    depends on a connection that can no longer answer.
+///
+/// Invariants that keep the session from ever stopping to reconnect:
+/// 4. While the session wants a connection, exactly one of these holds: an access-token
+///    fetch is in flight (at most one, abandoned past ``tokenTimeout``), a WebSocket is
+///    open or opening (TCP and upgrade bounded by ``socketOpenTimeout``, `ident` by
+///    ``handshakeTimeout``), or a reconnect is scheduled. `reconnect()` replaces a
+///    scheduled reconnect by an immediate one and never restarts a fetch in flight.
+/// 5. The `bind` is the first frame written once the WebSocket is open; if it cannot be
+///    written the connection is dropped at once (the server would wait 30 s for it).
 public final class SyncSession: @unchecked Sendable {
     /// Whether the session syncs.
     public enum State: Sendable, Equatable {
@@ -77,6 +86,11 @@ public final class SyncSession: @unchecked Sendable {
     /// How long a new connection may take to reach `ident` (TCP, WebSocket upgrade,
     /// bind) before it is dropped and tried again.
     static let handshakeTimeout: TimeInterval = 60
+    /// How long the TCP connect and the WebSocket upgrade together may take: a server
+    /// that accepts the connection but never answers the upgrade is left after this.
+    static let socketOpenTimeout: TimeInterval = 15
+    /// The most a reconnect waits (the backoff doubles from half a second up to this).
+    static let maxBackoff: TimeInterval = 60
     /// After this long without a message from the server the session sends a ping.
     static let keepaliveInterval: TimeInterval = 60
     /// After this long more without any message, the connection is dropped.
@@ -110,8 +124,13 @@ public final class SyncSession: @unchecked Sendable {
     var wantsConnection = true
     var stoppedForGood = false
     var backoffAttempts = 0
-    var reconnectScheduled = false
+    /// The scheduled reconnect, if any (cancelled by an earlier connect).
+    var reconnectTimer: DispatchWorkItem?
     var connectGeneration = 0
+    /// When the access-token fetch of `connectGeneration` started; nil when none is in flight.
+    var tokenRequestedAt: DispatchTime?
+    /// When the current connection's WebSocket must be open (nil once open).
+    var socketDeadline: DispatchTime?
     /// When the current connection must have reached `ident`.
     var handshakeDeadline: DispatchTime?
     /// When the server last sent anything on the current connection.
@@ -239,12 +258,23 @@ public final class SyncSession: @unchecked Sendable {
         return URL(string: base + "/api/client/v2.0/app/\(user.appState.id)/realm-sync")
     }
 
+    /// How long an access-token fetch may take before the attempt is abandoned: the app's
+    /// request timeout (the transport's own deadline) and a margin.
+    var tokenTimeout: TimeInterval { TimeInterval(user.appState.configuration.defaultRequestTimeoutMS) / 1000 + 5 }
+
+    /// Starts a connection attempt: fetches a valid access token, then opens the
+    /// WebSocket. Does nothing while connected, connecting, or fetching a token already
+    /// (a second fetch would make the session drop the first one's answer).
     func connect() {
-        guard wantsConnection, !stoppedForGood, connection == nil else { return }
+        guard wantsConnection, !stoppedForGood, connection == nil, tokenRequestedAt == nil else { return }
+        cancelScheduledReconnect()
+        log(.detail, "connecting (attempt \(backoffAttempts))")
         connectGeneration += 1
         let generation = connectGeneration
+        tokenRequestedAt = .now()
         setConnectionState(.connecting)
-        // The token request has its own deadline (the app's request timeout).
+        // The token request has its own deadline (the app's request timeout), and the
+        // session abandons it past `tokenTimeout` in any case.
         let user = self.user
         Task { [weak self] in
             let token: Result<String, Error>
@@ -255,7 +285,15 @@ public final class SyncSession: @unchecked Sendable {
     }
 
     private func openSocket(_ token: Result<String, Error>, _ generation: Int) {
-        guard generation == connectGeneration, wantsConnection, connection == nil else { return }
+        guard generation == connectGeneration else {
+            log(.debug, "an access token arrived for an abandoned attempt (\(generation) of \(connectGeneration))")
+            return
+        }
+        tokenRequestedAt = nil
+        guard wantsConnection, !stoppedForGood, connection == nil else {
+            if connection == nil { setConnectionState(.disconnected) }
+            return
+        }
         let accessToken: String
         switch token {
         case .success(let t): accessToken = t
@@ -285,7 +323,9 @@ public final class SyncSession: @unchecked Sendable {
         }
         holder.value = conn
         connection = conn
+        log(.detail, "opening a WebSocket to \(url)")
         handshakeDeadline = .now() + Self.handshakeTimeout
+        socketDeadline = .now() + Self.socketOpenTimeout
         lastTrafficAt = .now()
         pingSent = false
         conn.connect()
@@ -297,12 +337,17 @@ public final class SyncSession: @unchecked Sendable {
         pingSent = false
         switch event {
         case .opened:
+            log(.detail, "WebSocket open; sending bind of session \(sessionNumber + 1)")
+            socketDeadline = nil
             sessionNumber += 1
             let (identity, progress) = (try? file.read { (SyncProgressStore.identity($0), SyncProgressStore.progress($0)) })
                 ?? (nil, SyncProgressStore.Progress())
-            send(.bind(WireBind(session: sessionNumber, appId: user.appState.id, accessToken: token, fileIdentity: identity,
-                                lastIntegratedServerVersion: identity == nil ? 0 : progress.serverVersion,
-                                syncMode: configuration.syncMode)))
+            guard send(.bind(WireBind(session: sessionNumber, appId: user.appState.id, accessToken: token, fileIdentity: identity,
+                                      lastIntegratedServerVersion: identity == nil ? 0 : progress.serverVersion,
+                                      syncMode: configuration.syncMode))) else {
+                connectionLost("the bind could not be written to the new WebSocket")
+                return
+            }
             bindSent = true
             lastSentQueryVersion = 0
             sendLatestQuery()
@@ -322,9 +367,11 @@ public final class SyncSession: @unchecked Sendable {
         }
     }
 
-    func send(_ message: WireMessage) {
-        guard let connection, let bytes = try? WireEncoder().encode(message) else { return }
-        connection.send(bytes)
+    /// Writes a message to the connection; false when there is none to write to.
+    @discardableResult
+    func send(_ message: WireMessage) -> Bool {
+        guard let connection, let bytes = try? WireEncoder().encode(message) else { return false }
+        return connection.send(bytes)
     }
 
     func closeConnection() {
@@ -334,6 +381,7 @@ public final class SyncSession: @unchecked Sendable {
         bound = false
         bindSent = false
         handshakeDeadline = nil
+        socketDeadline = nil
         bootstrapBuffer = []
         progress.downloadInterrupted()
         setConnectionState(.disconnected)
@@ -341,19 +389,32 @@ public final class SyncSession: @unchecked Sendable {
     }
 
     func connectionLost(_ reason: String) {
+        log(.detail, "connection lost: \(reason)")
         closeConnection()
         scheduleReconnect()
     }
 
+    /// Schedules the next connection attempt after the backoff (half a second doubling
+    /// per failed attempt, up to ``maxBackoff``, ±20 %), unless one is scheduled already.
     func scheduleReconnect(after minimum: TimeInterval = 0) {
-        guard wantsConnection, !stoppedForGood, !reconnectScheduled else { return }
-        reconnectScheduled = true
-        let delay = max(minimum, min(60, 0.5 * pow(2, Double(backoffAttempts))) * Double.random(in: 0.8...1.2))
-        backoffAttempts += 1
-        queue.asyncAfter(deadline: .now() + delay) { [self] in
-            reconnectScheduled = false
+        guard wantsConnection, !stoppedForGood, reconnectTimer == nil else { return }
+        let delay = max(minimum, min(Self.maxBackoff, 0.5 * pow(2, Double(backoffAttempts))) * Double.random(in: 0.8...1.2))
+        // Counted up to the cap only, so that a long outage does not grow it further.
+        backoffAttempts = min(backoffAttempts + 1, 16)
+        log(.detail, "reconnecting in \(String(format: "%.2f", delay)) s")
+        let timer = DispatchWorkItem { [weak self] in
+            guard let self else { return }
+            reconnectTimer = nil
             connect()
         }
+        reconnectTimer = timer
+        queue.asyncAfter(deadline: .now() + delay, execute: timer)
+    }
+
+    /// Cancels the scheduled reconnect (a connection attempt is starting now).
+    func cancelScheduledReconnect() {
+        reconnectTimer?.cancel()
+        reconnectTimer = nil
     }
 
     func stopWithError(_ error: SyncError, reportTo handler: ErrorReportingBlock? = nil) {
@@ -363,6 +424,11 @@ public final class SyncSession: @unchecked Sendable {
         closeConnection()
         if let handler { handler(error, self) } else { report(error) }
         failWaiters(error)
+    }
+
+    /// Logs through the app's ``SyncManager`` (its `logLevel` and `logger`).
+    func log(_ level: SyncLogLevel, _ message: @autoclosure () -> String) {
+        user.appState.syncManager.log(level, "\(file.path.split(separator: "/").last ?? ""): \(message())")
     }
 
     func report(_ error: SyncError) {
@@ -376,8 +442,18 @@ public final class SyncSession: @unchecked Sendable {
     /// A local write committed: upload now rather than at the next poll (which still
     /// catches commits made by other processes).
     func localCommitted() {
-        queue.async { [self] in poll() }
+        // One poll queued at a time: a commit loop faster than a poll would otherwise
+        // queue polls without bound, and a lost connection, a reconnect or an arriving
+        // message would wait behind all of them (seconds to minutes under load).
+        guard !commitPollQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queue.async { [self] in
+            commitPollQueued.store(false, ordering: .releasing)
+            poll()
+        }
     }
+
+    /// Whether a poll for a local commit is queued already.
+    private let commitPollQueued = Atomic<Bool>(false)
 
     private func poll() {
         checkConnectionHealth()
@@ -392,8 +468,22 @@ public final class SyncSession: @unchecked Sendable {
     }
 
     private func checkConnectionHealth() {
-        guard connection != nil else { return }
         let now = DispatchTime.now()
+        guard connection != nil else {
+            // A token fetch that outlived its deadline is abandoned (its late answer is
+            // ignored) and the attempt counts as failed.
+            if let asked = tokenRequestedAt, now > asked + tokenTimeout {
+                tokenRequestedAt = nil
+                connectGeneration += 1
+                setConnectionState(.disconnected)
+                connectionLost("no access token within \(Int(tokenTimeout)) seconds")
+            }
+            return
+        }
+        if let deadline = socketDeadline, now > deadline {
+            connectionLost("the WebSocket did not open within \(Int(Self.socketOpenTimeout)) seconds (TCP connect and HTTP upgrade)")
+            return
+        }
         if !bound, let deadline = handshakeDeadline, now > deadline {
             connectionLost("the server did not accept the session within \(Int(Self.handshakeTimeout)) seconds")
             return
@@ -447,6 +537,7 @@ public final class SyncSession: @unchecked Sendable {
                 }
                 return (SyncProgressStore.uploadBase(txn), acknowledged)
             }.0
+            log(.detail, "bound: session \(sessionNumber), client version \(ident.lastIntegratedClientVersion) integrated")
             bound = true
             handshakeDeadline = nil
             backoffAttempts = 0

@@ -52,6 +52,14 @@ final class WebSocketConnection: @unchecked Sendable {
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.milliseconds(Int64(timeout * 1000)))
             .channelInitializer { channel in
+                // The channel is recorded here, on its event loop, before it can connect:
+                // `.opened` (and the bind the owner writes in answer) may otherwise come
+                // before the connect future's callback, and `send` would drop the bind.
+                let alreadyClosed = owner.lock.withLock { () -> Bool in
+                    owner.channel = channel
+                    return owner.closed
+                }
+                if alreadyClosed { return channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
                 let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: Self.maxMessageSize, automaticErrorHandling: true) { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         let sync = channel.pipeline.syncOperations
@@ -96,13 +104,16 @@ final class WebSocketConnection: @unchecked Sendable {
         if report { onEvent(.closed(reason)) }
     }
 
-    /// Sends one binary message.
-    func send(_ bytes: [UInt8]) {
-        guard let channel = lock.withLock({ closed || !upgraded ? nil : channel }) else { return }
+    /// Sends one binary message; false when the connection is closed or not upgraded yet
+    /// (the message is then not sent).
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool {
+        guard let channel = lock.withLock({ closed || !upgraded ? nil : channel }) else { return false }
         var buffer = channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
         let frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: buffer)
         channel.writeAndFlush(frame, promise: nil)
+        return true
     }
 
     /// Closes the connection (reported as `.closed`).

@@ -17,10 +17,23 @@ extension ListTransform {
     public static func integrateDownload(_ downloaded: [WireInstruction],
                                          pending: inout [[WireInstruction]]) -> [WireInstruction] {
         guard editsLists(downloaded) || pending.contains(where: editsLists) else { return downloaded }
+        // Two instructions can only move each other when their object paths start at the
+        // same top-level object (a list and every path through it belong to one owner),
+        // so a pending changeset none of whose instructions starts at the downloaded
+        // one's owner is left alone, as is a downloaded instruction without a path.
+        // Transforms never change an owner, so the sets stay valid as `pending` changes.
+        // Without this every downloaded instruction met every pending one: with a few
+        // hundred unacknowledged changesets a download kept the session busy for minutes.
+        let owners = pending.map { Set($0.compactMap { $0.objectPath?.root }) }
         var out: [WireInstruction] = []
         for instruction in downloaded {
+            guard let owner = instruction.objectPath?.root else {
+                out.append(instruction)
+                continue
+            }
             var current: WireInstruction? = instruction
-            for c in pending.indices {
+            for c in pending.indices where owners[c].contains(owner) {
+                guard current != nil else { break }
                 var rewritten: [WireInstruction] = []
                 for p in pending[c] {
                     guard let d = current else { rewritten.append(p); continue }

@@ -39,7 +39,8 @@ final class ServerProcess {
     /// The base URL clients use.
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts the server and waits until `/health` answers.
+    /// Starts the server and waits until `/health` answers. It logs at `error`, or at the
+    /// level in `OPENREALM_CHAOS_SERVER_LOG_LEVEL` (`debug` to see every connection).
     ///
     /// - Throws: ``ChaosFailure/Code/server`` when it exits or does not answer in time.
     func start(timeout: TimeInterval = 60) throws {
@@ -48,7 +49,7 @@ final class ServerProcess {
         let child = try ChildProcess(name: "the server", executable: executable,
                                      arguments: ["serve", "--host", "127.0.0.1", "--port", String(port),
                                                  "--data-dir", dataDirectory.path, "--config", try writeConfiguration().path,
-                                                 "--log-level", "error"],
+                                                 "--log-level", ProcessInfo.processInfo.environment["OPENREALM_CHAOS_SERVER_LOG_LEVEL"] ?? "error"],
                                      errorLog: log, code: .server)
         self.child = child
         let deadline = Date().addingTimeInterval(timeout)

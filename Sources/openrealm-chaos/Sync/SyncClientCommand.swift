@@ -15,6 +15,9 @@ import RealmSwift
 /// - `log ...` / `state ...` lines (``SyncStateReport``) after `report`, then `reported`;
 /// - `syncerror <message>`: an error the session reported (the parent decides).
 ///
+/// With `OPENREALM_SYNC_LOG_LEVEL` set (`detail`, `debug`) the session logs its
+/// connections on standard error, which the parent keeps in the client's log file.
+///
 /// Standard input takes `settle` (stop writing, reconnect, upload everything), `report`
 /// (download everything, print the state), `reconnect` (reconnect now), `exit`, and for
 /// self-tests `duplicate` (append seq 1 to the log again, as a changeset applied twice
@@ -64,6 +67,10 @@ struct SyncClientCommand: ParsableCommand {
     func run() throws {
         let app = App(id: SyncChaos.appId, configuration: AppConfiguration(baseURL: baseURL, rootDirectory: URL(fileURLWithPath: root)))
         app.syncManager.errorHandler = { error, _ in emit("syncerror \(error)") }
+        // OPENREALM_SYNC_LOG_LEVEL=detail|debug: the session's log on standard error (the client's log file).
+        if let name = ProcessInfo.processInfo.environment["OPENREALM_SYNC_LOG_LEVEL"], let level = SyncLogLevel(name: name) {
+            app.syncManager.logLevel = level
+        }
         let user: User
         if let current = app.currentUser {
             user = current
