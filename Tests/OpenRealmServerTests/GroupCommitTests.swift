@@ -113,4 +113,41 @@ final class GroupCommitTests: ServerTestCase {
         XCTAssertTrue(error.isFatal)
         XCTAssertEqual(app.store.serverVersion, base + 2)
     }
+
+    /// A backlog larger than ``SyncConnection/uploadPartChangesets`` is integrated in
+    /// parts: each part is its own durable commit and acknowledgement, so a server
+    /// stopped in the middle keeps the parts already done, and other clients' uploads
+    /// are not held behind the whole backlog.
+    func testALargeUploadIsIntegratedInDurableParts() throws {
+        let (setup, _) = try boundClient()
+        try subscribeToAllTasks(setup)
+        try upload(setup, clientVersion: 1, Self.taskSchema + [Self.task(1, title: "t", status: "open")])
+        let (writer, _) = try boundClient()
+        try subscribeToAllTasks(writer)
+        let app = try server.auth.apps.app("todo")
+        let base = app.store.serverVersion
+        let count = SyncConnection.uploadPartChangesets * 3 + 5
+        let commitsBefore = try app.store.environment.committedVersion()
+        try writer.send(.upload(tagUpload(0, versions: 1...count, base: base)))
+
+        // An acknowledgement per part, each acknowledging a whole part more.
+        var acknowledged: [UInt64] = []
+        while acknowledged.last != UInt64(count) {
+            let clientVersion = try writer.waitFor("acknowledgement \(acknowledged.count + 1)") { message -> UInt64? in
+                if case .error(let e) = message { XCTFail("refused: \(e.message)") }
+                if case .download(let d) = message, d.changesets.isEmpty,
+                   d.progress.lastIntegratedClientVersion > (acknowledged.last ?? 0) {
+                    return d.progress.lastIntegratedClientVersion
+                }
+                return nil
+            }
+            acknowledged.append(clientVersion)
+        }
+        let part = UInt64(SyncConnection.uploadPartChangesets)
+        XCTAssertEqual(acknowledged, [part, 2 * part, 3 * part, UInt64(count)])
+        XCTAssertGreaterThanOrEqual(try app.store.environment.committedVersion() - commitsBefore, 4, "a commit per part")
+        XCTAssertEqual(app.store.serverVersion, base + UInt64(count), "every changeset integrated once")
+        XCTAssertEqual(SyncConnection.parts(of: WireUpload(session: 1, changesets: [])).count, 1,
+                       "an empty upload stays one, to be acknowledged")
+    }
 }

@@ -10,24 +10,45 @@ import OpenRealmWire
 /// download. Each client changeset still takes a server version and a history entry of
 /// its own.
 extension SyncConnection {
-    /// The most changesets integrated in one write transaction (one upload of more is
-    /// still integrated whole in one).
-    static let groupCommitChangesets = 512
+    /// The most changesets integrated in one write transaction.
+    static let groupCommitChangesets = 256
+    /// The most changesets of one upload integrated in one write transaction: a larger
+    /// upload (a client far behind, sending its backlog) is integrated in parts, each
+    /// durable and acknowledged on its own, with the app's lock released in between —
+    /// other clients' uploads go on meanwhile, and a server stopped in the middle keeps
+    /// what was committed (the client resends only the rest).
+    static let uploadPartChangesets = 64
 
     func upload(_ session: SyncSession, _ m: WireUpload) {
         let app = session.app
-        let job = UploadJob(session: session, upload: m, metrics: metrics)
-        app.uploads.add(job)
-        var done = false
-        while !done {
-            done = app.store.withLock {
-                // Another connection's integration may have taken this upload with its own.
-                if job.isDone { return true }
-                Self.integrate(app.uploads.take(maxChangesets: Self.groupCommitChangesets), app: app, logger: logger)
-                return job.isDone
+        for part in Self.parts(of: m) {
+            let job = UploadJob(session: session, upload: part, metrics: metrics)
+            app.uploads.add(job)
+            var done = false
+            while !done {
+                done = app.store.withLock {
+                    // Another connection's integration may have taken this upload with its own.
+                    if job.isDone { return true }
+                    Self.integrate(app.uploads.take(maxChangesets: Self.groupCommitChangesets), app: app, logger: logger)
+                    return job.isDone
+                }
+            }
+            if let failure = job.failure {
+                fail(session.number, failure)
+                return
             }
         }
-        if let failure = job.failure { fail(session.number, failure) }
+    }
+
+    /// `upload` cut into uploads of at most ``uploadPartChangesets`` changesets, in
+    /// order (an upload without changesets stays one: it still gets its acknowledgement).
+    static func parts(of upload: WireUpload) -> [WireUpload] {
+        guard upload.changesets.count > uploadPartChangesets else { return [upload] }
+        return stride(from: 0, to: upload.changesets.count, by: uploadPartChangesets).map { start in
+            var part = upload
+            part.changesets = Array(upload.changesets[start..<min(start + uploadPartChangesets, upload.changesets.count)])
+            return part
+        }
     }
 
     /// Integrates `jobs` and acknowledges them, marking each done. Call with the app's
