@@ -78,11 +78,22 @@ void fx_rmtree(const char *dir)
 
 /* ---- the writer child ---- */
 
-static double now_s(void)
+double fx_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void fx_finding(size_t *count, const char *fmt, ...)
+{
+    if (++*count > 5) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("  finding: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
 }
 
 int fx_run_writer(const char *shim, char *const env[], char *const args[], double timeout_s, fx_child *out)
@@ -120,9 +131,9 @@ int fx_run_writer(const char *shim, char *const env[], char *const args[], doubl
     size_t cap = 4096;
     out->out = malloc(cap);
     if (!out->out) abort();
-    double deadline = now_s() + timeout_s;
+    double deadline = fx_now() + timeout_s;
     for (;;) {
-        int left_ms = (int)((deadline - now_s()) * 1000);
+        int left_ms = (int)((deadline - fx_now()) * 1000);
         if (left_ms <= 0) {
             kill(pid, SIGKILL);
             out->timed_out = true;

@@ -49,20 +49,7 @@ typedef struct tally {
     size_t by_errno[4];      /* EIO, ENOSPC, EFBIG, other */
     size_t findings;
     size_t lost;             /* findings that were lost commits (what the self-test wants) */
-    char first_finding[1024];
 } tally;
-
-static void finding(tally *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void finding(tally *t, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (t->findings++ == 0) snprintf(t->first_finding, sizeof t->first_finding, "%s", msg);
-    if (t->findings <= 5) fprintf(stderr, "  finding: %s\n", msg);
-}
 
 /* One writer run and its checks. `label` names the fault for messages. */
 static void one_run(tally *t, const char *shim, char *const env[], char *const args[], const char *path,
@@ -72,18 +59,18 @@ static void one_run(tally *t, const char *shim, char *const env[], char *const a
     char buf[128], why[1024];
     t->runs++;
     if (fx_run_writer(shim, env, args, 120, &c) != 0) {
-        finding(t, "%s: the writer could not be started: %s", label, strerror(errno));
+        fx_finding(&t->findings, "%s: the writer could not be started: %s", label, strerror(errno));
         return;
     }
     if (c.timed_out || !WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) {
-        finding(t, "%s: the writer %s; its last output: %.300s", label, fx_child_describe(&c, buf, sizeof buf),
+        fx_finding(&t->findings, "%s: the writer %s; its last output: %.300s", label, fx_child_describe(&c, buf, sizeof buf),
                 c.len > 300 ? c.out + c.len - 300 : c.out);
         fx_child_free(&c);
         return;
     }
     fx_report r;
     if (!fx_report_parse(c.out, c.len, &r) || !r.ended) {
-        finding(t, "%s: bad report: %s", label, r.ended ? r.problem : "no 'end' line");
+        fx_finding(&t->findings, "%s: bad report: %s", label, r.ended ? r.problem : "no 'end' line");
         fx_report_free(&r);
         fx_child_free(&c);
         return;
@@ -98,21 +85,21 @@ static void one_run(tally *t, const char *shim, char *const env[], char *const a
         t->commit_failures += r.failures;
         for (int k = 0; k < 4; k++) t->by_errno[k] += r.fail_by_errno[k];
         if (strcmp(r.first_fail, "(no message)") == 0)
-            finding(t, "%s: a failed commit left no message (status %s)", label, fx_status_name(r.first_fail_rc));
+            fx_finding(&t->findings, "%s: a failed commit left no message (status %s)", label, fx_status_name(r.first_fail_rc));
     }
     t->env_refusals += r.env_failures;
     /* The file is intact (the check below proves it): calling it damaged would invite deleting it. */
     if (r.env_failures && (r.env_fail_rc == ORC_ERR_CORRUPT || r.env_fail_rc == ORC_ERR_NOT_A_REALM))
-        finding(t, "%s: after the failed write the environment called the file damaged (%s): %s", label,
+        fx_finding(&t->findings, "%s: after the failed write the environment called the file damaged (%s): %s", label,
                 fx_status_name(r.env_fail_rc), r.env_fail);
     t->reopens += r.reopens;
     t->reopen_failures += r.reopen_failures;
     if (fired && !r.open_failed && r.failures == 0)
-        finding(t, "%s: the fault fired (operation %ld of %ld) but no call reported a failure", label, fault_at, r.ops);
-    if (r.partial_states) finding(t, "%s: after a failed commit the writer saw a partial state", label);
+        fx_finding(&t->findings, "%s: the fault fired (operation %ld of %ld) but no call reported a failure", label, fault_at, r.ops);
+    if (r.partial_states) fx_finding(&t->findings, "%s: after a failed commit the writer saw a partial state", label);
     uint64_t seq;
     if (!fx_check_file(path, flags, &r, r.last_done, r.last_begun, &seq, why, sizeof why)) {
-        finding(t, "%s: %s", label, why);
+        fx_finding(&t->findings, "%s: %s", label, why);
         if (strncmp(why, "lost", 4) == 0) t->lost++;
     } else {
         t->commits_verified += r.last_done;
@@ -144,13 +131,6 @@ static void print_tally(const char *what, const tally *t, double secs)
            t->commits_verified, t->findings, secs);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int fx_disk_main(int argc, char **argv)
 {
     const char *shim = fx_opt(argc, argv, "shim", NULL);
@@ -167,7 +147,7 @@ int fx_disk_main(int argc, char **argv)
         fprintf(stderr, "orcore_faults disk: --self-test takes report-early\n");
         return 2;
     }
-    double t0 = now_s();
+    double t0 = fx_now();
     char *dir = fx_make_dir(argc, argv, "orc-disk");
     char path[4096], seedbuf[32], commitsbuf[32], fenv[4200], atenv[64], errenv[64], stenv[64];
     snprintf(seedbuf, sizeof seedbuf, "%llu", (unsigned long long)seed);
@@ -221,7 +201,7 @@ int fx_disk_main(int argc, char **argv)
         one_run(&t, shim, env, args, path, flags, at, label);
         orc_env_delete_files(path);
     }
-    print_tally("disk", &t, now_s() - t0);
+    print_tally("disk", &t, fx_now() - t0);
     fx_rmtree(dir);
     free(dir);
     if (report_early) {
@@ -236,7 +216,7 @@ int fx_fsize_main(int argc, char **argv)
     uint64_t points = fx_opt_u64(argc, argv, "points", 12);
     uint64_t commits = fx_opt_u64(argc, argv, "commits", 30);
     uint64_t seed = fx_opt_u64(argc, argv, "seed", 1);
-    double t0 = now_s();
+    double t0 = fx_now();
     char *dir = fx_make_dir(argc, argv, "orc-fsize");
     char path[4096], seedbuf[32], commitsbuf[32], extrabuf[32], buf[128];
     snprintf(seedbuf, sizeof seedbuf, "%llu", (unsigned long long)seed);
@@ -279,7 +259,7 @@ int fx_fsize_main(int argc, char **argv)
         if (t.commit_failures > before) t.fired++;
         orc_env_delete_files(path);
     }
-    print_tally("fsize", &t, now_s() - t0);
+    print_tally("fsize", &t, fx_now() - t0);
     fx_rmtree(dir);
     free(dir);
     if (t.fired == 0) {

@@ -48,6 +48,11 @@ uint64_t fx_opt_u64(int argc, char **argv, const char *name, uint64_t fallback);
 char *fx_make_dir(int argc, char **argv, const char *prefix);
 void fx_rmtree(const char *dir);
 
+/** Seconds on the monotonic clock. */
+double fx_now(void);
+/** Counts a finding in `*count` and prints the first five to stderr. */
+void fx_finding(size_t *count, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* ---- the writer child ---- */
 
 /** What a writer child printed and how it ended. */

@@ -50,27 +50,7 @@ typedef struct power_tally {
     uint64_t most_lost;          /* the most an image lacked */
     size_t in_flight_found;     /* images holding a transaction begun but not reported done */
     size_t findings, lost;
-    char first_finding[1024];
 } power_tally;
-
-static void pfinding(power_tally *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void pfinding(power_tally *t, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (t->findings++ == 0) snprintf(t->first_finding, sizeof t->first_finding, "%s", msg);
-    if (t->findings <= 5) fprintf(stderr, "  finding: %s\n", msg);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static bool write_file(const char *path, const uint8_t *buf, size_t n)
 {
@@ -125,11 +105,11 @@ static void check_cut(power_tally *t, const pw_journal *j, const pw_cut *cut, co
     int rc = orc_env_open(image, ORC_ENV_VERIFY, NULL, &env);
     if (rc) {
         if (must_open) {
-            pfinding(t, "%s: the file does not open: %s", label, orc_last_error());
+            fx_finding(&t->findings, "%s: the file does not open: %s", label, orc_last_error());
         } else if (rc == ORC_ERR_NOT_A_REALM || rc == ORC_ERR_CORRUPT) {
             t->refused_before_durable++;
         } else {
-            pfinding(t, "%s: a file not yet durable was refused with %s, not NOT_A_REALM or CORRUPT: %s", label,
+            fx_finding(&t->findings, "%s: a file not yet durable was refused with %s, not NOT_A_REALM or CORRUPT: %s", label,
                      fx_status_name(rc), orc_last_error());
         }
         free(r.digest);
@@ -140,7 +120,7 @@ static void check_cut(power_tally *t, const pw_journal *j, const pw_cut *cut, co
     char why[1024];
     uint64_t seq = 0;
     if (!fx_check_file(image, flags, &r, must, r.last_begun, &seq, why, sizeof why)) {
-        pfinding(t, "%s: %s", label, why);
+        fx_finding(&t->findings, "%s: %s", label, why);
         if (strncmp(why, "lost", 4) == 0) t->lost++;
     } else {
         t->commits_required += must;
@@ -181,7 +161,7 @@ int fx_power_main(int argc, char **argv)
         return 2;
     }
     if (ignore_syncs) durability = "full";
-    double t0 = now_s();
+    double t0 = fx_now();
     char *dir = fx_make_dir(argc, argv, "orc-power");
     char path[4096], journal[4096], image[4096], fenv[4200], jenv[4200], seedbuf[32], commitsbuf[32], buf[128];
     snprintf(commitsbuf, sizeof commitsbuf, "%llu", (unsigned long long)commits);
@@ -264,7 +244,7 @@ int fx_power_main(int argc, char **argv)
            "%zu findings; %.1f s\n",
            durability, t.cycles, (unsigned long long)commits, t.records, t.writes, t.dsync_writes, t.syncs, t.images,
            t.opened, t.refused_before_durable, t.volatile_kept, t.torn, t.volatile_lost, t.commits_required,
-           t.commits_lost_allowed, (unsigned long long)t.most_lost, t.in_flight_found, t.findings, now_s() - t0);
+           t.commits_lost_allowed, (unsigned long long)t.most_lost, t.in_flight_found, t.findings, fx_now() - t0);
     fx_rmtree(dir);
     free(dir);
     if (ignore_syncs) {
