@@ -7,21 +7,10 @@ import RealmSwift
 /// deletions reach the creator (the server-side counterpart is `ViewOwnershipTests`).
 final class CreatorViewTests: SyncTestCase {
     /// Opens a realm for a new user subscribed to every Task and Team.
-    nonisolated(nonsending) func openSubscribed(_ name: String) async throws -> (User, Realm) {
-        let user = try await newUser(name)
-        var config = user.flexibleSyncConfiguration(initialSubscriptions: { subs in
-            subs.append(QuerySubscription<Task>(name: "all_tasks"))
-            subs.append(QuerySubscription<Team>(name: "all_teams"))
-        })
-        config.objectTypes = [Task.self, Team.self]
-        let realm = try await Realm(configuration: config, downloadBeforeOpen: .always)
-        return (user, realm)
-    }
-
     @MainActor
     func testAnotherClientsDeletionsReachTheCreator() async throws {
-        let (_, a) = try await openSubscribed("a")
-        let (_, b) = try await openSubscribed("b")
+        let (_, a) = try await openAllTasksAndTeams("a")
+        let (_, b) = try await openAllTasksAndTeams("b")
         let task = Task(value: ["taskName": "Write docs", "progressMinutes": 10])
         try a.write { a.add(task) }
         try await a.syncSession!.wait(for: .upload)

@@ -8,17 +8,6 @@ import RealmSwift
 /// edits (`docs/PROTOCOL.md` §6.6), so both clients and the server end with one list.
 final class ListSyncTests: SyncTestCase {
     /// Opens a realm for a new user subscribed to every Task and Team.
-    nonisolated(nonsending) func openSubscribed(_ name: String) async throws -> (User, Realm) {
-        let user = try await newUser(name)
-        var config = user.flexibleSyncConfiguration(initialSubscriptions: { subs in
-            subs.append(QuerySubscription<Task>(name: "all_tasks"))
-            subs.append(QuerySubscription<Team>(name: "all_teams"))
-        })
-        config.objectTypes = [Task.self, Team.self]
-        let realm = try await Realm(configuration: config, downloadBeforeOpen: .always)
-        return (user, realm)
-    }
-
     /// The members of the one team in `realm` (nil while it has no team).
     func members(_ realm: Realm) -> [String]? {
         realm.refresh()
@@ -50,8 +39,8 @@ final class ListSyncTests: SyncTestCase {
 
     @MainActor
     func testConcurrentListInsertsAndErasesConverge() async throws {
-        let (_, a) = try await openSubscribed("a")
-        let (_, b) = try await openSubscribed("b")
+        let (_, a) = try await openAllTasksAndTeams("a")
+        let (_, b) = try await openAllTasksAndTeams("b")
         try a.write { a.add(Team(value: ["teamName": "Docs", "members": ["1", "2", "3", "4"]])) }
         try await a.syncSession!.wait(for: .upload)
         try await waitUntil("b to receive the team") { members(b) == ["1", "2", "3", "4"] }
@@ -79,7 +68,7 @@ final class ListSyncTests: SyncTestCase {
         }, expected: ["B", "a", "y", "x", "4", "tail"])
 
         // The server holds the same list: a new client downloads it.
-        let (_, c) = try await openSubscribed("c")
+        let (_, c) = try await openAllTasksAndTeams("c")
         try await waitUntil("c to download the team") { members(c) != nil }
         XCTAssertEqual(members(c), ["B", "a", "y", "x", "4", "tail"])
     }
@@ -89,8 +78,8 @@ final class ListSyncTests: SyncTestCase {
     /// are not acknowledged yet, and must be transformed against them.
     @MainActor
     func testListEditsWhileBothAreOnlineConverge() async throws {
-        let (_, a) = try await openSubscribed("a")
-        let (_, b) = try await openSubscribed("b")
+        let (_, a) = try await openAllTasksAndTeams("a")
+        let (_, b) = try await openAllTasksAndTeams("b")
         try a.write { a.add(Team(value: ["teamName": "Docs", "members": ["1", "2", "3"]])) }
         try await a.syncSession!.wait(for: .upload)
         try await waitUntil("b to receive the team") { members(b) == ["1", "2", "3"] }
@@ -122,7 +111,7 @@ final class ListSyncTests: SyncTestCase {
         XCTAssertEqual(Set(final).count, final.count, "\(final)")
         XCTAssertGreaterThanOrEqual(final.count, 3 + 60 - erases, "\(final)")
         XCTAssertLessThanOrEqual(final.count, 3 + 60, "\(final)")
-        let (_, c) = try await openSubscribed("c")
+        let (_, c) = try await openAllTasksAndTeams("c")
         try await waitUntil("c to download the team") { members(c) != nil }
         XCTAssertEqual(members(c), final)
     }

@@ -6,22 +6,13 @@ import RealmSwift
 /// Reconnecting when the server goes away in the ways a crash leaves it: connections
 /// accepted and never answered, restarts, nudges with `reconnect()`.
 final class ReconnectTests: SyncTestCase {
-    nonisolated(nonsending) func openSubscribed(_ name: String) async throws -> Realm {
-        let user = try await newUser(name)
-        var config = user.flexibleSyncConfiguration(initialSubscriptions: { subs in
-            subs.append(QuerySubscription<Task>(name: "all_tasks"))
-        })
-        config.objectTypes = [Task.self, Team.self]
-        return try await Realm(configuration: config, downloadBeforeOpen: .always)
-    }
-
     /// A server that accepts the TCP connection and never answers the WebSocket upgrade
     /// (hung, or killed between accept and answer) must not hold the session: it drops
     /// the connection after `socketOpenTimeout` and tries again, and syncs once a real
     /// server is back. Before the fix only the 60 s handshake deadline ended the wait.
     @MainActor
     func testAConnectionThatNeverUpgradesIsDroppedAndRetried() async throws {
-        let realm = try await openSubscribed("a")
+        let realm = try await openAllTasksAndTeams("a").1
         let session = realm.syncSession!
         try realm.write { realm.add(Task(value: ["taskName": "before"])) }
         try await session.wait(for: .upload)
@@ -53,7 +44,7 @@ final class ReconnectTests: SyncTestCase {
     /// too. Now a fetch in flight is waited for (at most `tokenTimeout`).
     @MainActor
     func testRepeatedReconnectCallsDoNotAbandonTheTokenRefreshInFlight() async throws {
-        let realm = try await openSubscribed("n")
+        let realm = try await openAllTasksAndTeams("n").1
         let session = realm.syncSession!
         let user = session.parentUser!
         // An access token that expired long ago: the next connect must refresh it over HTTP.
@@ -86,7 +77,7 @@ final class ReconnectTests: SyncTestCase {
         app.syncManager.logLevel = .detail
         app.syncManager.logger = { level, message in lines.value.append("\(level) \(message)") }
         defer { app.syncManager.logger = nil; app.syncManager.logLevel = .info }
-        let realm = try await openSubscribed("l")
+        let realm = try await openAllTasksAndTeams("l").1
         try await waitUntil("the bound line") { lines.value.contains { $0.hasPrefix("detail ") && $0.contains("bound: session") } }
         realm.syncSession!.simulateConnectionLoss()
         try await waitUntil("the lost line") { lines.value.contains { $0.contains("connection lost: the connection was dropped on purpose") } }

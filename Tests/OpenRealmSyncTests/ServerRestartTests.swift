@@ -6,19 +6,10 @@ import RealmSwift
 /// The server stops mid-session and comes back on the same port and data: sessions
 /// reconnect by themselves and what was written meanwhile converges.
 final class ServerRestartTests: SyncTestCase {
-    nonisolated(nonsending) func openSubscribed(_ name: String) async throws -> Realm {
-        let user = try await newUser(name)
-        var config = user.flexibleSyncConfiguration(initialSubscriptions: { subs in
-            subs.append(QuerySubscription<Task>(name: "all_tasks"))
-        })
-        config.objectTypes = [Task.self, Team.self]
-        return try await Realm(configuration: config, downloadBeforeOpen: .always)
-    }
-
     @MainActor
     func testClientsReconnectAfterAServerRestart() async throws {
-        let a = try await openSubscribed("a")
-        let b = try await openSubscribed("b")
+        let a = try await openAllTasksAndTeams("a").1
+        let b = try await openAllTasksAndTeams("b").1
         try a.write { a.add(Task(value: ["taskName": "Before the restart"])) }
         try await a.syncSession!.wait(for: .upload)
         try await waitUntil("b to receive the first task") { b.refresh(); return b.objects(Task.self).count == 1 }

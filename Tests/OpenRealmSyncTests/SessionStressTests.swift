@@ -9,15 +9,6 @@ import RealmSwift
 /// under CPU starvation the test makes itself. Every await has a deadline that fails
 /// the test instead of hanging it; nothing asserts how long anything took.
 final class SessionStressTests: SyncTestCase {
-    nonisolated(nonsending) func openSubscribed(_ name: String) async throws -> Realm {
-        let user = try await newUser(name)
-        var config = user.flexibleSyncConfiguration(initialSubscriptions: { subs in
-            subs.append(QuerySubscription<Task>(name: "all_tasks"))
-        })
-        config.objectTypes = [Task.self, Team.self]
-        return try await Realm(configuration: config, downloadBeforeOpen: .always)
-    }
-
     func count(_ realm: Realm, named name: String) -> Int {
         realm.refresh()
         return realm.objects(Task.self).where { $0.taskName == name }.count
@@ -31,8 +22,8 @@ final class SessionStressTests: SyncTestCase {
 
     @MainActor
     func testWaitsEndThroughLostConnectionsUnderLoad() async throws {
-        let a = try await openSubscribed("a")
-        let b = try await openSubscribed("b")
+        let a = try await openAllTasksAndTeams("a").1
+        let b = try await openAllTasksAndTeams("b").1
         let sa = try XCTUnwrap(a.syncSession)
         let sb = try XCTUnwrap(b.syncSession)
         let load = CPULoad(threads: 2)
@@ -81,7 +72,7 @@ final class SessionStressTests: SyncTestCase {
     /// waiting task ends it at once.
     @MainActor
     func testWaitsOnASuspendedSessionEndOnResumeOrCancellation() async throws {
-        let a = try await openSubscribed("a")
+        let a = try await openAllTasksAndTeams("a").1
         let session = try XCTUnwrap(a.syncSession)
         session.suspend()
         try await waitUntil("a to disconnect") { session.connectionState == .disconnected }
@@ -107,7 +98,7 @@ final class SessionStressTests: SyncTestCase {
     /// answer (the session is suspended), instead of hanging.
     @MainActor
     func testASubscriptionWaitWithATimeoutEnds() async throws {
-        let a = try await openSubscribed("a")
+        let a = try await openAllTasksAndTeams("a").1
         let session = try XCTUnwrap(a.syncSession)
         session.suspend()
         try await waitUntil("a to disconnect") { session.connectionState == .disconnected }

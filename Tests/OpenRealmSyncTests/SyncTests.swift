@@ -7,17 +7,6 @@ import RealmSwift
 /// realms belong to the thread (or actor) that opened them.
 final class SyncTests: SyncTestCase {
     /// Opens a realm for a new user subscribed to every Task and Team.
-    nonisolated(nonsending) func openSubscribed(_ name: String) async throws -> (User, Realm) {
-        let user = try await newUser(name)
-        var config = user.flexibleSyncConfiguration(initialSubscriptions: { subs in
-            subs.append(QuerySubscription<Task>(name: "all_tasks"))
-            subs.append(QuerySubscription<Team>(name: "all_teams"))
-        })
-        config.objectTypes = [Task.self, Team.self]
-        let realm = try await Realm(configuration: config, downloadBeforeOpen: .always)
-        return (user, realm)
-    }
-
     func tasks(_ realm: Realm, named name: String) -> Results<Task> {
         realm.refresh()
         return realm.objects(Task.self).where { $0.taskName == name }
@@ -25,8 +14,8 @@ final class SyncTests: SyncTestCase {
 
     @MainActor
     func testTwoClientsConverge() async throws {
-        let (_, a) = try await openSubscribed("a")
-        let (_, b) = try await openSubscribed("b")
+        let (_, a) = try await openAllTasksAndTeams("a")
+        let (_, b) = try await openAllTasksAndTeams("b")
         let task = Task(value: ["taskName": "Write docs", "progressMinutes": 10])
         try a.write { a.add(task) }
         try await a.syncSession!.wait(for: .upload)
@@ -56,8 +45,8 @@ final class SyncTests: SyncTestCase {
 
     @MainActor
     func testObserversAreNotifiedOfDownloads() async throws {
-        let (_, a) = try await openSubscribed("a")
-        let (_, b) = try await openSubscribed("b")
+        let (_, a) = try await openAllTasksAndTeams("a")
+        let (_, b) = try await openAllTasksAndTeams("b")
         let inserted = UncheckedBox(0)
         let token = b.objects(Task.self).observe(on: DispatchQueue(label: "observer")) { change in
             if case .update(_, _, let insertions, _) = change { inserted.value += insertions.count }
@@ -69,8 +58,8 @@ final class SyncTests: SyncTestCase {
 
     @MainActor
     func testOfflineWritesUploadWhenTheConnectionReturns() async throws {
-        let (_, a) = try await openSubscribed("a")
-        let (_, b) = try await openSubscribed("b")
+        let (_, a) = try await openAllTasksAndTeams("a")
+        let (_, b) = try await openAllTasksAndTeams("b")
         let session = try XCTUnwrap(a.syncSession)
         try await waitUntil("a to connect") { session.connectionState == .connected }
         session.suspend()
@@ -93,7 +82,7 @@ final class SyncTests: SyncTestCase {
 
     @MainActor
     func testObjectsLeaveTheRealmWhenTheyLeaveTheView() async throws {
-        let (_, a) = try await openSubscribed("a")
+        let (_, a) = try await openAllTasksAndTeams("a")
         try a.write {
             a.add(Task(value: ["taskName": "Short", "progressMinutes": 5]))
             a.add(Task(value: ["taskName": "Long", "progressMinutes": 90]))
@@ -116,7 +105,7 @@ final class SyncTests: SyncTestCase {
 
     @MainActor
     func testDownloadBeforeOpenAndOfflineOpen() async throws {
-        let (_, a) = try await openSubscribed("a")
+        let (_, a) = try await openAllTasksAndTeams("a")
         try a.write { a.add(Task(value: ["taskName": "Before open"])) }
         try await a.syncSession!.wait(for: .upload)
 
@@ -162,7 +151,7 @@ final class SyncTests: SyncTestCase {
 
     @MainActor
     func testResultsSubscribeModesAndUnsubscribe() async throws {
-        let (_, a) = try await openSubscribed("a")
+        let (_, a) = try await openAllTasksAndTeams("a")
         try a.write {
             a.add(Team(value: ["teamName": "Developer Education", "members": ["Bob Smith"]]))
             a.add(Team(value: ["teamName": "Sales", "members": ["Ana"]]))
@@ -219,7 +208,7 @@ final class SyncTests: SyncTestCase {
 
     @MainActor
     func testInMemorySyncedRealm() async throws {
-        let (_, a) = try await openSubscribed("a")
+        let (_, a) = try await openAllTasksAndTeams("a")
         try a.write { a.add(Task(value: ["taskName": "Shared"])) }
         try await a.syncSession!.wait(for: .upload)
 
@@ -237,7 +226,7 @@ final class SyncTests: SyncTestCase {
 
     @MainActor
     func testWriteCopyForAnotherUser() async throws {
-        let (_, frodoRealm) = try await openSubscribed("frodo")
+        let (_, frodoRealm) = try await openAllTasksAndTeams("frodo")
         try frodoRealm.write {
             for i in 0..<3 { frodoRealm.add(Task(value: ["taskName": "Frodo \(i)", "assignee": "Frodo"])) }
         }

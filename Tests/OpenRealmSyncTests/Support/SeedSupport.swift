@@ -24,14 +24,21 @@ extension SyncTestCase {
 
     /// Writes through another user's realm subscribed to every Task and Team, and waits
     /// until the server has it.
-    nonisolated(nonsending) func writeAsAnotherUser(_ body: @escaping (Realm) -> Void) async throws {
-        let writer = try await newUser("writer")
-        var config = writer.flexibleSyncConfiguration(initialSubscriptions: { subs in
+    /// A new user named `name` and their realm, subscribed to every task and team and
+    /// downloaded before it opens.
+    nonisolated(nonsending) func openAllTasksAndTeams(_ name: String) async throws -> (User, Realm) {
+        let user = try await newUser(name)
+        var config = user.flexibleSyncConfiguration(initialSubscriptions: { subs in
             subs.append(QuerySubscription<Task>(name: "all_tasks"))
             subs.append(QuerySubscription<Team>(name: "all_teams"))
         })
         config.objectTypes = [Task.self, Team.self]
         let realm = try await Realm(configuration: config, downloadBeforeOpen: .always)
+        return (user, realm)
+    }
+
+    nonisolated(nonsending) func writeAsAnotherUser(_ body: @escaping (Realm) -> Void) async throws {
+        let (_, realm) = try await openAllTasksAndTeams("writer")
         try realm.write { body(realm) }
         try await realm.syncSession!.wait(for: .upload)
     }
