@@ -402,6 +402,13 @@ bool orc_obj_exists(orc_txn *txn, uint32_t table, uint64_t key)
 
 int orc_obj_get(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, orc_value *out)
 {
+    /* Another property of the row read last (an accessor's properties read one after
+     * another): decode it from that row, under the same conditions obj_row reuses it. */
+    if (txn && out && !txn->write && txn->last_row.data && txn->last_row.key == key && txn->last_row.table == table
+        && txn->last_row.generation == txn->generation) {
+        const orc_class *c = schema_class(txn, table);
+        if (c) return row_get(c, txn->last_row.data, txn->last_row.size, col, out);
+    }
     int rc;
     const orc_class *c = schema_class_req(txn, table, &rc);
     if (!c) return rc;

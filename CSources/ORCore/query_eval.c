@@ -777,6 +777,8 @@ static int each_match(orc_txn *txn, orc_query *q, bool need_row, qmatch_fn fn, v
         int im = fast_int ? int_match(o.cls, o.row, o.size, fast_col, root->op, fast_b) : -1;
         if (im >= 0) {
             m = im;
+        } else if (root->kind == ORC_OP_TRUE) {
+            m = true; /* every object (iterating a whole table): nothing to evaluate */
         } else if (root->fast) {
             orc_value lv;
             rc = row_get(o.cls, o.row, o.size, fast_col, &lv);

@@ -1065,3 +1065,58 @@ TEST(object_row_cursor_reads_in_key_order)
     orc_txn_abort(r);
     orc_env_close(env);
 }
+
+/*
+ * orc_obj_get decodes further properties of the row it read last without a lookup:
+ * the row must be the one asked for (same table and key), in the same read
+ * transaction generation, and a renewed transaction reads the committed version.
+ */
+TEST(object_get_reuses_the_last_row_only_while_it_is_current)
+{
+    orc_env *env;
+    orc_txn *w, *r;
+    uint32_t t, u;
+    uint16_t ci, cs, cu;
+    CHECK_OK(open_new(test_path("lastrow.realm"), &env));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(orc_class_add(w, "T", ORC_CLASS_TOP_LEVEL, &t));
+    CHECK_OK(orc_class_add(w, "U", ORC_CLASS_TOP_LEVEL, &u));
+    CHECK_OK(add_prop(w, t, "i", ORC_TYPE_INT, 0, 0, 0, &ci));
+    CHECK_OK(add_prop(w, t, "s", ORC_TYPE_STRING, 0, 0, 0, &cs));
+    CHECK_OK(add_prop(w, u, "i", ORC_TYPE_INT, 0, 0, 0, &cu));
+    uint64_t k1, k2, ku;
+    uint16_t cols[2] = {ci, cs};
+    orc_value a[2] = {v_int(1), v_str("one")}, b[2] = {v_int(2), v_str("two")}, c = v_int(-7);
+    CHECK_OK(orc_obj_create(w, t, cols, a, 2, &k1));
+    CHECK_OK(orc_obj_create(w, t, cols, b, 2, &k2));
+    CHECK_OK(orc_obj_create(w, u, &cu, &c, 1, &ku));
+    CHECK_OK(orc_txn_commit(w, NULL));
+
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
+    orc_value v;
+    CHECK_OK(orc_obj_get(r, t, k1, ci, &v));
+    CHECK_EQ(v.integer, 1);
+    CHECK(get_is(r, t, k1, cs, &a[1]));
+    CHECK_RC(orc_obj_get(r, t, k1, 999, &v), ORC_ERR_NOT_FOUND);
+    CHECK_RC(orc_obj_get(r, t, k1, ci, NULL), ORC_ERR_INVALID_ARG);
+    /* Another table's row in between (its key may equal k1): then back to T. */
+    CHECK(get_is(r, u, ku, cu, &c));
+    CHECK(get_is(r, t, k2, cs, &b[1]));
+    CHECK(get_is(r, t, k2, ci, &b[0]));
+    CHECK(get_is(r, t, k1, ci, &a[0]));
+
+    /* A commit, then a renew: the row read before is not reused. */
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    orc_value changed = v_str("uno");
+    CHECK_OK(orc_obj_set(w, t, k1, cs, &changed));
+    CHECK(get_is(w, t, k1, cs, &changed));
+    CHECK_OK(orc_obj_erase(w, t, k2));
+    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK(get_is(r, t, k1, cs, &a[1]));
+    CHECK_OK(orc_txn_renew(r));
+    CHECK(get_is(r, t, k1, cs, &changed));
+    CHECK(get_is(r, t, k1, ci, &a[0]));
+    CHECK_RC(orc_obj_get(r, t, k2, ci, &v), ORC_ERR_NOT_FOUND);
+    orc_txn_abort(r);
+    orc_env_close(env);
+}

@@ -12,6 +12,14 @@ open class ObjectBase: CustomStringConvertible {
     final var _bound: BoundClass?
     /// The object key in its table; meaningful while managed.
     final var _key: UInt64 = 0
+    /// What a property read needs, copied from `_realm` and `_bound` when the object is
+    /// made an accessor (`Realm._manage`, the only place those two are set): the table,
+    /// the binding's column buffer, and the realm and its state unretained (the object
+    /// holds both through `_realm`). Reads load them with no reference counting.
+    final var _readTable: UInt32 = 0
+    final var _readColumns: UnsafePointer<UInt16>?
+    final var _readRealm: Unmanaged<Realm>?
+    final var _readState: Unmanaged<RealmState>?
     /// Set while the instance only records which properties are read (typed key paths).
     @usableFromInline final var _recorder: _KeyPathRecorder?
     /// Values set by name (`object["name"] = ...`, `Object(value:)`) on an unmanaged object.

@@ -70,8 +70,9 @@ extension _PersistableValue {
     public func _orEncodeIfValue(_ context: _ORWriteContext) throws -> orc_value? { try _orEncode(context) }
 
     public static func _orGet(_ object: ObjectBase, _ index: Int) -> Self {
-        let realm = object._realm!
-        return _orDecode(realm._read(object, index), realm)
+        let value = object._readValue(index)
+        guard let realm = object._readRealm else { return _orDecode(value, object._realm!) }
+        return realm._withUnsafeGuaranteedRef { _orDecode(value, $0) }
     }
 
     public static func _orSet(_ object: ObjectBase, _ index: Int, _ value: Self) {

@@ -80,6 +80,10 @@ extension Realm {
         object._realm = self
         object._bound = bound
         object._key = key
+        object._readTable = bound.table
+        object._readColumns = UnsafePointer(bound.columnBuffer)
+        object._readRealm = Unmanaged.passUnretained(self)
+        object._readState = Unmanaged.passUnretained(state)
     }
 
     func _objectExists(_ bound: BoundClass, _ key: UInt64) -> Bool {
@@ -94,7 +98,8 @@ extension Realm {
         return try body(_ORWriteContext(realm: self, policy: .error, arena: arena))
     }
 
-    /// Reads one property of a managed object.
+    /// Reads one property of a managed object: the checked path, which also opens the
+    /// read snapshot and reports every failure (`ObjectBase._readValue` falls back to it).
     func _read(_ object: ObjectBase, _ index: Int) -> orc_value {
         let bound = object._bound!
         var value = orc_value()
@@ -122,5 +127,23 @@ extension Realm {
         } catch {
             _failWrite(error)
         }
+    }
+}
+
+extension ObjectBase {
+    /// Reads property `index` of this managed object from the current transaction (a
+    /// write in progress is seen at once; a new snapshot is read as soon as the realm
+    /// moves). The thread check and the transaction come from the realm's state in a
+    /// few loads with no reference counting; anything out of the ordinary (another
+    /// thread, no snapshot yet, a deleted object, a read error) takes `Realm._read`,
+    /// which opens the snapshot or stops with the usual message.
+    @inline(__always)
+    final func _readValue(_ index: Int) -> orc_value {
+        if let state = _readState, let columns = _readColumns,
+           let txn = state._withUnsafeGuaranteedRef({ $0.readTxnOnOwnerThread }) {
+            var value = orc_value()
+            if orc_obj_get(txn, _readTable, _key, columns[index], &value) == ORC_OK { return value }
+        }
+        return _realm!._read(self, index)
     }
 }

@@ -123,8 +123,7 @@ public final class Realm {
             // A snapshot is used by one thread at a time; a thread-confined realm by its own thread.
             preconditionFailure("Realm accessed from incorrect thread: a realm, and the objects and results read from it, belong to the thread that opened it. Open a Realm on each thread, pass objects with ThreadSafeReference, or freeze them.")
         }
-        if let writeTxn { return writeTxn }
-        if let snapshot { return snapshot.txn }
+        if let current = state.readTxn { return current }
         let fresh = ReadSnapshot(_coordinator)
         snapshot = fresh
         return fresh.txn
@@ -328,8 +327,16 @@ extension Realm: Equatable {
 /// `isInWriteTransaction` agrees between them. It also holds the notification
 /// registrations its thread (or actor, or queue) delivers (see `RealmState+Delivery`).
 final class RealmState {
-    var snapshot: ReadSnapshot?
-    var writeTxn: OpaquePointer?
+    var snapshot: ReadSnapshot? {
+        didSet { readTxn = writeTxn ?? snapshot?.txn }
+    }
+    var writeTxn: OpaquePointer? {
+        didSet { readTxn = writeTxn ?? snapshot?.txn }
+    }
+    /// The transaction reads go through now: the write transaction, else the read
+    /// snapshot's (nil before the first read). Kept beside them so that a property read
+    /// finds it with one load and no reference counting.
+    private(set) var readTxn: OpaquePointer?
     var pendingWriteError: RealmError?
     let arena = ByteArena()
     /// How deep `create` is inside nested values (a guard against cycles).
@@ -386,6 +393,15 @@ final class RealmState {
         let listener = StateListener(self, scheduler)
         self.listener = listener
         coordinator.notifier.add(listener)
+    }
+
+    /// The transaction a property read goes through, or nil when the fast path does not
+    /// apply: the calling thread is not the owner's (the caller then takes the checked
+    /// path, which stops with the wrong-thread message) or no snapshot is open yet.
+    @inline(__always)
+    var readTxnOnOwnerThread: OpaquePointer? {
+        if let ownerThread, pthread_equal(ownerThread, pthread_self()) == 0 { return nil }
+        return readTxn
     }
 
     /// Throws unless the calling thread may use this state.

@@ -261,15 +261,26 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
 
     public mutating func next() -> Element? {
         guard position < keys.count else { return nil }
-        defer { position += 1 }
-        if bound == nil { bound = results.core.bound }
-        guard let bound else { return results.object(forKey: keys[position]) }
         let key = keys[position]
-        if isKnownUniquelyReferenced(&recycled), let object = recycled,
-           _getUnownedRetainCount(object) == 1, _getWeakRetainCount(object) == 1 {
-            object._key = key
-            return element(object)
+        position += 1
+        // `recycled` is only ever set once the binding is known: nothing else to look up.
+        // The checks borrow it unretained (this iterator holds it); only the element
+        // handed out is retained.
+        if isKnownUniquelyReferenced(&recycled),
+           Unmanaged.passUnretained(recycled.unsafelyUnwrapped)._withUnsafeGuaranteedRef({ object in
+               guard _getUnownedRetainCount(object) == 1, _getWeakRetainCount(object) == 1 else { return false }
+               object._key = key
+               return true
+           }) {
+            return element(recycled.unsafelyUnwrapped)
         }
+        return makeElement(key)
+    }
+
+    /// A new accessor for `key` (the first element, or when the last one is still held).
+    private mutating func makeElement(_ key: UInt64) -> Element {
+        if bound == nil { bound = results.core.bound }
+        guard let bound else { return results.object(forKey: key) }
         let object = results.core.realm._accessor(bound, key)
         if bound.info.recyclesAccessors { recycled = object }
         return element(object)

@@ -76,13 +76,21 @@ final class BoundClass: @unchecked Sendable {
     /// The column of each of `info.properties`, `noColumn` for `LinkingObjects`.
     let columns: [UInt16]
     let primaryKeyColumn: UInt16?
+    /// `columns` in memory this binding owns, for property reads: an accessor keeps the
+    /// address (it holds the binding) and indexes it without touching the array.
+    let columnBuffer: UnsafeMutablePointer<UInt16>
 
     init(info: ObjectTypeInfo, entry: StoredSchema.ClassEntry) {
         self.info = info
         table = entry.table
         columns = info.properties.map { entry.property(named: $0.name)?.column ?? BoundClass.noColumn }
         primaryKeyColumn = entry.primaryKeyColumn >= 0 ? UInt16(entry.primaryKeyColumn) : nil
+        columnBuffer = .allocate(capacity: Swift.max(columns.count, 1))
+        columnBuffer.initialize(repeating: BoundClass.noColumn, count: Swift.max(columns.count, 1))
+        for (i, column) in columns.enumerated() { columnBuffer[i] = column }
     }
+
+    deinit { columnBuffer.deallocate() }
 
     var className: String { info.className }
 }
