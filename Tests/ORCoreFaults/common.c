@@ -78,6 +78,15 @@ void fx_rmtree(const char *dir)
 
 /* ---- the writer child ---- */
 
+bool fx_durability_flags(const char *mode, uint64_t turn, unsigned *flags)
+{
+    if (strcmp(mode, "full") == 0) *flags = 0;
+    else if (strcmp(mode, "no-meta-sync") == 0) *flags = ORC_ENV_NO_META_SYNC;
+    else if (strcmp(mode, "both") == 0) *flags = turn % 2 ? ORC_ENV_NO_META_SYNC : 0;
+    else return false;
+    return true;
+}
+
 double fx_now(void)
 {
     struct timespec ts;

@@ -111,13 +111,12 @@ static void one_run(tally *t, const char *shim, char *const env[], char *const a
 static unsigned durability_flags(int argc, char **argv, size_t run)
 {
     const char *d = fx_opt(argc, argv, "durability", "both");
-    if (strcmp(d, "full") == 0) return 0;
-    if (strcmp(d, "no-meta-sync") == 0) return ORC_ENV_NO_META_SYNC;
-    if (strcmp(d, "both") != 0) {
+    unsigned flags;
+    if (!fx_durability_flags(d, run / 4, &flags)) {
         fprintf(stderr, "orcore_faults: --durability is full, no-meta-sync or both, not '%s'\n", d);
         exit(2);
     }
-    return (run / 4) % 2 ? ORC_ENV_NO_META_SYNC : 0;
+    return flags;
 }
 
 static void print_tally(const char *what, const tally *t, double secs)

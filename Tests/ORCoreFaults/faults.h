@@ -48,6 +48,10 @@ uint64_t fx_opt_u64(int argc, char **argv, const char *name, uint64_t fallback);
 char *fx_make_dir(int argc, char **argv, const char *prefix);
 void fx_rmtree(const char *dir);
 
+/** The environment flags of `--durability` `mode` (full, no-meta-sync, or both: the two
+ *  alternating with `turn`); false for another mode. */
+bool fx_durability_flags(const char *mode, uint64_t turn, unsigned *flags);
+
 /** Seconds on the monotonic clock. */
 double fx_now(void);
 /** Counts a finding in `*count` and prints the first five to stderr. */

@@ -131,13 +131,6 @@ static void check_cut(power_tally *t, const pw_journal *j, const pw_cut *cut, co
     free(r.digest);
 }
 
-static unsigned cycle_flags(const char *d, uint64_t cycle)
-{
-    if (strcmp(d, "full") == 0) return 0;
-    if (strcmp(d, "no-meta-sync") == 0) return ORC_ENV_NO_META_SYNC;
-    return cycle % 2 ? ORC_ENV_NO_META_SYNC : 0;
-}
-
 int fx_power_main(int argc, char **argv)
 {
     const char *shim = fx_opt(argc, argv, "shim", NULL);
@@ -150,7 +143,8 @@ int fx_power_main(int argc, char **argv)
     uint64_t commits = fx_opt_u64(argc, argv, "commits", 30);
     uint64_t seed = fx_opt_u64(argc, argv, "seed", 1);
     const char *durability = fx_opt(argc, argv, "durability", "both");
-    if (strcmp(durability, "full") && strcmp(durability, "no-meta-sync") && strcmp(durability, "both")) {
+    unsigned flags;
+    if (!fx_durability_flags(durability, 0, &flags)) {
         fprintf(stderr, "orcore_faults power: --durability is full, no-meta-sync or both, not '%s'\n", durability);
         return 2;
     }
@@ -172,7 +166,7 @@ int fx_power_main(int argc, char **argv)
     size_t img_cap = 0;
 
     for (uint64_t cycle = 0; cycle < cycles; cycle++) {
-        unsigned flags = cycle_flags(durability, cycle);
+        fx_durability_flags(durability, cycle, &flags);
         snprintf(path, sizeof path, "%s/cycle%llu.realm", dir, (unsigned long long)cycle);
         snprintf(journal, sizeof journal, "%s/cycle%llu.journal", dir, (unsigned long long)cycle);
         snprintf(fenv, sizeof fenv, FAULTFS_ENV_FILE "=%s", path);
