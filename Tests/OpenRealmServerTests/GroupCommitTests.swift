@@ -84,6 +84,53 @@ final class GroupCommitTests: ServerTestCase {
         }
     }
 
+    /// A download fanned out for one changeset of a group acknowledges only what was
+    /// integrated before that changeset: a client told that its own later changeset was
+    /// integrated would forget it, and not transform the earlier changesets of others
+    /// that still reach it against it (the lists diverge).
+    func testAFannedOutDownloadAcknowledgesOnlyWhatPrecedesItsChangeset() throws {
+        let (setup, _) = try boundClient()
+        try subscribeToAllTasks(setup)
+        try upload(setup, clientVersion: 1, Self.taskSchema + [Self.task(1, title: "t", status: "open")])
+        let writers = try (0..<2).map { _ in try boundClient().0 }
+        for writer in writers { try subscribeToAllTasks(writer) }
+        let app = try server.auth.apps.app("todo")
+        let base = app.store.serverVersion
+
+        let release = try holdAppLock()
+        defer { release() }
+        for (i, writer) in writers.enumerated() {
+            try writer.send(.upload(tagUpload(i, versions: 1...2, base: base)))
+            try waitUntil("upload \(i) is queued") { app.uploads.count == i + 1 }
+        }
+        release()
+        // Writer 0's changesets are base + 1 and base + 2, integrated before any of
+        // writer 1's: their downloads to writer 1 acknowledge none of its uploads.
+        var seen: [UInt64: UInt64] = [:]
+        while seen.count < 2 {
+            let (version, acknowledged) = try writers[1].waitFor("writer 0's changesets") { message -> (UInt64, UInt64)? in
+                if case .download(let d) = message, let c = d.changesets.first {
+                    XCTAssertEqual(c.lastIntegratedClientVersion, 0)
+                    return (c.serverVersion, d.progress.lastIntegratedClientVersion)
+                }
+                return nil
+            }
+            seen[version] = acknowledged
+        }
+        XCTAssertEqual(seen, [base + 1: 0, base + 2: 0])
+        XCTAssertEqual(try waitForAcknowledgement(writers[1], of: 2), base + 4)
+        // Writer 1's changesets came after both of writer 0's.
+        for version in (base + 3)...(base + 4) {
+            let acknowledged = try writers[0].waitFor("writer 1's changeset \(version)") { message -> UInt64? in
+                if case .download(let d) = message, let c = d.changesets.first, c.serverVersion == version {
+                    return d.progress.lastIntegratedClientVersion
+                }
+                return nil
+            }
+            XCTAssertEqual(acknowledged, 2)
+        }
+    }
+
     /// A bad upload in a group fails its own session only: the group is integrated
     /// again upload by upload.
     func testABadUploadInAGroupFailsItsSessionOnly() throws {

@@ -80,7 +80,7 @@ public struct AppConfiguration: Sendable, Hashable {
         guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw ServerError("\(source): not a JSON object")
         }
-        var reader = ConfigReader(source: source)
+        let reader = ConfigReader(source: source)
         try reader.only(root, ["appId", "developmentMode", "auth", "tokens", "queryableFields", "indexedQueryableField", "limits",
                               "rules", "partitionField", "rateLimits"], at: "")
         guard let appId = try reader.string(root["appId"], "appId") else { throw ServerError("\(source): 'appId' is required") }

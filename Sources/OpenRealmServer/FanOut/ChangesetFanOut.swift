@@ -208,7 +208,8 @@ struct ChangesetFanOut {
             let message = session.download([WireDownloadChangeset(
                 serverVersion: serverVersion, lastIntegratedClientVersion: delivery.clientVersion,
                 originFileIdent: originFileIdent, originClientVersion: originClientVersion,
-                timestamp: timestamp, instructions: instructions)], serverVersion: serverVersion)
+                timestamp: timestamp, instructions: instructions)], serverVersion: serverVersion,
+                acknowledging: delivery.clientVersion)
             // A message that does not encode goes out as a message: the transport
             // reports it and closes that connection, as for any other.
             guard let frame = try? EncodedMessage(message, encoder: encoder) else {

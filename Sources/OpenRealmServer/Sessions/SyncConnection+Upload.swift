@@ -69,7 +69,6 @@ extension SyncConnection {
             let last = try store.environment.write { txn -> UInt64 in
                 try app.recordPendingProgress(txn)
                 var version = store.serverVersion
-                let memo = ConcurrentMemo()
                 for job in jobs {
                     let session = job.session
                     if let file = try AppStore.clientFile(txn, ident: session.fileIdent) {
@@ -78,7 +77,7 @@ extension SyncConnection {
                     try checkOrder(job.upload)
                     for changeset in job.upload.changesets where changeset.clientVersion > session.lastIntegratedClientVersion {
                         try checkBase(changeset, serverVersion: version)
-                        let result = try integrateChangeset(txn, session, changeset, refusing: [:], memo: memo,
+                        let result = try integrateChangeset(txn, session, changeset, refusing: [:],
                                                             version: version + 1, others: sessions.filter { $0 !== session })
                         version += 1
                         result.apply()
@@ -91,6 +90,8 @@ extension SyncConnection {
             store.didCommit(serverVersion: last)
             for result in integrated { result.deliver() }
         } catch {
+            // The memos were extended over versions of the aborted transaction.
+            for job in jobs { job.session.concurrentMemo.clear() }
             for (session, view, clientVersion) in saved {
                 session.viewObjects = view
                 session.lastIntegratedClientVersion = clientVersion
@@ -133,10 +134,9 @@ extension SyncConnection {
             session.lastIntegratedClientVersion = max(session.lastIntegratedClientVersion, file.lastIntegratedClientVersion)
         }
         try checkOrder(job.upload)
-        let memo = ConcurrentMemo()
         for changeset in job.upload.changesets where changeset.clientVersion > session.lastIntegratedClientVersion {
             try checkBase(changeset, serverVersion: store.serverVersion)
-            try integrateAlone(session, changeset, memo: memo, app: app)
+            try integrateAlone(session, changeset, app: app)
             job.metrics.increment("openrealm_changesets_integrated_total")
         }
     }
@@ -173,15 +173,14 @@ extension SyncConnection {
     /// (origin 0) that reverts them. An object found refused only after the changeset
     /// was applied makes the integration start again without it, so each attempt
     /// refuses at least one more object and the loop ends.
-    private static func integrateAlone(_ session: SyncSession, _ changeset: WireUploadChangeset, memo: ConcurrentMemo,
-                                       app: SyncApp) throws {
+    private static func integrateAlone(_ session: SyncSession, _ changeset: WireUploadChangeset, app: SyncApp) throws {
         var refused: [WireObjectRef: String] = [:]
         while true {
             do {
                 let others = app.boundSessions.filter { $0 !== session }
                 let result = try app.store.environment.write { txn in
                     try app.recordPendingProgress(txn)
-                    return try integrateChangeset(txn, session, changeset, refusing: refused, memo: memo,
+                    return try integrateChangeset(txn, session, changeset, refusing: refused,
                                                   version: app.store.serverVersion + 1, others: others)
                 }
                 app.store.didCommit(serverVersion: result.version)
@@ -229,7 +228,7 @@ extension SyncConnection {
                 session.send(session.download([WireDownloadChangeset(
                     serverVersion: version, lastIntegratedClientVersion: changeset.clientVersion,
                     timestamp: changeset.timestamp.advanced(to: UInt64(max(0, AppStore.nowMilliseconds))),
-                    instructions: reply)], serverVersion: version))
+                    instructions: reply)], serverVersion: version, acknowledging: changeset.clientVersion))
             }
             fanOut.send(serverVersion: version, originFileIdent: session.fileIdent,
                         originClientVersion: changeset.clientVersion, timestamp: changeset.timestamp)
@@ -239,7 +238,7 @@ extension SyncConnection {
     /// Integrates one changeset of `session` in `txn` as server version `version` and
     /// computes its fan-out to `others`. Sends nothing and changes no session.
     private static func integrateChangeset(_ txn: StoreTransaction, _ session: SyncSession, _ changeset: WireUploadChangeset,
-                                           refusing alreadyRefused: [WireObjectRef: String], memo: ConcurrentMemo,
+                                           refusing alreadyRefused: [WireObjectRef: String],
                                            version: UInt64, others: [SyncSession]) throws -> IntegratedChangeset {
         let app = session.app
         let authorizer = WriteAuthorizer(view: session.view)
@@ -260,9 +259,10 @@ extension SyncConnection {
         var resentSince: Set<WireObjectRef> = []
         if !listEdits.isEmpty {
             allowed = ListTransform.transform(allowed, against: try Self.concurrentInstructions(
-                txn, origin: session.fileIdent, after: changeset.lastIntegratedServerVersion, through: version - 1, memo: memo))
+                txn, origin: session.fileIdent, after: changeset.lastIntegratedServerVersion, through: version - 1,
+                on: Set(objects), memo: session.concurrentMemo))
             resentSince = try Self.resentWhole(txn, to: session.fileIdent, after: changeset.lastIntegratedServerVersion,
-                                               through: version - 1, memo: memo)
+                                               through: version - 1, memo: session.concurrentMemo)
         }
         var integrator = Integrator(txn: txn, developmentMode: app.configuration.developmentMode,
                                     stamp: WriteStamp(timestamp: changeset.timestamp, originFileIdent: session.fileIdent),
@@ -321,114 +321,5 @@ extension SyncConnection {
         let fanOut = try ChangesetFanOut(applied, to: others, txn, schema)
         return IntegratedChangeset(session: session, changeset: changeset, version: version, objects: objects,
                                    refused: refused, reply: reply, originView: originView, fanOut: fanOut)
-    }
-
-    /// The instructions other clients' changesets integrated after server version `after`
-    /// (which the origin had not seen when it made its changeset), in server order, as
-    /// they apply on the origin's copy: where the origin's own changesets were integrated
-    /// in between, the others' list instructions before them are carried past them (they
-    /// are transformed against the origin's list edits as it uploaded them, since its
-    /// next changeset was made after those).
-    ///
-    /// Only instructions that can move list indices are returned (list edits, object
-    /// erases, instructions on embedded objects); sets of top-level fields cannot.
-    static func concurrentInstructions(_ txn: StoreTransaction, origin: UInt64, after: UInt64,
-                                       through last: UInt64, memo: ConcurrentMemo = ConcurrentMemo()) throws -> [WireInstruction] {
-        try concurrentRange(txn, origin: origin, after: after, through: last, memo: memo.forOrigin(origin))
-    }
-
-    /// What ``concurrentInstructions(_:origin:after:through:memo:)`` computed, by the
-    /// origin and the version it starts after: the instructions through a version. Used
-    /// within one app lock (one upload), during which the history only grows: the
-    /// changesets of an upload made at one server version each need that range, one
-    /// version longer each time, and the ranges the origin's own earlier changesets need
-    /// nest inside, so computing each from scratch would take time growing with the
-    /// square (or worse) of how far the origin lags.
-    final class ConcurrentMemo {
-        fileprivate var ranges: [UInt64: [UInt64: (last: UInt64, out: [WireInstruction])]] = [:]
-        /// ``resentWhole(_:to:after:through:memo:)``'s answers, likewise.
-        fileprivate var resent: [UInt64: [UInt64: (last: UInt64, out: Set<WireObjectRef>)]] = [:]
-        fileprivate var origin: UInt64 = 0
-
-        init() {}
-
-        fileprivate func forOrigin(_ origin: UInt64) -> ConcurrentMemo {
-            self.origin = origin
-            return self
-        }
-    }
-
-    /// Whether a concurrent instruction can move the index of a list instruction.
-    private static func movesListIndices(_ instruction: WireInstruction) -> Bool {
-        if ListTransform.list(of: instruction) != nil { return true }
-        if case .eraseObject = instruction { return true }
-        return !(instruction.objectPath?.path.isEmpty ?? true)
-    }
-
-    private static func concurrentRange(_ txn: StoreTransaction, origin: UInt64, after: UInt64, through last: UInt64,
-                                        memo: ConcurrentMemo) throws -> [WireInstruction] {
-        let known = memo.ranges[origin]?[after]
-        if let known, known.last == last { return known.out }
-        let floor = try AppStore.historyFloor(txn)
-        if after > 0 && after < floor {
-            throw SyncFailure(.clientResetRequired, "the changeset was made after server version \(after), but the history after it was trimmed up to version \(floor); reset the file")
-        }
-        // A file that had integrated nothing (after 0) made its changes on its own new objects.
-        var first = max(after, floor) + 1
-        var out: [WireInstruction] = []
-        if let known, known.last < last {
-            first = known.last + 1
-            out = known.out
-        }
-        guard first <= last else { return out }
-        for version in first...last {
-            guard let entry = try AppStore.historyEntry(txn, version) else {
-                throw SyncFailure(.clientResetRequired, "the history after server version \(after) was trimmed; reset the file")
-            }
-            guard entry.originFileIdent != origin else {
-                if !entry.uploadedListEdits.isEmpty, !out.isEmpty {
-                    // The origin's edits as it held them once it had integrated `after`:
-                    // made earlier, they were carried past what it integrated since.
-                    var edits = try WireChangeset(decoding: entry.uploadedListEdits).instructions
-                    if let madeAt = entry.originServerVersion, madeAt < after {
-                        edits = ListTransform.transform(edits, against: try concurrentRange(
-                            txn, origin: origin, after: madeAt, through: after, memo: memo))
-                    }
-                    out = ListTransform.transform(out, against: edits, incomingWinsTies: true)
-                }
-                continue
-            }
-            out += try WireChangeset(decoding: entry.changeset).instructions.filter(movesListIndices)
-        }
-        memo.ranges[origin, default: [:]][after] = (last, out)
-        return out
-    }
-
-    /// The objects the server sent back whole to client file `origin` (compensations of
-    /// its own changesets, every collection cleared first) in server versions
-    /// `after + 1 ... last`. Pending list edits of the origin made before such a copy
-    /// arrived lost to its clears there (`docs/CONFLICTS.md`, "Lists").
-    ///
-    /// `memo` keeps what was computed, by origin and `after`, within one lock (one group
-    /// of uploads), during which the history only grows: each changeset of an upload
-    /// needs the range one version longer than the one before.
-    static func resentWhole(_ txn: StoreTransaction, to origin: UInt64, after: UInt64,
-                            through last: UInt64, memo: ConcurrentMemo = ConcurrentMemo()) throws -> Set<WireObjectRef> {
-        var first = max(after, try AppStore.historyFloor(txn)) + 1
-        var out: Set<WireObjectRef> = []
-        if let known = memo.resent[origin]?[after], known.last <= last {
-            first = max(first, known.last + 1)
-            out = known.out
-        }
-        guard first <= last else { return out }
-        for version in first...last {
-            guard let entry = try AppStore.historyEntry(txn, version), entry.originFileIdent == origin,
-                  !entry.compensation.isEmpty else { continue }
-            for instruction in try WireChangeset(decoding: entry.compensation).instructions {
-                if case .clearCollection = instruction, let ref = instruction.topLevelObject { out.insert(ref) }
-            }
-        }
-        memo.resent[origin, default: [:]][after] = (last, out)
-        return out
     }
 }

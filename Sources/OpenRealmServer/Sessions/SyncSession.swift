@@ -41,6 +41,9 @@ final class SyncSession: @unchecked Sendable {
     var viewServerVersion: UInt64 = 0
     /// The objects that bootstrap sent whole.
     var viewSnapshots: Set<WireObjectRef> = []
+    /// What the file's uploads are transformed against, kept from one upload to the
+    /// next (``SyncConnection/ConcurrentMemo``).
+    let concurrentMemo = SyncConnection.ConcurrentMemo()
     /// Sends to the session's connection.
     let output: @Sendable (ConnectionOutput) -> Void
 
@@ -61,11 +64,18 @@ final class SyncSession: @unchecked Sendable {
 
     /// A download of `changesets` (possibly none: progress only); `downloadableBytes`
     /// is what remains to send after it (the later batches of a bootstrap).
-    func download(_ changesets: [WireDownloadChangeset], serverVersion: UInt64,
+    ///
+    /// `acknowledging` is the client version the progress acknowledges, the session's
+    /// ``lastIntegratedClientVersion`` when nil. A download sent for one changeset of a
+    /// group commit acknowledges what was integrated before that changeset, not what
+    /// the group integrated after it: the client forgets its pending changes up to the
+    /// acknowledged version, and a changeset integrated before one of them must still
+    /// be transformed against it there.
+    func download(_ changesets: [WireDownloadChangeset], serverVersion: UInt64, acknowledging: UInt64? = nil,
                   bootstrap: WireBootstrapState = .none, downloadableBytes: UInt64 = 0) -> WireMessage {
         .download(WireDownload(session: number, queryVersion: view.queryVersion,
                                progress: WireDownloadProgress(serverVersion: serverVersion,
-                                                              lastIntegratedClientVersion: lastIntegratedClientVersion,
+                                                              lastIntegratedClientVersion: acknowledging ?? lastIntegratedClientVersion,
                                                               downloadableBytes: downloadableBytes),
                                bootstrap: bootstrap, changesets: changesets))
     }
