@@ -45,6 +45,7 @@ final class ConcurrentRangeTests: XCTestCase {
         var rng = SplitMix(seed: seed * 7919)
         let origin: UInt64 = 1
         let memo = SyncConnection.ConcurrentMemo()
+        let index = HistoryIndex()
         var version: UInt64 = 0
         var originBase: UInt64 = 0
         var clientVersion: UInt64 = 0
@@ -77,11 +78,16 @@ final class ConcurrentRangeTests: XCTestCase {
             let objects: Set<WireObjectRef> = Set((1...3).filter { _ in rng.next() % 2 == 0 }.map { Self.object(Int64($0)).root })
             try store.environment.read { txn in
                 let fromMemo = try SyncConnection.concurrentInstructions(txn, origin: origin, after: originBase, through: version,
-                                                                          on: objects, memo: memo)
+                                                                          on: objects, index: index, memo: memo)
+                // A fresh index and memo (a restarted server), read for the same range.
+                let fresh = try SyncConnection.concurrentInstructions(txn, origin: origin, after: originBase, through: version,
+                                                                       on: objects, index: HistoryIndex())
                 let expected = try Self.wholeHistory(txn, origin: origin, after: originBase, through: version)
                 for ref in objects {
                     XCTAssertEqual(fromMemo.filter { $0.topLevelObject == ref }, expected.filter { $0.topLevelObject == ref },
                                    "seed \(seed), after \(originBase) through \(version), \(ref)")
+                    XCTAssertEqual(fresh.filter { $0.topLevelObject == ref }, expected.filter { $0.topLevelObject == ref },
+                                   "fresh index: seed \(seed), after \(originBase) through \(version), \(ref)")
                 }
                 XCTAssertTrue(fromMemo.allSatisfy { $0.topLevelObject.map(objects.contains) ?? false })
                 checks += 1
@@ -91,6 +97,42 @@ final class ConcurrentRangeTests: XCTestCase {
         XCTAssertFalse(memo.isEmpty)
         memo.clear()
         XCTAssertTrue(memo.isEmpty)
+    }
+
+    /// Versions read in a write transaction that was then aborted are forgotten, and
+    /// read again as committed; versions at or below a new history floor are dropped.
+    func testTheIndexForgetsAbortedVersionsAndDropsTrimmedOnes() throws {
+        let store = try AppStore(appId: "index", directory: directory.appendingPathComponent("index"))
+        let index = HistoryIndex()
+        let tags = Self.object(1)
+        func entry(_ version: UInt64, _ value: String) throws -> HistoryEntry {
+            HistoryEntry(serverVersion: version, originFileIdent: 2, originClientVersion: version,
+                         timestamp: WireHybridTimestamp(milliseconds: version), integratedAt: 0,
+                         changeset: try WireChangeset([.listInsert(object: tags, property: "tags", index: 0, value: .string(value))]).encoded())
+        }
+        try store.environment.write { txn in
+            for v in UInt64(1)...3 { try AppStore.appendHistory(txn, try entry(v, "committed\(v)")) }
+        }
+        struct Abort: Error {}
+        XCTAssertThrowsError(try store.environment.write { txn in
+            try AppStore.appendHistory(txn, try entry(4, "aborted"))
+            try index.cover(after: 0, through: 4, floor: 0, txn)
+            XCTAssertEqual(index.items(tags.root, 1, 4).count, 4)
+            throw Abort()
+        })
+        index.forget(after: 3)
+        XCTAssertEqual(index.coveredVersions, 1...3)
+        try store.environment.write { txn in try AppStore.appendHistory(txn, try entry(4, "committed4")) }
+        try store.environment.read { txn in
+            try index.cover(after: 0, through: 4, floor: 0, txn)
+            XCTAssertEqual(index.items(tags.root, 1, 4).map { $0.changeset.first }, (1...4).map {
+                .listInsert(object: tags, property: "tags", index: 0, value: .string("committed\($0)"))
+            })
+            // The history trimmed through version 2: versions 1 and 2 leave the index.
+            try index.cover(after: 2, through: 4, floor: 2, txn)
+            XCTAssertEqual(index.coveredVersions, 3...4)
+            XCTAssertEqual(index.items(tags.root, 0, 4).map(\.version), [3, 4])
+        }
     }
 
     /// The history after `after` read from scratch, every object at once: the others'

@@ -39,6 +39,9 @@ struct Integrator {
 
     /// Clocks loaded and changed during this changeset, written back by ``finish()``.
     private var clocks: [WireObjectRef: PropertyClocks] = [:]
+    /// The objects whose `__clocks` row exists (read by ``loadClocks(_:)``): written
+    /// back by update, the others by insert, without reading the row again.
+    private var storedClocks: Set<WireObjectRef> = []
     private var erased: Set<WireObjectRef> = []
 
     init(txn: StoreTransaction, developmentMode: Bool, stamp: WriteStamp, serverVersion: UInt64) {
@@ -126,6 +129,7 @@ struct Integrator {
                 clock.removeStamps(under: EmbeddedPaths.clockPrefix(path))
                 clocks[path.root] = clock
             } else {
+                _ = try loadClocks(path.root)
                 clocks[path.root] = PropertyClocks()
                 erased.insert(path.root)
             }
@@ -250,7 +254,7 @@ struct Integrator {
                 "clocks": .binary(clock.encoded()),
                 "erasedAtVersion": .int(erased.contains(ref) ? Int64(serverVersion) : 0),
             ]
-            if try txn.readRow("__clocks", .string(key)) != nil {
+            if storedClocks.contains(ref) {
                 try txn.updateRow("__clocks", .string(key), row)
             } else {
                 var full = row
@@ -263,6 +267,7 @@ struct Integrator {
     private mutating func loadClocks(_ ref: WireObjectRef) throws -> PropertyClocks {
         if let c = clocks[ref] { return c }
         let row = try txn.readRow("__clocks", .string(PropertyClocks.key(ref)))
+        if row != nil { storedClocks.insert(ref) }
         let c = row?.binary("clocks").map(PropertyClocks.init(decoding:)) ?? PropertyClocks()
         clocks[ref] = c
         return c

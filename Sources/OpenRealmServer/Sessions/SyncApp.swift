@@ -23,6 +23,9 @@ final class SyncApp: @unchecked Sendable {
     private var pendingProgress: [UInt64: UInt64] = [:]
     /// Uploads waiting to be integrated (group commit, ``UploadQueue``).
     let uploads = UploadQueue()
+    /// The history's list instructions by object, for transforming uploads (guarded by
+    /// the store's lock).
+    let historyIndex = HistoryIndex()
     /// The login attempts' token buckets.
     let loginLimiter = LoginRateLimiter()
 

@@ -6,87 +6,75 @@ import OpenRealmWire
 extension SyncConnection {
     /// The instructions other clients' changesets integrated after server version `after`
     /// (which the origin had not seen when it made its changeset) on the top-level
-    /// objects `objects`, in server order, as they apply on the origin's copy: where the
-    /// origin's own changesets were integrated in between, the others' list instructions
-    /// before them are carried past them (they are transformed against the origin's list
-    /// edits as it uploaded them, since its next changeset was made after those).
+    /// objects `objects`, in server order per object, as they apply on the origin's copy:
+    /// where the origin's own changesets were integrated in between, the others' list
+    /// instructions before them are carried past them (they are transformed against the
+    /// origin's list edits as it uploaded them, since its next changeset was made after
+    /// those).
     ///
     /// Only instructions that can move list indices are returned (list edits, object
     /// erases, instructions on embedded objects); sets of top-level fields cannot.
     /// Instructions on different top-level objects never move each other's indices, so
-    /// only those on `objects` are worked out.
+    /// each object's are worked out on their own, from the versions that touched it
+    /// (``HistoryIndex``).
     ///
     /// - Throws: ``SyncFailure`` `clientResetRequired` when the history after `after` was
     ///   trimmed.
     static func concurrentInstructions(_ txn: StoreTransaction, origin: UInt64, after: UInt64, through last: UInt64,
-                                       on objects: Set<WireObjectRef>,
+                                       on objects: Set<WireObjectRef>, index: HistoryIndex,
                                        memo: ConcurrentMemo = ConcurrentMemo()) throws -> [WireInstruction] {
-        let range = try concurrentRange(txn, origin: origin, after: after, through: last, memo: memo)
+        let floor = try checkedFloor(txn, after: after)
         var out: [WireInstruction] = []
-        for ref in objects { out += range.byObject[ref] ?? [] }
+        for ref in objects {
+            out += try objectRange(txn, ref, origin: origin, after: after, through: last, floor: floor, index: index, memo: memo)
+        }
         return out
     }
 
-    /// The others' instructions of one range, by the top-level object they act on.
-    struct ConcurrentRange {
-        var byObject: [WireObjectRef: [WireInstruction]] = [:]
-    }
-
-    /// What ``concurrentInstructions(_:origin:after:through:on:memo:)`` and
-    /// ``resentWhole(_:to:after:through:memo:)`` computed for one origin, by the version
-    /// they start after: the answers through a version.
+    /// What ``concurrentInstructions(_:origin:after:through:on:index:memo:)`` computed
+    /// for one origin, by object and the version it starts after: the instructions
+    /// through a version.
     ///
     /// The history only grows, so an answer through one version is extended to a later
-    /// one by reading the versions in between: the changesets of a client's upload,
-    /// made at one server version, each need that range one version longer than the one
-    /// before, and the ranges its own earlier changesets need nest inside. Computing each
-    /// from scratch takes time growing with the square of how far the client lags.
+    /// one by the versions in between: the changesets of a client's upload, made at one
+    /// server version, each need that range one version longer than the one before, and
+    /// the ranges its own earlier changesets need nest inside. Computing each from
+    /// scratch takes time growing with the square of how far the client lags.
     ///
     /// Each session keeps one for its file (``SyncSession/concurrentMemo``), across
-    /// uploads and the parts of a large one, so a backlog is read once. Versions written
-    /// by a transaction that was then aborted are not history: after an abort the
-    /// memos the transaction extended are cleared (``clear()``). A trimmed history is
-    /// noticed before any answer is used (the floor is checked first). At most
-    /// ``capacity`` starting versions are kept, those extended last.
+    /// uploads and the parts of a large one. Versions written by a transaction that was
+    /// then aborted are not history: after an abort the memos the transaction extended
+    /// are cleared (``clear()``). A trimmed history is noticed before any answer is used
+    /// (the floor is checked first). At most ``capacity`` ranges are kept, those
+    /// extended last.
     ///
     /// Threading: used with the app's lock held.
     final class ConcurrentMemo {
-        static let capacity = 8
+        static let capacity = 64
 
-        fileprivate var ranges: [UInt64: (last: UInt64, out: ConcurrentRange)] = [:]
-        fileprivate var resent: [UInt64: (last: UInt64, out: Set<WireObjectRef>)] = [:]
+        fileprivate struct Key: Hashable {
+            let after: UInt64
+            let object: WireObjectRef
+        }
+
+        fileprivate var ranges: [Key: (last: UInt64, out: [WireInstruction])] = [:]
 
         init() {}
 
         /// Forgets every answer.
         func clear() {
             ranges = [:]
-            resent = [:]
         }
 
         /// Whether anything is kept (tests).
-        var isEmpty: Bool { ranges.isEmpty && resent.isEmpty }
+        var isEmpty: Bool { ranges.isEmpty }
 
-        fileprivate func keep(_ after: UInt64, _ last: UInt64, _ out: ConcurrentRange) {
-            ranges[after] = (last, out)
+        fileprivate func keep(_ key: Key, _ last: UInt64, _ out: [WireInstruction]) {
+            ranges[key] = (last, out)
             if ranges.count > Self.capacity, let oldest = ranges.min(by: { $0.value.last < $1.value.last })?.key {
                 ranges[oldest] = nil
             }
         }
-
-        fileprivate func keep(_ after: UInt64, _ last: UInt64, _ out: Set<WireObjectRef>) {
-            resent[after] = (last, out)
-            if resent.count > Self.capacity, let oldest = resent.min(by: { $0.value.last < $1.value.last })?.key {
-                resent[oldest] = nil
-            }
-        }
-    }
-
-    /// Whether a concurrent instruction can move the index of a list instruction.
-    private static func movesListIndices(_ instruction: WireInstruction) -> Bool {
-        if ListTransform.list(of: instruction) != nil { return true }
-        if case .eraseObject = instruction { return true }
-        return !(instruction.objectPath?.path.isEmpty ?? true)
     }
 
     /// The history floor, checked against `after` first: a range reaching below it cannot
@@ -99,62 +87,38 @@ extension SyncConnection {
         return floor
     }
 
-    private static func concurrentRange(_ txn: StoreTransaction, origin: UInt64, after: UInt64, through last: UInt64,
-                                        memo: ConcurrentMemo) throws -> ConcurrentRange {
-        let floor = try checkedFloor(txn, after: after)
-        if let known = memo.ranges[after], known.last == last { return known.out }
+    /// One object's part of ``concurrentInstructions(_:origin:after:through:on:index:memo:)``.
+    private static func objectRange(_ txn: StoreTransaction, _ ref: WireObjectRef, origin: UInt64, after: UInt64,
+                                    through last: UInt64, floor: UInt64, index: HistoryIndex,
+                                    memo: ConcurrentMemo) throws -> [WireInstruction] {
+        let key = ConcurrentMemo.Key(after: after, object: ref)
+        if let known = memo.ranges[key], known.last == last { return known.out }
+        try index.cover(after: after, through: last, floor: floor, txn)
         // A file that had integrated nothing (after 0) made its changes on its own new objects.
         var first = max(after, floor) + 1
-        var out = ConcurrentRange()
+        var out: [WireInstruction] = []
         // Taken out of the memo while it is extended, so that it is not copied.
-        if let known = memo.ranges.removeValue(forKey: after), known.last < last {
+        if let known = memo.ranges.removeValue(forKey: key), known.last < last {
             first = known.last + 1
             out = known.out
         }
-        if first <= last {
-            for version in first...last {
-                guard let entry = try AppStore.historyEntry(txn, version) else {
-                    throw SyncFailure(.clientResetRequired, "the history after server version \(after) was trimmed; reset the file")
+        for item in index.items(ref, first, last) {
+            guard item.origin != origin else {
+                guard !item.uploadedEdits.isEmpty, !out.isEmpty else { continue }
+                // The origin's edits as it held them once it had integrated `after`:
+                // made earlier, they were carried past what it integrated since.
+                var edits = item.uploadedEdits
+                if let madeAt = item.madeAt, madeAt < after {
+                    edits = ListTransform.transform(edits, against: try objectRange(
+                        txn, ref, origin: origin, after: madeAt, through: after, floor: floor, index: index, memo: memo))
                 }
-                guard entry.originFileIdent != origin else {
-                    if !entry.uploadedListEdits.isEmpty, !out.byObject.isEmpty {
-                        try carry(&out, past: entry, origin: origin, after: after, txn: txn, memo: memo)
-                    }
-                    continue
-                }
-                for instruction in try WireChangeset(decoding: entry.changeset).instructions where movesListIndices(instruction) {
-                    guard let ref = instruction.topLevelObject else { continue }
-                    out.byObject[ref, default: []].append(instruction)
-                }
+                out = ListTransform.transform(out, against: edits, incomingWinsTies: true)
+                continue
             }
+            out += item.changeset
         }
-        memo.keep(after, last, out)
+        memo.keep(key, last, out)
         return out
-    }
-
-    /// Carries the others' instructions in `out` past the origin's own changeset of
-    /// history `entry`: they are transformed against its list edits as the origin held
-    /// them once it had integrated `after` (made earlier, they were carried past what it
-    /// integrated since).
-    private static func carry(_ out: inout ConcurrentRange, past entry: HistoryEntry, origin: UInt64, after: UInt64,
-                              txn: StoreTransaction, memo: ConcurrentMemo) throws {
-        var edits: [WireObjectRef: [WireInstruction]] = [:]
-        for instruction in try WireChangeset(decoding: entry.uploadedListEdits).instructions {
-            guard let ref = instruction.topLevelObject, out.byObject[ref] != nil else { continue }
-            edits[ref, default: []].append(instruction)
-        }
-        guard !edits.isEmpty else { return }
-        var madeEarlier: ConcurrentRange?
-        if let madeAt = entry.originServerVersion, madeAt < after {
-            madeEarlier = try concurrentRange(txn, origin: origin, after: madeAt, through: after, memo: memo)
-        }
-        for (ref, var objectEdits) in edits {
-            if let against = madeEarlier?.byObject[ref] {
-                objectEdits = ListTransform.transform(objectEdits, against: against)
-            }
-            guard let others = out.byObject.removeValue(forKey: ref) else { continue }
-            out.byObject[ref] = ListTransform.transform(others, against: objectEdits, incomingWinsTies: true)
-        }
     }
 
     /// The objects the server sent back whole to client file `origin` (compensations of
@@ -162,23 +126,10 @@ extension SyncConnection {
     /// `after + 1 ... last`. Pending list edits of the origin made before such a copy
     /// arrived lost to its clears there (`docs/CONFLICTS.md`, "Lists").
     static func resentWhole(_ txn: StoreTransaction, to origin: UInt64, after: UInt64,
-                            through last: UInt64, memo: ConcurrentMemo = ConcurrentMemo()) throws -> Set<WireObjectRef> {
-        var first = max(after, try AppStore.historyFloor(txn)) + 1
-        var out: Set<WireObjectRef> = []
-        if let known = memo.resent.removeValue(forKey: after), known.last <= last {
-            first = max(first, known.last + 1)
-            out = known.out
-        }
-        if first <= last {
-            for version in first...last {
-                guard let entry = try AppStore.historyEntry(txn, version), entry.originFileIdent == origin,
-                      !entry.compensation.isEmpty else { continue }
-                for instruction in try WireChangeset(decoding: entry.compensation).instructions {
-                    if case .clearCollection = instruction, let ref = instruction.topLevelObject { out.insert(ref) }
-                }
-            }
-        }
-        memo.keep(after, last, out)
-        return out
+                            through last: UInt64, index: HistoryIndex) throws -> Set<WireObjectRef> {
+        let floor = try AppStore.historyFloor(txn)
+        guard max(after, floor) < last else { return [] }
+        try index.cover(after: after, through: last, floor: floor, txn)
+        return index.resentObjects(to: origin, max(after, floor) + 1, last)
     }
 }

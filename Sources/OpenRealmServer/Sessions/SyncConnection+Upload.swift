@@ -90,7 +90,8 @@ extension SyncConnection {
             store.didCommit(serverVersion: last)
             for result in integrated { result.deliver() }
         } catch {
-            // The memos were extended over versions of the aborted transaction.
+            // The index and memos were extended over versions of the aborted transaction.
+            app.historyIndex.forget(after: store.serverVersion)
             for job in jobs { job.session.concurrentMemo.clear() }
             for (session, view, clientVersion) in saved {
                 session.viewObjects = view
@@ -260,9 +261,9 @@ extension SyncConnection {
         if !listEdits.isEmpty {
             allowed = ListTransform.transform(allowed, against: try Self.concurrentInstructions(
                 txn, origin: session.fileIdent, after: changeset.lastIntegratedServerVersion, through: version - 1,
-                on: Set(objects), memo: session.concurrentMemo))
+                on: Set(objects), index: app.historyIndex, memo: session.concurrentMemo))
             resentSince = try Self.resentWhole(txn, to: session.fileIdent, after: changeset.lastIntegratedServerVersion,
-                                               through: version - 1, memo: session.concurrentMemo)
+                                               through: version - 1, index: app.historyIndex)
         }
         var integrator = Integrator(txn: txn, developmentMode: app.configuration.developmentMode,
                                     stamp: WriteStamp(timestamp: changeset.timestamp, originFileIdent: session.fileIdent),
