@@ -18,8 +18,25 @@ struct WriteStamp: Sendable, Hashable, Comparable {
 struct PropertyClocks: Sendable, Hashable {
     var stamps: [String: WriteStamp] = [:]
 
-    /// The `__clocks` key of an object.
-    static func key(_ ref: WireObjectRef) -> String { ref.className + "\u{1F}" + ref.primaryKey.description }
+    /// The `__clocks` key of an object: the class name, U+001F, then the primary key's
+    /// text (``WirePrimaryKey/description``). An ObjectId key, the usual kind, is
+    /// written byte by byte (the integration of every uploaded object needs its key).
+    static func key(_ ref: WireObjectRef) -> String {
+        switch ref.primaryKey {
+        case .objectId(let id):
+            var out: [UInt8] = []
+            out.reserveCapacity(ref.className.utf8.count + 30)
+            out.append(contentsOf: ref.className.utf8)
+            out.append(contentsOf: [0x1F, UInt8(ascii: "o"), UInt8(ascii: "i"), UInt8(ascii: "d"), UInt8(ascii: "(")])
+            id.appendHexDigits(to: &out)
+            out.append(UInt8(ascii: ")"))
+            return String(decoding: out, as: UTF8.self)
+        case .int(let v):
+            return ref.className + "\u{1F}" + String(v)
+        default:
+            return ref.className + "\u{1F}" + ref.primaryKey.description
+        }
+    }
 
     func encoded() -> [UInt8] {
         var out: [UInt8] = []

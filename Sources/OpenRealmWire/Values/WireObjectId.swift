@@ -54,7 +54,19 @@ public struct WireObjectId: Sendable, Hashable, Comparable, CustomStringConverti
     }
 
     /// 24 lowercase hexadecimal digits.
-    public var description: String { hexString(bytes) }
+    public var description: String {
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        appendHexDigits(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends ``description``'s 24 digits, as UTF-8, to `out`.
+    public func appendHexDigits(to out: inout [UInt8]) {
+        @inline(__always) func digit(_ d: UInt8) -> UInt8 { d < 10 ? 0x30 + d : 0x57 + d }
+        for shift in stride(from: 60, through: 0, by: -4) { out.append(digit(UInt8(truncatingIfNeeded: head >> UInt64(shift)) & 0xF)) }
+        for shift in stride(from: 28, through: 0, by: -4) { out.append(digit(UInt8(truncatingIfNeeded: tail >> UInt32(shift)) & 0xF)) }
+    }
 
     public static func < (a: WireObjectId, b: WireObjectId) -> Bool {
         (a.head, a.tail) < (b.head, b.tail)
@@ -63,12 +75,12 @@ public struct WireObjectId: Sendable, Hashable, Comparable, CustomStringConverti
 
 /// Lowercase hexadecimal digits of `bytes`.
 func hexString(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
+    @inline(__always) func digit(_ d: UInt8) -> UInt8 { d < 10 ? 0x30 + d : 0x57 + d }
     var out = [UInt8]()
     out.reserveCapacity(bytes.count * 2)
     for byte in bytes {
-        out.append(digits[Int(byte >> 4)])
-        out.append(digits[Int(byte & 0xF)])
+        out.append(digit(byte >> 4))
+        out.append(digit(byte & 0xF))
     }
     return String(decoding: out, as: UTF8.self)
 }
