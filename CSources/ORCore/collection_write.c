@@ -43,6 +43,61 @@ static int list_insert(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col,
     return rc ? txn_poison(txn, rc) : ORC_OK;
 }
 
+/* n inserts at i, i + 1, ...: the record is rebuilt once, not once per element. */
+static int list_insert_many(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i,
+                            const orc_value *values, size_t n)
+{
+    site s;
+    orc_buf *out;
+    if (n && !values) return orc_fail(ORC_ERR_INVALID_ARG, "no values given for %zu list inserts", n);
+    int rc = coll_open(txn, table, key, col, ORC_COLL_LIST, true, &s);
+    if (rc) return rc;
+    if (i > s.c.count) return coll_out_of_range(&s, i);
+    if (n == 0) return ORC_OK;
+    if (n > UINT32_MAX - s.c.count) return orc_fail(ORC_ERR_INVALID_ARG, "the collection would exceed 4 GB");
+    for (size_t j = 0; j < n; j++)
+        if ((rc = coll_check_value(txn, &s, &values[j], true))) return rc;
+    /* The new elements' encodings, one after another, then the pieces of the new record:
+       the elements before i, the new ones, the rest. */
+    orc_buf enc = {0};
+    size_t count = s.c.count;
+    size_t *ends = malloc(n * sizeof *ends);
+    piece *ps = malloc((count + n) * sizeof *ps);
+    if (!ends || !ps) {
+        rc = orc_fail(ORC_ERR_NOMEM, "allocating %zu list inserts", n);
+        goto out;
+    }
+    for (size_t j = 0; j < n && !rc; j++) {
+        rc = val_encode(&enc, &values[j]);
+        ends[j] = enc.size;
+    }
+    if (rc) goto out;
+    size_t np = 0;
+    for (size_t j = 0; j < count; j++) {
+        if (j == i)
+            for (size_t k = 0; k < n; k++)
+                ps[np++] = (piece){enc.data + (k ? ends[k - 1] : 0), ends[k] - (k ? ends[k - 1] : 0), false};
+        size_t a, b;
+        coll_bounds(&s.c, (uint32_t)j, &a, &b);
+        ps[np++] = (piece){s.c.blob + a, b - a, false};
+    }
+    if (i == count)
+        for (size_t k = 0; k < n; k++)
+            ps[np++] = (piece){enc.data + (k ? ends[k - 1] : 0), ends[k] - (k ? ends[k - 1] : 0), false};
+    if ((rc = coll_build_buf(txn, &out)) || (rc = coll_build_pieces(ps, np, out))) goto out;
+    for (size_t k = 0; k < n && !rc; k++)
+        rc = log_coll(txn, s.cls, key, ORC_INSTR_LIST_INSERT, col, i + k, 0, NULL, &values[k], false);
+    if (!rc) rc = coll_store(txn, table, key, col, out);
+    for (size_t k = 0; k < n && !rc; k++)
+        if (values[k].type == ORC_TYPE_LINK) rc = blink_add(txn, values[k].link.table, values[k].link.key, table, col, key);
+    if (rc) rc = txn_poison(txn, rc);
+out:
+    free(ends);
+    free(ps);
+    buf_free(&enc);
+    return rc;
+}
+
 static int list_set(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, const orc_value *value)
 {
     site s;
@@ -137,6 +192,12 @@ out:
 int orc_list_insert(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, const orc_value *value)
 {
     return ORC_WRITE_OP(txn, list_insert(txn, table, key, col, i, value));
+}
+
+int orc_list_insert_many(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, const orc_value *values,
+                         size_t n)
+{
+    return ORC_WRITE_OP(txn, list_insert_many(txn, table, key, col, i, values, n));
 }
 
 int orc_list_set(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, const orc_value *value)

@@ -43,7 +43,8 @@ TEST(collection_random_lists)
         for (int op = 0; op < n_ops; op++, ops++) {
             int li = (int)(test_rand(&rng) % RL_LISTS);
             model_list *m = &model[li];
-            uint64_t k = owners[li / RL_COLS];
+            uint64_t k_owner = owners[li / RL_COLS];
+            uint64_t k = k_owner;
             uint16_t col = cols[li % RL_COLS];
             uint64_t r = test_rand(&rng);
             size_t i = m->n ? (size_t)(test_rand(&rng) % (m->n + 1)) : 0;
@@ -51,7 +52,28 @@ TEST(collection_random_lists)
             int64_t x = (int64_t)(test_rand(&rng) % 1000) - 500;
             orc_value v = is_null ? v_null() : v_int(x);
             switch (r % 16) {
-            case 0: case 1: case 2: case 3: case 4: case 5: /* insert */
+            case 5: { /* several inserts at once */
+                size_t k = 1 + (size_t)(test_rand(&rng) % 4);
+                if (m->n + k > RL_MAX) break;
+                orc_value vs[4];
+                bool nulls[4];
+                int64_t xs[4];
+                for (size_t j = 0; j < k; j++) {
+                    nulls[j] = test_rand(&rng) % 10 == 0;
+                    xs[j] = (int64_t)(test_rand(&rng) % 1000) - 500;
+                    vs[j] = nulls[j] ? v_null() : v_int(xs[j]);
+                }
+                CHECK_OK(orc_list_insert_many(txn, t, k_owner, col, i, vs, k));
+                memmove(&m->v[i + k], &m->v[i], (m->n - i) * sizeof *m->v);
+                memmove(&m->null[i + k], &m->null[i], (m->n - i) * sizeof *m->null);
+                for (size_t j = 0; j < k; j++) {
+                    m->v[i + j] = xs[j];
+                    m->null[i + j] = nulls[j];
+                }
+                m->n += k;
+                break;
+            }
+            case 0: case 1: case 2: case 3: case 4: /* insert */
                 if (m->n == RL_MAX) break;
                 CHECK_OK(orc_list_insert(txn, t, k, col, i, &v));
                 memmove(&m->v[i + 1], &m->v[i], (m->n - i) * sizeof *m->v);

@@ -76,6 +76,52 @@ final class ObjectCreatorTests: XCTestCase {
         XCTAssertNil(realm.object(ofType: BulkItem.self, forPrimaryKey: 99))
     }
 
+    /// Runs of inserts at consecutive positions of one list go in as one ORCore call
+    /// (an object sent whole); the list and what observers are told are those of the
+    /// inserts one by one, past-the-end positions clamped, a value the list cannot
+    /// hold skipped on its own.
+    func testRunsOfListInsertsApplyAsOneByOne() throws {
+        let realm = try openRealm()
+        try realm.write { realm.add(BulkItem(value: ["_id": 1, "strings": ["a", "b"]])) }
+        var initial = false
+        var changes: [(deletions: [Int], insertions: [Int])] = []
+        let token = realm.object(ofType: BulkItem.self, forPrimaryKey: 1)!.strings.observe { change in
+            switch change {
+            case .initial: initial = true
+            case .update(_, let deletions, let insertions, _): changes.append((deletions, insertions))
+            case .error: break
+            }
+        }
+        defer { token.invalidate() }
+        func spin(until done: () -> Bool) {
+            let deadline = Date().addingTimeInterval(10)
+            while !done() && Date() < deadline { RunLoop.current.run(until: Date().addingTimeInterval(0.01)) }
+        }
+        spin { initial }
+        let strings = WireObjectPath(className: "BulkItem", primaryKey: .int(1))
+        func insert(_ index: UInt64, _ value: WireValue) -> WireInstruction {
+            .listInsert(object: strings, property: "strings", index: index, value: value)
+        }
+        var instructions: [WireInstruction] = [.clearCollection(object: strings, property: "strings")]
+        instructions += (0..<300).map { insert(UInt64($0), .string("e\($0)")) }
+        instructions += [insert(1, .string("m0")), insert(2, .string("m1")), insert(3, .string("m2"))]
+        // Past the end: clamped, each in turn.
+        instructions += [insert(900, .string("z0")), insert(901, .string("z1"))]
+        // A run holding a value of the wrong type: the others still go in.
+        instructions += [insert(0, .string("w0")), insert(1, .int(5)), insert(2, .string("w2"))]
+        let skipped = try apply(realm, instructions)
+        XCTAssertEqual(skipped, 1)
+        var expected = (0..<300).map { "e\($0)" }
+        expected.insert(contentsOf: ["m0", "m1", "m2"], at: 1)
+        expected += ["z0", "z1"]
+        expected.insert("w0", at: 0)
+        expected.insert("w2", at: 2)
+        XCTAssertEqual(Array(realm.object(ofType: BulkItem.self, forPrimaryKey: 1)!.strings), expected)
+        spin { !changes.isEmpty }
+        XCTAssertEqual(changes.first?.deletions, [0, 1])
+        XCTAssertEqual(changes.first?.insertions.count, expected.count)
+    }
+
     func testAKeyOfTheWrongTypeIsRefusedNotCreated() throws {
         let realm = try openRealm()
         let skipped = try apply(realm, [

@@ -649,6 +649,13 @@ int orc_coll_clear(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col);
 
 /** Inserts at position i (0 ... size). ORC_ERR_OUT_OF_RANGE past size; ORC_ERR_EMBEDDED for a link to an embedded class. */
 int orc_list_insert(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, const orc_value *value);
+/**
+ * Inserts n values at positions i, i + 1, ..., i + n - 1 (i in 0 ... size), as n calls
+ * of orc_list_insert would, recording n inserts, but rewriting the list once. Nothing
+ * changes when a value is refused (the same errors as orc_list_insert).
+ */
+int orc_list_insert_many(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, const orc_value *values,
+                         size_t n);
 /** Replaces position i. ORC_ERR_OUT_OF_RANGE. Replacing an embedded element erases it. */
 int orc_list_set(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, const orc_value *value);
 /** Removes position i (an embedded element is erased). ORC_ERR_OUT_OF_RANGE. */

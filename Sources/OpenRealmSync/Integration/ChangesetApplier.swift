@@ -33,12 +33,48 @@ struct ChangesetApplier {
     }
 
     mutating func apply(_ instructions: [WireInstruction]) {
-        for instruction in instructions {
+        var i = 0
+        while i < instructions.count {
             defer { scratch.reset() }
-            if !apply(instruction) { skipped += 1 }
+            // Inserts at consecutive positions of one list (an object sent whole, a
+            // bootstrap): one rewrite of the list, not one per element.
+            if case .listInsert(let path, let property, let index, _) = instructions[i] {
+                var end = i + 1
+                while end < instructions.count, case .listInsert(let p, let q, let at, _) = instructions[end],
+                      at == index &+ UInt64(end - i), q == property, p == path {
+                    end += 1
+                }
+                if end - i > 1, applyInserts(instructions[i..<end], path, property, index) {
+                    i = end
+                    continue
+                }
+            }
+            if !apply(instructions[i]) { skipped += 1 }
+            i += 1
         }
         // Links created objects made to objects created after them.
         _ = creator.resolvePendingLinks(scratch)
+    }
+
+    /// Applies `run`, `listInsert`s of `path.property` at `index`, `index + 1`, ..., in
+    /// one ORCore call; false (nothing applied) when one of them cannot go in that
+    /// way, for the instructions to be applied one by one.
+    private func applyInserts(_ run: ArraySlice<WireInstruction>, _ path: WireObjectPath, _ property: String,
+                              _ index: UInt64) -> Bool {
+        guard let (cls, key) = target(path), let col = column(cls, property) else { return false }
+        var converted: [orc_value] = []
+        converted.reserveCapacity(run.count)
+        for case .listInsert(_, _, _, let value) in run {
+            guard let v = values.orcValue(value, scratch) else { return false }
+            converted.append(v)
+        }
+        var size = 0
+        _ = orc_coll_size(txn, cls.table, key, col, &size)
+        // Past the end, each insert would be clamped to the end in turn.
+        let at = min(Int(clamping: index), size)
+        return converted.withUnsafeBufferPointer {
+            orc_list_insert_many(txn, cls.table, key, col, at, $0.baseAddress, $0.count) == ORC_OK
+        }
     }
 
     /// The class and object key an instruction's path names.

@@ -25,6 +25,10 @@ struct PendingEdits {
 
     /// Local version → its synced instructions as the client holds them now.
     private(set) var byVersion: [UInt64: [WireInstruction]] = [:]
+    /// Local version → the top-level objects its instructions act on, worked out once
+    /// per version. A transform never moves an instruction to another object (it may
+    /// drop one), so this stays true, at most too wide, as the changeset is transformed.
+    private var objectsByVersion: [UInt64: Set<WireObjectRef>] = [:]
     /// The versions a download transformed (their log entry no longer says what the
     /// client holds).
     private var transformed: Set<UInt64> = []
@@ -46,8 +50,20 @@ struct PendingEdits {
         let stamps = CommitStamps.all(txn)
         let ident = SyncProgressStore.identity(txn)?.ident ?? 0
         var out: [WireInstruction] = []
+        // Only pending changesets on the same top-level objects can meet a downloaded
+        // one: list transforms and last-writer-wins both act within one object (and what
+        // is under it). A client far behind holds thousands of pending changesets,
+        // almost all on objects a given download does not touch.
+        var versionsByObject: [WireObjectRef: [UInt64]] = [:]
+        for v in byVersion.keys.sorted() {
+            for object in objects(of: v) { versionsByObject[object, default: []].append(v) }
+        }
         for changeset in changesets {
-            let versions = byVersion.keys.filter { $0 > changeset.lastIntegratedClientVersion }.sorted()
+            var meeting: Set<UInt64> = []
+            for object in Set(changeset.instructions.compactMap(\.topLevelObject)) {
+                for v in versionsByObject[object] ?? [] where v > changeset.lastIntegratedClientVersion { meeting.insert(v) }
+            }
+            let versions = meeting.sorted()
             guard !versions.isEmpty else {
                 out += changeset.instructions
                 continue
@@ -87,9 +103,18 @@ struct PendingEdits {
         return out
     }
 
+    /// The top-level objects the pending changeset of local version `v` acts on.
+    private mutating func objects(of v: UInt64) -> Set<WireObjectRef> {
+        if let known = objectsByVersion[v] { return known }
+        let objects = Set((byVersion[v] ?? []).compactMap(\.topLevelObject))
+        objectsByVersion[v] = objects
+        return objects
+    }
+
     /// Forgets the local changesets the server has acknowledged (up to `version`).
     mutating func acknowledge(upTo version: UInt64) {
         byVersion = byVersion.filter { $0.key > version }
+        objectsByVersion = objectsByVersion.filter { $0.key > version }
         let kept = transformed.filter { $0 > version }
         if kept.count != transformed.count { changed = true }
         transformed = kept
