@@ -33,7 +33,7 @@ final class ListDownloadOwnerSkipTests: XCTestCase {
         let index = UInt64(g.next(4))
         // Sometimes the path goes through an element of the owner's `lines` list.
         let object = g.next(3) == 0 ? WireObjectPath(owner.root, path: [.property("lines"), .index(UInt64(g.next(4)))]) : owner
-        switch g.next(8) {
+        switch g.next(9) {
         case 0: return .listInsert(object: object, property: "entries", index: index, value: .string("v\(g.next(100))"))
         case 1: return .listSet(object: object, property: "entries", index: index, value: .string("s\(g.next(100))"))
         case 2: return .listErase(object: object, property: "entries", index: index)
@@ -41,6 +41,9 @@ final class ListDownloadOwnerSkipTests: XCTestCase {
         case 4: return .eraseObject(WireObjectPath(owner.root, path: [.property("lines"), .index(index)]))
         case 5: return .set(object: object, property: "text", value: .string("t"))
         case 6: return .createObject(className: "Note", primaryKey: .int(Int64(g.next(5))), values: [])
+        // A clear drops the other side's edits of the list: the pending changesets left
+        // without an instruction on the owner stop meeting its later instructions.
+        case 7: return .clearCollection(object: object, property: "entries")
         default: return .listInsert(object: owner, property: "lines", index: index, value: .string("l"))
         }
     }

@@ -19,21 +19,31 @@ extension ListTransform {
         guard editsLists(downloaded) || pending.contains(where: editsLists) else { return downloaded }
         // Two instructions can only move each other when their object paths start at the
         // same top-level object (a list and every path through it belong to one owner),
-        // so a pending changeset none of whose instructions starts at the downloaded
-        // one's owner is left alone, as is a downloaded instruction without a path.
-        // Transforms never change an owner, so the sets stay valid as `pending` changes.
-        // Without this every downloaded instruction met every pending one: with a few
-        // hundred unacknowledged changesets a download kept the session busy for minutes.
-        let owners = pending.map { Set($0.compactMap { $0.objectPath?.root }) }
+        // so a downloaded instruction meets only the pending changesets that still have
+        // an instruction on its owner, and one without a path meets none. Transforms
+        // never change an owner, but they drop instructions: a changeset left with none
+        // on an owner (its list edits lost to a downloaded clear, say) leaves that
+        // owner's list. Without this every downloaded instruction met every pending
+        // changeset: an object sent whole (a clear, then an insert per element) against
+        // thousands of unacknowledged changesets kept the session busy for minutes.
+        var byOwner: [WireObjectRef: [Int]] = [:]
+        for (c, changeset) in pending.enumerated() {
+            for owner in Set(changeset.compactMap({ $0.objectPath?.root })) { byOwner[owner, default: []].append(c) }
+        }
         var out: [WireInstruction] = []
         for instruction in downloaded {
-            guard let owner = instruction.objectPath?.root else {
+            guard let owner = instruction.objectPath?.root, let meeting = byOwner[owner], !meeting.isEmpty else {
                 out.append(instruction)
                 continue
             }
             var current: WireInstruction? = instruction
-            for c in pending.indices where owners[c].contains(owner) {
-                guard current != nil else { break }
+            var stillOn: [Int] = []
+            stillOn.reserveCapacity(meeting.count)
+            for c in meeting {
+                guard current != nil else {
+                    stillOn.append(c)
+                    continue
+                }
                 var rewritten: [WireInstruction] = []
                 for p in pending[c] {
                     guard let d = current else { rewritten.append(p); continue }
@@ -41,7 +51,9 @@ extension ListTransform {
                     if let p2 = transform(p, against: d, winsTies: false) { rewritten.append(p2) }
                 }
                 pending[c] = rewritten
+                if rewritten.contains(where: { $0.objectPath?.root == owner }) { stillOn.append(c) }
             }
+            byOwner[owner] = stillOn
             if let current { out.append(current) }
         }
         return out
