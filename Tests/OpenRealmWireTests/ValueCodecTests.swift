@@ -138,6 +138,34 @@ final class ValueCodecTests: XCTestCase {
         }
     }
 
+    /// Strings must be valid UTF-8: each kind of bad sequence is refused, and valid text
+    /// (the replacement character itself included) comes back byte for byte.
+    func testStringsAreValidatedAsUTF8() throws {
+        func read(_ utf8: [UInt8]) throws -> String {
+            var bytes: [UInt8] = []
+            var n = UInt64(utf8.count)
+            repeat {
+                bytes.append(UInt8(n & 0x7F) | (n >= 0x80 ? 0x80 : 0))
+                n >>= 7
+            } while n > 0
+            var reader = WireReader(bytes + utf8, limits: WireLimits())
+            return try reader.string("s")
+        }
+        let bad: [[UInt8]] = [
+            [0xC3, 0x28], [0x80], [0xBF], [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80],
+            [0xF0, 0x80, 0x80, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xFF], [0xE2, 0x82],
+            [0x61, 0xF0, 0x9F, 0x98], Array("ok".utf8) + [0xFE] + Array("ok".utf8),
+        ]
+        for bytes in bad {
+            XCTAssertThrowsError(try read(bytes), "\(bytes)") { error in
+                XCTAssertTrue((error as! WireError).message.contains("not valid UTF-8"), "\(bytes)")
+            }
+        }
+        for text in ["", "a", "Grüße", "日本語", "🦀 and \u{FFFD}", "\u{0}", String(repeating: "é", count: 1000)] {
+            XCTAssertEqual(try read(Array(text.utf8)), text)
+        }
+    }
+
     func testUnknownTagsAndKindsAreRefused() {
         let cases: [([UInt8], String)] = [
             ([1, 99], "instructions[0].tag"),

@@ -200,9 +200,16 @@ struct WireReader {
     mutating func string(_ field: StaticString) throws(WireError) -> String {
         let start = position
         let range = try lengthPrefixed(field)
-        guard let text = String(validating: bytes[range], as: UTF8.self) else {
-            throw failure(field, "not valid UTF-8", at: start)
+        // Decoding repairs invalid UTF-8 (each bad sequence becomes U+FFFD), so the text
+        // is valid exactly when its bytes are the input's. (The stdlib's fast contiguous
+        // path: `String(validating:)` over a slice goes through generic code, the most
+        // expensive part of decoding a changeset.)
+        let text: String? = bytes.withUnsafeBufferPointer { all in
+            let utf8 = UnsafeBufferPointer(rebasing: all[range])
+            let text = String(decoding: utf8, as: UTF8.self)
+            return text.utf8.count == utf8.count && text.utf8.elementsEqual(utf8) ? text : nil
         }
+        guard let text else { throw failure(field, "not valid UTF-8", at: start) }
         return text
     }
 
