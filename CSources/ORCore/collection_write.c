@@ -73,17 +73,15 @@ static int list_insert_many(orc_txn *txn, uint32_t table, uint64_t key, uint16_t
     }
     if (rc) goto out;
     size_t np = 0;
-    for (size_t j = 0; j < count; j++) {
+    for (size_t j = 0; j <= count; j++) {
         if (j == i)
             for (size_t k = 0; k < n; k++)
                 ps[np++] = (piece){enc.data + (k ? ends[k - 1] : 0), ends[k] - (k ? ends[k - 1] : 0), false};
+        if (j == count) break;
         size_t a, b;
         coll_bounds(&s.c, (uint32_t)j, &a, &b);
         ps[np++] = (piece){s.c.blob + a, b - a, false};
     }
-    if (i == count)
-        for (size_t k = 0; k < n; k++)
-            ps[np++] = (piece){enc.data + (k ? ends[k - 1] : 0), ends[k] - (k ? ends[k - 1] : 0), false};
     if ((rc = coll_build_buf(txn, &out)) || (rc = coll_build_pieces(ps, np, out))) goto out;
     for (size_t k = 0; k < n && !rc; k++)
         rc = log_coll(txn, s.cls, key, ORC_INSTR_LIST_INSERT, col, i + k, 0, NULL, &values[k], false);

@@ -154,11 +154,7 @@ final class ConcurrentRangeTests: XCTestCase {
                 out = ListTransform.transform(out, against: edits, incomingWinsTies: true)
                 continue
             }
-            out += try WireChangeset(decoding: entry.changeset).instructions.filter { instruction in
-                if ListTransform.list(of: instruction) != nil { return true }
-                if case .eraseObject = instruction { return true }
-                return !(instruction.objectPath?.path.isEmpty ?? true)
-            }
+            out += try WireChangeset(decoding: entry.changeset).instructions.filter(HistoryIndex.movesListIndices)
         }
         return out
     }

@@ -93,28 +93,26 @@ final class HistoryIndex {
     /// was aborted).
     func forget(after version: UInt64) {
         guard !isEmpty, through > version else { return }
-        for (ref, items) in byObject {
-            let kept = items.filter { $0.version <= version }
-            byObject[ref] = kept.isEmpty ? nil : kept
-        }
-        for (origin, entries) in resent {
-            let kept = entries.filter { $0.version <= version }
-            resent[origin] = kept.isEmpty ? nil : kept
-        }
+        keepVersions { $0 <= version }
         through = max(from, version)
     }
 
     private func dropThrough(_ floor: UInt64) {
+        keepVersions { $0 > floor }
+        from = floor
+        if through <= floor { isEmpty = true }
+    }
+
+    /// Keeps only the items and resent-object entries of the versions `keep` accepts.
+    private func keepVersions(_ keep: (UInt64) -> Bool) {
         for (ref, items) in byObject {
-            let kept = items.filter { $0.version > floor }
+            let kept = items.filter { keep($0.version) }
             byObject[ref] = kept.isEmpty ? nil : kept
         }
         for (origin, entries) in resent {
-            let kept = entries.filter { $0.version > floor }
+            let kept = entries.filter { keep($0.version) }
             resent[origin] = kept.isEmpty ? nil : kept
         }
-        from = floor
-        if through <= floor { isEmpty = true; byObject = [:]; resent = [:] }
     }
 
     /// Whether an instruction can move the index of a list instruction.
@@ -132,30 +130,22 @@ final class HistoryIndex {
             guard let entry = try AppStore.historyEntry(txn, version) else {
                 throw SyncFailure(.clientResetRequired, "the history after server version \(first - 1) was trimmed; reset the file")
             }
+            // One item per object this version touched (each object's items stay in version order).
             var here: [WireObjectRef: Item] = [:]
-            func item(_ ref: WireObjectRef) -> Item {
-                here[ref] ?? Item(version: version, origin: entry.originFileIdent, madeAt: entry.originServerVersion)
-            }
-            var order: [WireObjectRef] = []
+            let fresh = Item(version: version, origin: entry.originFileIdent, madeAt: entry.originServerVersion)
             if !entry.changeset.isEmpty {
                 for instruction in try WireChangeset(decoding: entry.changeset).instructions where Self.movesListIndices(instruction) {
                     guard let ref = instruction.topLevelObject else { continue }
-                    var it = item(ref)
-                    if here[ref] == nil { order.append(ref) }
-                    it.changeset.append(instruction)
-                    here[ref] = it
+                    here[ref, default: fresh].changeset.append(instruction)
                 }
             }
             if !entry.uploadedListEdits.isEmpty {
                 for instruction in try WireChangeset(decoding: entry.uploadedListEdits).instructions {
                     guard let ref = instruction.topLevelObject else { continue }
-                    var it = item(ref)
-                    if here[ref] == nil { order.append(ref) }
-                    it.uploadedEdits.append(instruction)
-                    here[ref] = it
+                    here[ref, default: fresh].uploadedEdits.append(instruction)
                 }
             }
-            for ref in order { objects[ref, default: []].append(here[ref]!) }
+            for (ref, item) in here { objects[ref, default: []].append(item) }
             if !entry.compensation.isEmpty {
                 var cleared: Set<WireObjectRef> = []
                 for instruction in try WireChangeset(decoding: entry.compensation).instructions {

@@ -63,9 +63,8 @@ public struct WireObjectId: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// Appends ``description``'s 24 digits, as UTF-8, to `out`.
     public func appendHexDigits(to out: inout [UInt8]) {
-        @inline(__always) func digit(_ d: UInt8) -> UInt8 { d < 10 ? 0x30 + d : 0x57 + d }
-        for shift in stride(from: 60, through: 0, by: -4) { out.append(digit(UInt8(truncatingIfNeeded: head >> UInt64(shift)) & 0xF)) }
-        for shift in stride(from: 28, through: 0, by: -4) { out.append(digit(UInt8(truncatingIfNeeded: tail >> UInt32(shift)) & 0xF)) }
+        for shift in stride(from: 60, through: 0, by: -4) { out.append(hexDigit(UInt8(truncatingIfNeeded: head >> UInt64(shift)) & 0xF)) }
+        for shift in stride(from: 28, through: 0, by: -4) { out.append(hexDigit(UInt8(truncatingIfNeeded: tail >> UInt32(shift)) & 0xF)) }
     }
 
     public static func < (a: WireObjectId, b: WireObjectId) -> Bool {
@@ -75,12 +74,15 @@ public struct WireObjectId: Sendable, Hashable, Comparable, CustomStringConverti
 
 /// Lowercase hexadecimal digits of `bytes`.
 func hexString(_ bytes: [UInt8]) -> String {
-    @inline(__always) func digit(_ d: UInt8) -> UInt8 { d < 10 ? 0x30 + d : 0x57 + d }
     var out = [UInt8]()
     out.reserveCapacity(bytes.count * 2)
     for byte in bytes {
-        out.append(digit(byte >> 4))
-        out.append(digit(byte & 0xF))
+        out.append(hexDigit(byte >> 4))
+        out.append(hexDigit(byte & 0xF))
     }
     return String(decoding: out, as: UTF8.self)
 }
+
+/// The lowercase hexadecimal digit of `d` (0 ... 15), as UTF-8.
+@inline(__always)
+private func hexDigit(_ d: UInt8) -> UInt8 { d < 10 ? 0x30 + d : 0x57 + d }
