@@ -101,4 +101,50 @@ final class RestartTests: ServerTestCase {
         let full = try query(late, version: 2, ["Task": "title == 't4'"]).get()
         XCTAssertEqual(full.first, Self.task(4, title: "t4", status: "open"))
     }
+
+    /// Objects only the client's own changesets touched since its server version are
+    /// held on the client as on the server: a re-bind does not send them again (a list
+    /// the client appends to would otherwise travel whole at every re-bind); those no
+    /// longer in its view are erased; an object others touched too still goes whole.
+    func testARebindDoesNotResendWhatOnlyTheClientsOwnChangesetsTouched() throws {
+        let token = try anonymousToken()
+        var client: TestSyncClient? = try TestSyncClient(port: port, appId: "todo")
+        let ident = try bind(client!, token: token, identity: nil)
+        let seen = try XCTUnwrap(query(client!, version: 1, ["Task": "status == 'open'"]).get()).isEmpty ? UInt64(1) : 0
+        XCTAssertEqual(seen, 1)
+        try upload(client!, clientVersion: 1, serverVersion: 1, Self.taskSchema + (1...4).map { Self.task($0, title: "t\($0)", status: "open") }) // 2
+        // The client's own changesets after version 2: a list append on task 1, task 2
+        // erased, task 3 also changed by another client.
+        try upload(client!, clientVersion: 2, serverVersion: 2, [.listInsert(object: Self.path(1), property: "tags", index: 0, value: .string("mine"))]) // 3
+        try upload(client!, clientVersion: 3, serverVersion: 2, [.eraseObject(Self.path(2)),
+                                                                 .set(object: Self.path(3), property: "title", value: .string("mine"))]) // 4
+        client = nil
+        let (other, _) = try boundClient()
+        try subscribeToAllTasks(other)                                                                // 5
+        try upload(other, clientVersion: 1, serverVersion: 5, [.set(object: Self.path(3), property: "score", value: .int(7))]) // 6
+
+        let back = try TestSyncClient(port: port, appId: "todo")
+        _ = try bind(back, token: token, identity: ident.fileIdentity, serverVersion: 2)
+        let catchUp = try query(back, version: 1, ["Task": "status == 'open'"]).get()
+        let resent = Set(catchUp.compactMap(\.topLevelObject))
+        XCTAssertEqual(resent, [Self.path(2).root, Self.path(3).root], "\(catchUp)")
+        XCTAssertTrue(catchUp.contains(.eraseObject(Self.path(2))), "task 2 is gone: \(catchUp)")
+        XCTAssertTrue(catchUp.contains(.clearCollection(object: Self.path(3), property: "tags")), "task 3 goes whole: \(catchUp)")
+        XCTAssertTrue(catchUp.contains(.set(object: Self.path(3), property: "score", value: .int(7))) ||
+                      catchUp.contains { if case .createObject(_, .int(3), _) = $0 { return true } else { return false } },
+                      "task 3 as the server has it: \(catchUp)")
+
+        // A changeset the client made before the re-bind, uploaded after it, on task 1
+        // (not resent): nothing comes back whole for it.
+        var downloads: [WireDownloadChangeset] = []
+        try back.send(.upload(WireUpload(session: 1, changesets: [WireUploadChangeset(
+            clientVersion: 4, lastIntegratedServerVersion: 4, timestamp: WireHybridTimestamp(milliseconds: 100),
+            instructions: [.listInsert(object: Self.path(1), property: "tags", index: 1, value: .string("later"))])])))
+        _ = try back.waitFor("the acknowledgement") { message -> Bool? in
+            guard case .download(let d) = message else { return nil }
+            downloads += d.changesets
+            return d.changesets.isEmpty && d.progress.lastIntegratedClientVersion >= 4 ? true : nil
+        }
+        XCTAssertEqual(downloads, [], "task 1 was not sent whole at the re-bind")
+    }
 }

@@ -11,17 +11,86 @@ final class WholeObjectResendTests: ServerTestCase {
     /// `clientVersion`.
     func uploadCollectingDownloads(_ client: TestSyncClient, clientVersion: UInt64, base: UInt64, hlc: UInt64,
                                    _ instructions: [WireInstruction]) throws -> [WireDownloadChangeset] {
-        try client.send(.upload(WireUpload(session: 1, changesets: [WireUploadChangeset(
+        try uploadCollectingDownloads(client, [WireUploadChangeset(
             clientVersion: clientVersion, lastIntegratedServerVersion: base,
-            timestamp: WireHybridTimestamp(milliseconds: hlc), instructions: instructions)])))
-        var changesets: [WireDownloadChangeset] = []
+            timestamp: WireHybridTimestamp(milliseconds: hlc), instructions: instructions)])
+    }
+
+    /// The changesets of the downloads `client` gets up to the acknowledgement of the
+    /// last of `changesets`, sent in one upload.
+    func uploadCollectingDownloads(_ client: TestSyncClient, _ changesets: [WireUploadChangeset]) throws -> [WireDownloadChangeset] {
+        try client.send(.upload(WireUpload(session: 1, changesets: changesets)))
+        let clientVersion = changesets.last?.clientVersion ?? 0
+        var downloaded: [WireDownloadChangeset] = []
         _ = try client.waitFor("the acknowledgement of client version \(clientVersion)") { message -> Bool? in
             if case .error(let e) = message { XCTFail("upload refused: \(e.message)"); return false }
             guard case .download(let d) = message else { return nil }
-            changesets += d.changesets
+            downloaded += d.changesets
             return d.changesets.isEmpty && d.progress.lastIntegratedClientVersion >= clientVersion ? true : nil
         }
-        return changesets
+        return downloaded
+    }
+
+    /// b, back as of version 3 after task 1 changed; its re-bound session with task 1
+    /// sent whole, as `testAListEditOverwrittenByAnObjectSentBackWholeIsSentBackAgain` sets up.
+    private func reboundClientAfterTask1Changed() throws -> TestSyncClient {
+        let (a, _) = try boundClient()
+        try subscribeToAllTasks(a)                                                                   // 1
+        try upload(a, clientVersion: 1, Self.taskSchema + [Self.task(1, title: "t", status: "open"),
+                                                           Self.task(2, title: "t2", status: "open")]) // 2
+        let bToken = try anonymousToken()
+        let (b, bIdent) = try boundClient(token: bToken)
+        try subscribeToAllTasks(b)                                                                   // 3
+        try b.send(.unbind(WireUnbind(session: 1)))
+        try upload(a, clientVersion: 2, serverVersion: 3, [.set(object: Self.path(1), property: "title", value: .string("u")),
+                                                           .set(object: Self.path(2), property: "title", value: .string("u2"))]) // 4
+        let b2 = try TestSyncClient(port: port, appId: "todo")
+        try b2.send(.bind(WireBind(session: 1, appId: "todo", accessToken: bToken, fileIdentity: bIdent.fileIdentity,
+                                   lastIntegratedServerVersion: 3)))
+        _ = try b2.waitFor("ident") { if case .ident(let i) = $0 { return i } else { return nil } }
+        try subscribeToAllTasks(b2)                                                                  // 5
+        return b2
+    }
+
+    private static func tags(of task: Int64, in changeset: WireDownloadChangeset) -> [String] {
+        changeset.instructions.compactMap { instruction -> String? in
+            guard case .listInsert(let object, "tags", _, .string(let tag)) = instruction, object == path(task) else { return nil }
+            return tag
+        }
+    }
+
+    /// A backlog made before the re-bind, in one upload: each object it touches goes
+    /// back whole once, with the last changeset that touches it, carrying all of them.
+    func testABacklogInOneUploadGetsEachObjectBackWholeOnce() throws {
+        let b2 = try reboundClientAfterTask1Changed()
+        func insert(_ task: Int64, _ tag: String) -> WireInstruction {
+            .listInsert(object: Self.path(task), property: "tags", index: 0, value: .string(tag))
+        }
+        let backlog = [[insert(1, "e")], [insert(2, "x")], [insert(1, "f")], [insert(1, "g"), insert(2, "y")], [insert(2, "z")]]
+        let back = try uploadCollectingDownloads(b2, backlog.enumerated().map { i, instructions in
+            WireUploadChangeset(clientVersion: UInt64(i + 1), lastIntegratedServerVersion: 3,
+                                timestamp: WireHybridTimestamp(milliseconds: 10 + UInt64(i)), instructions: instructions)
+        })                                                                                           // 6...10
+        func copies(of task: Int64) -> [WireDownloadChangeset] {
+            back.filter { $0.instructions.contains(.clearCollection(object: Self.path(task), property: "tags")) }
+        }
+        XCTAssertEqual(copies(of: 1).map(\.serverVersion), [9], "task 1 goes back whole once, with client version 4: \(back)")
+        XCTAssertEqual(copies(of: 1).first.map { Self.tags(of: 1, in: $0).sorted() }, ["e", "f", "g"])
+        XCTAssertEqual(copies(of: 2).map(\.serverVersion), [10], "task 2 goes back whole once, with client version 5: \(back)")
+        XCTAssertEqual(copies(of: 2).first.map { Self.tags(of: 2, in: $0).sorted() }, ["x", "y", "z"])
+
+        // The next upload, made before those copies arrived, gets task 1 back once more.
+        let next = try uploadCollectingDownloads(b2, [
+            WireUploadChangeset(clientVersion: 6, lastIntegratedServerVersion: 5, timestamp: WireHybridTimestamp(milliseconds: 20),
+                                instructions: [insert(1, "h")]),
+            WireUploadChangeset(clientVersion: 7, lastIntegratedServerVersion: 5, timestamp: WireHybridTimestamp(milliseconds: 21),
+                                instructions: [insert(1, "i")]),
+        ])                                                                                           // 11, 12
+        let again = next.filter { $0.instructions.contains(.clearCollection(object: Self.path(1), property: "tags")) }
+        XCTAssertEqual(again.map(\.serverVersion), [12], "\(next)")
+        XCTAssertEqual(again.first.map { Self.tags(of: 1, in: $0).sorted() }, ["e", "f", "g", "h", "i"])
+        XCTAssertFalse(next.contains { $0.instructions.contains(.clearCollection(object: Self.path(2), property: "tags")) },
+                       "the next upload did not touch task 2")
     }
 
     /// b's list edit E, made before its re-bind, comes back whole (with E) after the

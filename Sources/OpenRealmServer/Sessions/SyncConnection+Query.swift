@@ -86,8 +86,11 @@ extension SyncConnection {
             if session.hasHadView {
                 held = session.viewObjects
             } else if let found = try Self.earlierView(session, txn, current: view) {
-                uncertain = found.touched
-                held = Set(try found.view.objects(txn, schema: schema).keys).subtracting(found.touched)
+                // What only the client's own changesets touched it holds as the server
+                // does, when still in the view; the rest is sent (or erased) again.
+                let ownInView = found.ownOnly.filter { objects[$0] != nil }
+                uncertain = found.touched.union(found.ownOnly.subtracting(ownInView))
+                held = Set(try found.view.objects(txn, schema: schema).keys).subtracting(uncertain).union(ownInView)
             }
             // In the order of the references' text, each text made once (not once per comparison).
             let ordered = objects.map { entry in (entry.key.description, entry.key, entry.value.0, entry.value.1) }.sorted { $0.0 < $1.0 }
@@ -124,28 +127,39 @@ extension SyncConnection {
     /// objects history entries touched since the bind's `lastIntegratedServerVersion`;
     /// nil when it is unknown (no earlier view, not integrated, or the user's read
     /// rules or the partition changed since).
-    private static func earlierView(_ session: SyncSession, _ txn: StoreTransaction,
-                                    current: SubscriptionView) throws -> (view: SubscriptionView, touched: Set<WireObjectRef>)? {
+    ///
+    /// `touched` holds what other origins' changesets and view changes touched, and what
+    /// the server sent this file back whole; `ownOnly` what only the file's own
+    /// changesets touched. The client holds those as the server does: it made them, and
+    /// each was merged with what others did before it exactly as during a session, where
+    /// the server sends a client's own changesets nothing back
+    /// (`docs/SERVER.md`, "View changes and re-binds").
+    private static func earlierView(_ session: SyncSession, _ txn: StoreTransaction, current: SubscriptionView) throws
+        -> (view: SubscriptionView, touched: Set<WireObjectRef>, ownOnly: Set<WireObjectRef>)? {
         let since = session.bindServerVersion
         guard since > 0, let row = try txn.readRow("__client_files", .int(Int64(session.fileIdent))),
               let at = row.int("viewServerVersion"), at > 0, since >= UInt64(at),
               let text = row.string("view"), let record = ViewRecord(decoding: text),
               let earlier = record.view(like: current) else { return nil }
         var touched: Set<WireObjectRef> = []
+        var own: Set<WireObjectRef> = []
         var version = since + 1
         while version <= session.app.store.serverVersion {
             defer { version += 1 }
             guard let entry = try AppStore.historyEntry(txn, version) else { return nil }
+            let isOwn = entry.originFileIdent == session.fileIdent
             for instruction in try WireChangeset(decoding: entry.changeset).instructions {
-                if let ref = instruction.topLevelObject { touched.insert(ref) }
+                if let ref = instruction.topLevelObject {
+                    if isOwn { own.insert(ref) } else { touched.insert(ref) }
+                }
             }
-            if entry.originFileIdent == session.fileIdent, !entry.compensation.isEmpty {
+            if isOwn, !entry.compensation.isEmpty {
                 for instruction in try WireChangeset(decoding: entry.compensation).instructions {
                     if let ref = instruction.topLevelObject { touched.insert(ref) }
                 }
             }
         }
-        return (earlier, touched)
+        return (earlier, touched, own.subtracting(touched))
     }
 
     /// Sends `instructions` as a bootstrap of the session's query version, in batches

@@ -75,9 +75,10 @@ extension SyncConnection {
                         session.lastIntegratedClientVersion = max(session.lastIntegratedClientVersion, file.lastIntegratedClientVersion)
                     }
                     try checkOrder(job.upload)
+                    var copies = WholeCopies(job.upload)
                     for changeset in job.upload.changesets where changeset.clientVersion > session.lastIntegratedClientVersion {
                         try checkBase(changeset, serverVersion: version)
-                        let result = try integrateChangeset(txn, session, changeset, refusing: [:],
+                        let result = try integrateChangeset(txn, session, changeset, refusing: [:], copies: &copies,
                                                             version: version + 1, others: sessions.filter { $0 !== session })
                         version += 1
                         result.apply()
@@ -135,9 +136,10 @@ extension SyncConnection {
             session.lastIntegratedClientVersion = max(session.lastIntegratedClientVersion, file.lastIntegratedClientVersion)
         }
         try checkOrder(job.upload)
+        var copies = WholeCopies(job.upload)
         for changeset in job.upload.changesets where changeset.clientVersion > session.lastIntegratedClientVersion {
             try checkBase(changeset, serverVersion: store.serverVersion)
-            try integrateAlone(session, changeset, app: app)
+            try integrateAlone(session, changeset, copies: &copies, app: app)
             job.metrics.increment("openrealm_changesets_integrated_total")
         }
     }
@@ -174,16 +176,19 @@ extension SyncConnection {
     /// (origin 0) that reverts them. An object found refused only after the changeset
     /// was applied makes the integration start again without it, so each attempt
     /// refuses at least one more object and the loop ends.
-    private static func integrateAlone(_ session: SyncSession, _ changeset: WireUploadChangeset, app: SyncApp) throws {
+    private static func integrateAlone(_ session: SyncSession, _ changeset: WireUploadChangeset,
+                                       copies: inout WholeCopies, app: SyncApp) throws {
         var refused: [WireObjectRef: String] = [:]
         while true {
             do {
                 let others = app.boundSessions.filter { $0 !== session }
+                var attempt = copies
                 let result = try app.store.environment.write { txn in
                     try app.recordPendingProgress(txn)
-                    return try integrateChangeset(txn, session, changeset, refusing: refused,
+                    return try integrateChangeset(txn, session, changeset, refusing: refused, copies: &attempt,
                                                   version: app.store.serverVersion + 1, others: others)
                 }
+                copies = attempt
                 app.store.didCommit(serverVersion: result.version)
                 result.apply()
                 result.deliver()
@@ -239,7 +244,7 @@ extension SyncConnection {
     /// Integrates one changeset of `session` in `txn` as server version `version` and
     /// computes its fan-out to `others`. Sends nothing and changes no session.
     private static func integrateChangeset(_ txn: StoreTransaction, _ session: SyncSession, _ changeset: WireUploadChangeset,
-                                           refusing alreadyRefused: [WireObjectRef: String],
+                                           refusing alreadyRefused: [WireObjectRef: String], copies: inout WholeCopies,
                                            version: UInt64, others: [SyncSession]) throws -> IntegratedChangeset {
         let app = session.app
         let authorizer = WriteAuthorizer(view: session.view)
@@ -279,6 +284,7 @@ extension SyncConnection {
         // What the origin gets back: refused objects as the server has them (or
         // erased when it may not hold them), and the partition values stamped.
         for ref in objects where refused[ref] != nil {
+            copies.sent(ref)
             if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
                 reply += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
             } else {
@@ -292,10 +298,13 @@ extension SyncConnection {
         // Likewise an object the origin got back whole (a compensation) after the
         // changeset was made: that copy's cleared collections won over the
         // changeset's list edits there, which the server has.
+        // One copy covers every changeset of the upload part before it: an object goes
+        // back with the part's last changeset that touches it (``WholeCopies``).
         let beforeBootstrap = changeset.lastIntegratedServerVersion < session.viewServerVersion
-        if beforeBootstrap || !resentSince.isEmpty {
+        if beforeBootstrap || !resentSince.isEmpty || copies.anyOwed {
             for ref in objects where refused[ref] == nil
-                && ((beforeBootstrap && session.viewSnapshots.contains(ref)) || resentSince.contains(ref)) {
+                && ((beforeBootstrap && session.viewSnapshots.contains(ref)) || resentSince.contains(ref) || copies.isOwed(ref))
+                && copies.sendsNow(ref, in: changeset.clientVersion) {
                 if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
                     reply += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
                 }
@@ -323,4 +332,45 @@ extension SyncConnection {
         return IntegratedChangeset(session: session, changeset: changeset, version: version, objects: objects,
                                    refused: refused, reply: reply, originView: originView, fanOut: fanOut)
     }
+}
+
+/// The objects of one upload part that go back whole to their origin (a changeset made
+/// before the origin's last bootstrap, or before a copy the server sent it, touched
+/// them). Each goes back once, with the part's last changeset that touches it, as the
+/// server holds it then: that copy carries every earlier changeset of the part too. The
+/// ones between are acknowledged without it; until the copy arrives the client holds
+/// the object without their list edits, as it would after each earlier copy. An upload
+/// cut short (a dropped connection, a server stopped) ends with a re-bind, whose
+/// bootstrap sends the objects as they are.
+struct WholeCopies {
+    /// Per object, the client version of the part's last changeset that touches it.
+    private var lastTouch: [WireObjectRef: UInt64] = [:]
+    /// Objects an integrated changeset of the part would have sent back whole.
+    private var owed: Set<WireObjectRef> = []
+
+    init(_ upload: WireUpload) {
+        for changeset in upload.changesets {
+            for instruction in changeset.instructions {
+                if let ref = instruction.topLevelObject { lastTouch[ref] = changeset.clientVersion }
+            }
+        }
+    }
+
+    var anyOwed: Bool { !owed.isEmpty }
+
+    func isOwed(_ ref: WireObjectRef) -> Bool { owed.contains(ref) }
+
+    /// Whether changeset `clientVersion`, which would send `ref` back whole, sends it
+    /// now; when a later changeset of the part touches `ref`, the copy is owed to it.
+    mutating func sendsNow(_ ref: WireObjectRef, in clientVersion: UInt64) -> Bool {
+        if let last = lastTouch[ref], last > clientVersion {
+            owed.insert(ref)
+            return false
+        }
+        owed.remove(ref)
+        return true
+    }
+
+    /// `ref` went back whole another way (a refused write reverted).
+    mutating func sent(_ ref: WireObjectRef) { owed.remove(ref) }
 }
