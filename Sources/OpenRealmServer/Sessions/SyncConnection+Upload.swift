@@ -211,13 +211,18 @@ extension SyncConnection {
         let refused: [WireObjectRef: String]
         /// What goes back to the origin alone.
         let reply: [WireInstruction]
-        let originView: Set<WireObjectRef>
+        /// The changeset's objects, each with whether it is in the origin's view after it
+        /// (applied to the session's view objects in place: a far-behind client's view
+        /// is large, and a copy per changeset was most of its integration).
+        let originView: [(ref: WireObjectRef, inView: Bool)]
         /// What the other sessions receive.
         let fanOut: ChangesetFanOut
 
         func apply() {
             session.lastIntegratedClientVersion = changeset.clientVersion
-            session.viewObjects = originView
+            for (ref, inView) in originView {
+                if inView { session.viewObjects.insert(ref) } else { session.viewObjects.remove(ref) }
+            }
             fanOut.applyViews()
         }
 
@@ -250,7 +255,7 @@ extension SyncConnection {
         let authorizer = WriteAuthorizer(view: session.view)
         var refused = alreadyRefused
         var reply: [WireInstruction] = []
-        var originView = session.viewObjects
+        var originView: [(ref: WireObjectRef, inView: Bool)] = []
         var objects: [WireObjectRef] = []
         var seen: Set<WireObjectRef> = []
         for instruction in changeset.instructions {
@@ -316,7 +321,7 @@ extension SyncConnection {
             }
         }
         for ref in objects {
-            if try session.view.contains(txn, schema: schema, ref) != nil { originView.insert(ref) } else { originView.remove(ref) }
+            originView.append((ref, try session.view.contains(txn, schema: schema, ref) != nil))
         }
         try AppStore.appendHistory(txn, HistoryEntry(
             serverVersion: version, originFileIdent: session.fileIdent, originClientVersion: changeset.clientVersion,

@@ -11,7 +11,7 @@ import OpenRealmWire
 /// changeset. Each client file therefore records `uploadBase`, the lowest version whose
 /// later history an upload of it may still need: the base of its last integrated
 /// changeset, lowered to the base of each of its own changesets integrated after that
-/// (`uploadsAfterBase`, "version:base" pairs), repeatedly; the server version it was
+/// (version and base pairs, metadata `server.uploads.<file>`), repeatedly; the server version it was
 /// created at while it has integrated nothing. It also records when it was last seen
 /// (bind, upload, end of a session, and every trim while it is bound).
 ///
@@ -45,34 +45,11 @@ extension AppStore {
 
     /// Records that the server integrated, as server version `version`, a changeset of
     /// client file `ident` based on server version `base`, and that the file was seen now.
+    /// The record is kept in memory for the rest of the transaction and written once at
+    /// its end (``UploadRecords``): a far-behind client's backlog, all based on one old
+    /// version, keeps a long list.
     static func recordUpload(_ txn: StoreTransaction, ident: UInt64, base: UInt64, version: UInt64) throws {
-        guard let row = try txn.readRow("__client_files", .int(Int64(ident))) else { return }
-        // Changesets based on nothing (0) were made on the file's own new objects and
-        // need no history; they leave the upload base as it was.
-        var uploads = parseUploads(row.string("uploadsAfterBase") ?? "")
-        var hold = row.int("uploadBase").map { UInt64(max(0, $0)) } ?? base
-        if base > 0 {
-            uploads.append((version: version, base: base))
-            hold = base
-            // Own changesets integrated after `hold` are carried forward from their bases.
-            while let first = uploads.first(where: { $0.version > hold }), first.base < hold {
-                hold = first.base
-            }
-        }
-        uploads.removeAll { $0.version <= hold }
-        try txn.updateRow("__client_files", .int(Int64(ident)), [
-            "uploadBase": .int(Int64(hold)), "lastSeenAt": .int(nowMilliseconds),
-            "uploadsAfterBase": .string(uploads.map { "\($0.version):\($0.base)" }.joined(separator: ",")),
-        ])
-    }
-
-    /// The "version:base" pairs of `text` (entries that do not parse are left out).
-    private static func parseUploads(_ text: String) -> [(version: UInt64, base: UInt64)] {
-        text.split(separator: ",").compactMap { pair in
-            let parts = pair.split(separator: ":")
-            guard parts.count == 2, let version = UInt64(parts[0]), let base = UInt64(parts[1]) else { return nil }
-            return (version, base)
-        }
+        try txn.deferredWrite { UploadRecords() }.record(txn, ident: ident, base: base, version: version)
     }
 
     /// Records that client file `ident` was seen at `now` (milliseconds since the epoch).
@@ -132,5 +109,135 @@ extension AppStore {
         guard serverVersion >= lastTrimAttempt &+ UInt64(max(1, interval)) else { return }
         lastTrimAttempt = serverVersion
         try trimHistory(retentionSeconds: retentionSeconds, bound: bound)
+    }
+}
+
+/// The client files' records of their own changesets integrated after their `uploadBase`
+/// (``AppStore/recordUpload(_:ident:base:version:)``) during one write transaction:
+/// each file's record is read once, kept in memory, and written back at the end.
+///
+/// A record is the file's `uploadBase` (in `__client_files`) and its uploads integrated
+/// after it, in version order, as 16-byte pairs (version, base; little-endian) in the
+/// metadata value `server.uploads.<file>`. Stores written before kept the pairs as text
+/// in the `uploadsAfterBase` column: read once, then moved.
+final class UploadRecords: DeferredStoreWrite {
+    /// One file's record.
+    struct File {
+        /// The upload base (nil: none recorded yet).
+        var hold: UInt64?
+        /// Uploads in version order; those before `start` are at or below `hold`.
+        var uploads: [(version: UInt64, base: UInt64)]
+        var start = 0
+        /// The column of an older store held the pairs: cleared on write.
+        var hadLegacyText = false
+
+        /// The live uploads (integrated after `hold`).
+        var live: ArraySlice<(version: UInt64, base: UInt64)> { uploads[start...] }
+
+        /// Records upload `version` based on `base`: the hold is the new base, lowered to
+        /// the base of the first own upload integrated after it, repeatedly. Changesets
+        /// based on nothing (0) were made on the file's own new objects and need no
+        /// history; they leave the hold as it was.
+        mutating func record(base: UInt64, version: UInt64) {
+            var hold = self.hold ?? base
+            if base > 0 {
+                uploads.append((version, base))
+                hold = base
+                while let first = firstAfter(hold), uploads[first].base < hold { hold = uploads[first].base }
+            }
+            self.hold = hold
+            start = firstAfter(hold) ?? uploads.count
+            if start >= 64 && start * 2 >= uploads.count {
+                uploads.removeFirst(start)
+                start = 0
+            }
+        }
+
+        /// The index of the first live upload integrated after `version`.
+        private func firstAfter(_ version: UInt64) -> Int? {
+            var lo = start
+            var hi = uploads.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if uploads[mid].version <= version { lo = mid + 1 } else { hi = mid }
+            }
+            return lo < uploads.count ? lo : nil
+        }
+    }
+
+    private var files: [UInt64: File] = [:]
+    /// Files in the order first recorded (the writes' order).
+    private var order: [UInt64] = []
+
+    /// The metadata name of file `ident`'s uploads.
+    static func metaName(_ ident: UInt64) -> String { "server.uploads.\(ident)" }
+
+    func record(_ txn: StoreTransaction, ident: UInt64, base: UInt64, version: UInt64) throws {
+        var file: File
+        if let known = files.removeValue(forKey: ident) {
+            file = known
+        } else {
+            guard let row = try txn.readRow("__client_files", .int(Int64(ident))) else { return }
+            file = try Self.read(txn, ident: ident, row: row)
+            order.append(ident)
+        }
+        file.record(base: base, version: version)
+        files[ident] = file
+    }
+
+    func write(_ txn: StoreTransaction) throws {
+        for ident in order {
+            guard let file = files[ident] else { continue }
+            var row: [String: WireValue] = ["lastSeenAt": .int(AppStore.nowMilliseconds)]
+            if let hold = file.hold { row["uploadBase"] = .int(Int64(hold)) }
+            if file.hadLegacyText { row["uploadsAfterBase"] = .null }
+            try txn.updateRow("__client_files", .int(Int64(ident)), row)
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(file.live.count * 16)
+            for upload in file.live {
+                withUnsafeBytes(of: upload.version.littleEndian) { bytes += $0 }
+                withUnsafeBytes(of: upload.base.littleEndian) { bytes += $0 }
+            }
+            try txn.setMeta(Self.metaName(ident), bytes: bytes)
+        }
+    }
+
+    /// File `ident`'s record as stored.
+    static func read(_ txn: StoreTransaction, ident: UInt64, row: [String: WireValue]) throws -> File {
+        let hold = row.int("uploadBase").map { UInt64(max(0, $0)) }
+        let legacy = row.string("uploadsAfterBase") ?? ""
+        var uploads: [(version: UInt64, base: UInt64)]
+        if let bytes = try txn.metaBytes(metaName(ident)) {
+            guard bytes.count % 16 == 0 else {
+                throw StoreError(status: 0, "metadata '\(metaName(ident))' holds \(bytes.count) bytes, not pairs of 16")
+            }
+            uploads = stride(from: 0, to: bytes.count, by: 16).map { i in
+                (littleEndian(bytes, i), littleEndian(bytes, i + 8))
+            }
+        } else {
+            uploads = parseLegacy(legacy)
+        }
+        if !zip(uploads, uploads.dropFirst()).allSatisfy({ $0.version < $1.version }) {
+            uploads.sort { $0.version < $1.version }
+        }
+        var file = File(hold: hold, uploads: uploads, hadLegacyText: !legacy.isEmpty)
+        if let hold { file.start = uploads.firstIndex { $0.version > hold } ?? uploads.count }
+        return file
+    }
+
+    private static func littleEndian(_ bytes: [UInt8], _ at: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for i in (0..<8).reversed() { value = value << 8 | UInt64(bytes[at + i]) }
+        return value
+    }
+
+    /// The "version:base" pairs of an older store's text (entries that do not parse are
+    /// left out).
+    static func parseLegacy(_ text: String) -> [(version: UInt64, base: UInt64)] {
+        text.split(separator: ",").compactMap { pair in
+            let parts = pair.split(separator: ":")
+            guard parts.count == 2, let version = UInt64(parts[0]), let base = UInt64(parts[1]) else { return nil }
+            return (version, base)
+        }
     }
 }

@@ -51,6 +51,7 @@ final class StoreEnvironment: @unchecked Sendable {
         let result: T
         do {
             result = try body(t)
+            try t.finishDeferredWrites()
         } catch {
             orc_txn_abort(t.handle)
             throw error

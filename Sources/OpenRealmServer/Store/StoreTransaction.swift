@@ -13,8 +13,32 @@ final class StoreTransaction {
     /// Scratch memory for strings and bytes handed to ORCore during one call.
     let scratch = ValueScratch()
 
+    /// State that callers keep in memory for the length of a write transaction and write
+    /// once, at its end, by type (``deferredWrite(_:)``).
+    private var deferred: [ObjectIdentifier: any DeferredStoreWrite] = [:]
+    private var deferredOrder: [any DeferredStoreWrite] = []
+
     init(_ handle: OpaquePointer) {
         self.handle = handle
+    }
+
+    /// The transaction's one `W`, made by `make` on first use; its
+    /// ``DeferredStoreWrite/write(_:)`` runs when the write body returns, before the
+    /// commit (``StoreEnvironment/write(_:)``). An aborted transaction drops it.
+    func deferredWrite<W: DeferredStoreWrite>(_ make: () -> W) -> W {
+        if let existing = deferred[ObjectIdentifier(W.self)] as? W { return existing }
+        let made = make()
+        deferred[ObjectIdentifier(W.self)] = made
+        deferredOrder.append(made)
+        return made
+    }
+
+    /// Runs the deferred writes, in the order they were first used.
+    func finishDeferredWrites() throws {
+        let writes = deferredOrder
+        deferredOrder = []
+        deferred = [:]
+        for write in writes { try write.write(self) }
     }
 
     // MARK: Schema
@@ -146,4 +170,33 @@ final class StoreTransaction {
             try StoreError.check(orc_meta_set(handle, name, bytes.baseAddress, 8), "write metadata '\(name)'")
         }
     }
+
+    /// A metadata value's bytes, or nil when absent.
+    func metaBytes(_ name: String) throws -> [UInt8]? {
+        var data: UnsafeRawPointer?
+        var size = 0
+        let status = orc_meta_get(handle, name, &data, &size)
+        if status == ORC_ERR_NOT_FOUND { return nil }
+        try StoreError.check(status, "read metadata '\(name)'")
+        guard size > 0, let data else { return [] }
+        return Array(UnsafeRawBufferPointer(start: data, count: size))
+    }
+
+    /// Stores a metadata value's bytes; empty bytes delete it.
+    func setMeta(_ name: String, bytes: [UInt8]) throws {
+        guard !bytes.isEmpty else {
+            let status = orc_meta_delete(handle, name)
+            if status != ORC_ERR_NOT_FOUND { try StoreError.check(status, "delete metadata '\(name)'") }
+            return
+        }
+        try bytes.withUnsafeBytes { raw in
+            try StoreError.check(orc_meta_set(handle, name, raw.baseAddress, raw.count), "write metadata '\(name)'")
+        }
+    }
+}
+
+/// What a caller of a write transaction keeps in memory and writes once, at its end
+/// (``StoreTransaction/deferredWrite(_:)``).
+protocol DeferredStoreWrite: AnyObject {
+    func write(_ txn: StoreTransaction) throws
 }
