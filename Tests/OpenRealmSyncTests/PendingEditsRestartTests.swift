@@ -67,4 +67,46 @@ final class PendingEditsRestartTests: SyncTestCase {
         try await waitUntil("c to download the team") { members(c) != nil }
         XCTAssertEqual(members(c), ["b", "c", "a", "1", "2", "3"])
     }
+
+    /// A pending edit transformed by two downloads is stored as the second left it (the
+    /// stored encodings are kept between downloads and must not go stale).
+    @MainActor
+    func testAPendingEditTransformedTwiceIsStoredAsTransformedLast() async throws {
+        let userA = try await newUser("a")
+        var a: Realm? = try await open(userA, waiting: true)
+        let b = try await openClient("b", [Task.self, Team.self]) { $0.append(QuerySubscription<Team>(name: "teams")) }.1
+        try a!.write { a!.add(Team(value: ["teamName": "Docs", "members": ["1", "2", "3"]])) }
+        try await a!.syncSession!.wait(for: .upload)
+        try await waitUntil("b to receive the team") { members(b) == ["1", "2", "3"] }
+
+        let path = a!._coordinator.path
+        holdUploads(a!, true)
+        defer { _ = SyncSession.uploadsHeld.withLock { $0.remove(path) } }
+        try a!.write { a!.objects(Team.self).first!.members.insert("a", at: 0) }          // a 1 2 3
+        try b.write { b.objects(Team.self).first!.members.insert("b", at: 0) }            // b 1 2 3
+        try await b.syncSession!.wait(for: .upload)
+        try await waitUntil("a to integrate b's insert") { members(a!) == ["b", "a", "1", "2", "3"] }
+        try b.write { b.objects(Team.self).first!.members.insert("x", at: 0) }            // x b 1 2 3
+        try await b.syncSession!.wait(for: .upload)
+        try await waitUntil("a to integrate b's second insert") { members(a!) == ["x", "b", "a", "1", "2", "3"] }
+
+        SyncSessionRegistry.shared.stopSessions(of: userA)
+        try await waitUntil("a's session to stop") { SyncSessionRegistry.shared.existing(path: path) == nil }
+        a = nil
+        let reopened = try await open(userA)
+        try await reopened.syncSession!.wait(for: .download)
+        XCTAssertEqual(members(reopened), ["x", "b", "a", "1", "2", "3"])
+
+        // b's next insert lands where a holds its own pending insert (index 2 after the
+        // second transform, 1 after the first): it goes before it, as on the server.
+        try b.write { b.objects(Team.self).first!.members.insert("c", at: 2) }            // x b c 1 2 3
+        try await b.syncSession!.wait(for: .upload)
+        try await waitUntil("a to integrate b's third insert") { members(reopened)?.count == 7 }
+        XCTAssertEqual(members(reopened), ["x", "b", "c", "a", "1", "2", "3"])
+
+        holdUploads(reopened, false)
+        try await reopened.syncSession!.wait(for: .upload)
+        try await waitUntil("b to receive a's insert") { members(b)?.count == 7 }
+        XCTAssertEqual(members(b), members(reopened))
+    }
 }

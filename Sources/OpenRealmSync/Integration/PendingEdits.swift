@@ -36,6 +36,9 @@ struct PendingEdits {
     private var restored = false
     /// Whether ``transformed`` changed since the last ``save(_:)``.
     private var changed = false
+    /// The encodings ``save(_:)`` made of transformed changesets not changed since: a
+    /// client far behind holds thousands, and a download changes a few.
+    private var encodedByVersion: [UInt64: [UInt8]] = [:]
 
     /// The instructions of `changesets` (oldest first) to apply in `txn`: each one
     /// transformed against, and resolved with, the local changesets the server had not
@@ -73,6 +76,7 @@ struct PendingEdits {
             var incoming = ListTransform.integrateDownload(changeset.instructions, pending: &pending)
             for (i, v) in versions.enumerated() where pending[i] != before[i] {
                 byVersion[v] = pending[i]
+                encodedByVersion[v] = nil
                 transformed.insert(v)
                 changed = true
             }
@@ -115,6 +119,7 @@ struct PendingEdits {
     mutating func acknowledge(upTo version: UInt64) {
         byVersion = byVersion.filter { $0.key > version }
         objectsByVersion = objectsByVersion.filter { $0.key > version }
+        encodedByVersion = encodedByVersion.filter { $0.key > version }
         let kept = transformed.filter { $0 > version }
         if kept.count != transformed.count { changed = true }
         transformed = kept
@@ -134,8 +139,13 @@ struct PendingEdits {
         for v in transformed.sorted() {
             guard let instructions = byVersion[v] else { continue }
             let encoded: [UInt8]
-            do { encoded = try WireChangeset(instructions).encoded() } catch {
-                throw SyncError(.otherError, "Storing the transformed local changeset of version \(v) failed: \(error)")
+            if let known = encodedByVersion[v] {
+                encoded = known
+            } else {
+                do { encoded = try WireChangeset(instructions).encoded() } catch {
+                    throw SyncError(.otherError, "Storing the transformed local changeset of version \(v) failed: \(error)")
+                }
+                encodedByVersion[v] = encoded
             }
             u64(v)
             u64(UInt64(encoded.count))
