@@ -20,14 +20,22 @@ final class PendingEditsRestartTests: SyncTestCase {
         return try await Realm(configuration: config, downloadBeforeOpen: waiting ? .always : .never)
     }
 
+    /// a (user `userA`) and b, both holding a's team with members 1, 2, 3.
+    @MainActor
+    func teamOfAAndB() async throws -> (userA: User, a: Realm, b: Realm) {
+        let userA = try await newUser("a")
+        let a = try await open(userA, waiting: true)
+        let b = try await openClient("b", [Task.self, Team.self]) { $0.append(QuerySubscription<Team>(name: "teams")) }.1
+        try a.write { a.add(Team(value: ["teamName": "Docs", "members": ["1", "2", "3"]])) }
+        try await a.syncSession!.wait(for: .upload)
+        try await waitUntil("b to receive the team") { members(b) == ["1", "2", "3"] }
+        return (userA, a, b)
+    }
+
     @MainActor
     func testTransformedPendingEditsSurviveARestart() async throws {
-        let userA = try await newUser("a")
-        var a: Realm? = try await open(userA, waiting: true)
-        let b = try await openClient("b", [Task.self, Team.self]) { $0.append(QuerySubscription<Team>(name: "teams")) }.1
-        try a!.write { a!.add(Team(value: ["teamName": "Docs", "members": ["1", "2", "3"]])) }
-        try await a!.syncSession!.wait(for: .upload)
-        try await waitUntil("b to receive the team") { members(b) == ["1", "2", "3"] }
+        let (userA, opened, b) = try await teamOfAAndB()
+        var a: Realm? = opened
 
         // a's uploads are held back (it stays connected, so downloads reach it as live
         // changesets, not as a re-bind's resend of the whole object). a inserts; b
@@ -72,12 +80,8 @@ final class PendingEditsRestartTests: SyncTestCase {
     /// stored encodings are kept between downloads and must not go stale).
     @MainActor
     func testAPendingEditTransformedTwiceIsStoredAsTransformedLast() async throws {
-        let userA = try await newUser("a")
-        var a: Realm? = try await open(userA, waiting: true)
-        let b = try await openClient("b", [Task.self, Team.self]) { $0.append(QuerySubscription<Team>(name: "teams")) }.1
-        try a!.write { a!.add(Team(value: ["teamName": "Docs", "members": ["1", "2", "3"]])) }
-        try await a!.syncSession!.wait(for: .upload)
-        try await waitUntil("b to receive the team") { members(b) == ["1", "2", "3"] }
+        let (userA, opened, b) = try await teamOfAAndB()
+        var a: Realm? = opened
 
         let path = a!._coordinator.path
         holdUploads(a!, true)
