@@ -20,34 +20,36 @@ final class PendingEditsRestartTests: SyncTestCase {
         return try await Realm(configuration: config, downloadBeforeOpen: waiting ? .always : .never)
     }
 
-    /// a (user `userA`) and b, both holding a's team with members 1, 2, 3.
+    /// a (user `userA`) and b hold a's team (members 1, 2, 3). a's uploads are held back
+    /// (it stays connected, so downloads reach it as live changesets, not as a re-bind's
+    /// resend of the whole object). a inserts; b inserts at the same place, and its
+    /// insert reaches a first: counted as integrated first, it moves a's pending insert
+    /// to 1. a is returned in `opened`, the only reference to it, so that the test can
+    /// close it.
     @MainActor
-    func teamOfAAndB() async throws -> (userA: User, a: Realm, b: Realm) {
+    func pendingInsertOfAAfterB(_ opened: inout Realm?) async throws -> (userA: User, b: Realm, path: String) {
         let userA = try await newUser("a")
         let a = try await open(userA, waiting: true)
         let b = try await openClient("b", [Task.self, Team.self]) { $0.append(QuerySubscription<Team>(name: "teams")) }.1
         try a.write { a.add(Team(value: ["teamName": "Docs", "members": ["1", "2", "3"]])) }
         try await a.syncSession!.wait(for: .upload)
         try await waitUntil("b to receive the team") { members(b) == ["1", "2", "3"] }
-        return (userA, a, b)
+
+        let path = a._coordinator.path
+        holdUploads(a, true)
+        addTeardownBlock { _ = SyncSession.uploadsHeld.withLock { $0.remove(path) } }
+        try a.write { a.objects(Team.self).first!.members.insert("a", at: 0) }            // a 1 2 3
+        try b.write { b.objects(Team.self).first!.members.insert("b", at: 0) }            // b 1 2 3
+        try await b.syncSession!.wait(for: .upload)
+        try await waitUntil("a to integrate b's insert") { members(a) == ["b", "a", "1", "2", "3"] }
+        opened = a
+        return (userA, b, path)
     }
 
     @MainActor
     func testTransformedPendingEditsSurviveARestart() async throws {
-        let (userA, opened, b) = try await teamOfAAndB()
-        var a: Realm? = opened
-
-        // a's uploads are held back (it stays connected, so downloads reach it as live
-        // changesets, not as a re-bind's resend of the whole object). a inserts; b
-        // inserts at the same place, and its insert reaches a first.
-        let path = a!._coordinator.path
-        holdUploads(a!, true)
-        defer { _ = SyncSession.uploadsHeld.withLock { $0.remove(path) } }
-        try a!.write { a!.objects(Team.self).first!.members.insert("a", at: 0) }          // a 1 2 3
-        try b.write { b.objects(Team.self).first!.members.insert("b", at: 0) }            // b 1 2 3
-        try await b.syncSession!.wait(for: .upload)
-        // b's insert counts as integrated first: a's pending insert moves to 1.
-        try await waitUntil("a to integrate b's insert") { members(a!) == ["b", "a", "1", "2", "3"] }
+        var a: Realm?
+        let (userA, b, path) = try await pendingInsertOfAAfterB(&a)
         XCTAssertTrue(a!.syncSession!.hasUnuploadedChanges)
 
         // Restart a: its session and the edits it held in memory are gone, and the file
@@ -80,16 +82,8 @@ final class PendingEditsRestartTests: SyncTestCase {
     /// stored encodings are kept between downloads and must not go stale).
     @MainActor
     func testAPendingEditTransformedTwiceIsStoredAsTransformedLast() async throws {
-        let (userA, opened, b) = try await teamOfAAndB()
-        var a: Realm? = opened
-
-        let path = a!._coordinator.path
-        holdUploads(a!, true)
-        defer { _ = SyncSession.uploadsHeld.withLock { $0.remove(path) } }
-        try a!.write { a!.objects(Team.self).first!.members.insert("a", at: 0) }          // a 1 2 3
-        try b.write { b.objects(Team.self).first!.members.insert("b", at: 0) }            // b 1 2 3
-        try await b.syncSession!.wait(for: .upload)
-        try await waitUntil("a to integrate b's insert") { members(a!) == ["b", "a", "1", "2", "3"] }
+        var a: Realm?
+        let (userA, b, path) = try await pendingInsertOfAAfterB(&a)
         try b.write { b.objects(Team.self).first!.members.insert("x", at: 0) }            // x b 1 2 3
         try await b.syncSession!.wait(for: .upload)
         try await waitUntil("a to integrate b's second insert") { members(a!) == ["x", "b", "a", "1", "2", "3"] }
