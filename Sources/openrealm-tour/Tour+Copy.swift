@@ -31,7 +31,7 @@ extension Tour {
         try expect(carolRealm.objects(Task.self).count == aliceCount,
                    "Carol's copy should hold Alice's \(aliceCount) tasks, not \(carolRealm.objects(Task.self).count)")
         try expect(carolRealm.subscriptions.count == 2, "the copy should carry Alice's 2 subscriptions, not \(carolRealm.subscriptions.count)")
-        try expect(carolRealm.syncSession?.parentUser == carol, "the copy should sync as Carol")
+        try expect(carolRealm.syncSession?.parentUser() == carol, "the copy should sync as Carol")
         narrator.say("Carol's realm holds the same \(aliceCount) tasks and Alice's \(carolRealm.subscriptions.count) subscriptions, and syncs as Carol")
 
         // From now on the two files evolve independently.

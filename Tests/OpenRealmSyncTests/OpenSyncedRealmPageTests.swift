@@ -12,7 +12,7 @@ final class OpenSyncedRealmPageTests: SyncTestCase {
         try await registerSeedUser()
         let realm = try await openFlexibleSyncRealm()
         XCTAssertEqual(realm.configuration.syncConfiguration?.enableFlexibleSync, true)
-        XCTAssertEqual(realm.syncSession?.parentUser?.id, App(id: APPID).currentUser?.id)
+        XCTAssertEqual(realm.syncSession?.parentUser()?.id, App(id: APPID).currentUser?.id)
         // The page adds subscriptions next.
         let subscriptions = realm.subscriptions
         try await subscriptions.update { subscriptions.append(QuerySubscription<Task>(name: "all_tasks")) }

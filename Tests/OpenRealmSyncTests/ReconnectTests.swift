@@ -46,7 +46,7 @@ final class ReconnectTests: SyncTestCase {
     func testRepeatedReconnectCallsDoNotAbandonTheTokenRefreshInFlight() async throws {
         let realm = try await openAllTasksAndTeams("n").1
         let session = realm.syncSession!
-        let user = session.parentUser!
+        let user = session.parentUser()!
         // An access token that expired long ago: the next connect must refresh it over HTTP.
         let payload = Data(#"{"exp":1}"#.utf8).base64EncodedString()
             .replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")

@@ -258,6 +258,6 @@ final class SyncTests: SyncTestCase {
         XCTAssertEqual(samSyncedTasks.count, 1)
         frodoRealm.refresh()
         XCTAssertEqual(frodoRealm.objects(Task.self).where { $0.assignee == "Sam" }.count, 0)
-        XCTAssertNotEqual(samRealm.syncSession?.parentUser, frodoRealm.syncSession?.parentUser)
+        XCTAssertNotEqual(samRealm.syncSession?.parentUser(), frodoRealm.syncSession?.parentUser())
     }
 }

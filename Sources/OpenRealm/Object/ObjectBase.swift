@@ -64,6 +64,19 @@ open class ObjectBase: CustomStringConvertible {
     /// to keep a stored name after renaming the Swift class).
     open class func _realmObjectName() -> String? { nil }
 
+    /// The name of the class's primary key property (declared with
+    /// `@Persisted(primaryKey: true)`), or nil when it has none.
+    open class func primaryKey() -> String? { _typeInfo.primaryKey?.name }
+
+    /// The names of the properties declared with `@Persisted(indexed: true)`.
+    open class func indexedProperties() -> [String] {
+        _typeInfo.properties.filter { $0.isIndexed && !$0.isPrimaryKey }.map(\.name)
+    }
+
+    /// Properties that are not persisted. Only `@Persisted` properties are stored, so
+    /// every other property is ignored already; the list is empty.
+    open class func ignoredProperties() -> [String] { [] }
+
     /// The class's Swift metadata (properties, schema), computed once per class.
     static var _typeInfo: ObjectTypeInfo { ObjectTypeInfo.of(self) }
     final var _typeInfo: ObjectTypeInfo { ObjectTypeInfo.of(type(of: self)) }

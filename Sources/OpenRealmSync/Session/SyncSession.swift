@@ -170,7 +170,7 @@ public final class SyncSession: @unchecked Sendable {
     /// The connection's state.
     public var connectionState: ConnectionState { published.withLock { $0.connectionState } }
     /// The user the session syncs for.
-    public var parentUser: User? { user }
+    public func parentUser() -> User? { user }
 
     func setConnectionState(_ s: ConnectionState) { published.withLock { $0.connectionState = s } }
     func setState(_ s: State) { published.withLock { $0.state = s } }
