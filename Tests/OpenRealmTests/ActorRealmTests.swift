@@ -158,6 +158,74 @@ final class ActorRealmTests: XCTestCase {
     }
 
     @MainActor
+    func testBeginAsyncWriteRunsInTurnAndCommitAsyncWriteReportsLater() async throws {
+        let realm = try await Realm(configuration: makeConfig())
+        let order = NCounts()
+        realm.writeAsync({ realm.add(NTask(value: ["id": 1])) }, onComplete: { _ in order.append(1) })
+        realm.beginAsyncWrite {
+            XCTAssertTrue(realm.isInWriteTransaction)
+            XCTAssertEqual(realm.objects(NTask.self).count, 1, "after the write queued before it")
+            realm.add(NTask(value: ["id": 2]))
+            realm.commitAsyncWrite { error in
+                XCTAssertNil(error)
+                order.append(2)
+            }
+            XCTAssertFalse(realm.isInWriteTransaction, "committed before commitAsyncWrite returns")
+        }
+        realm.writeAsync({ realm.add(NTask(value: ["id": 3])) }, onComplete: { _ in order.append(3) })
+        XCTAssertEqual(order.values, [], "nothing ran yet")
+        await pollUntilAsync("async writes") { order.values.count == 3 }
+        XCTAssertEqual(Set(order.values), [1, 2, 3])
+        XCTAssertEqual(realm.objects(NTask.self).map(\.id), [1, 2, 3], "written in the order queued")
+    }
+
+    @MainActor
+    func testABeginAsyncWriteBlockMayCancelAndACommitFailureIsReported() async throws {
+        let realm = try await Realm(configuration: makeConfig())
+        let done = NCounts()
+        realm.beginAsyncWrite {
+            realm.add(NTask(value: ["id": 1]))
+            realm.cancelWrite()
+            done.append(1)
+        }
+        await pollUntilAsync("cancelled write") { done.values == [1] }
+        XCTAssertEqual(realm.objects(NTask.self).count, 0)
+        try realm.write { realm.add(NTask(value: ["id": 5])) }
+        realm.beginAsyncWrite {
+            // A second object with the same primary key: the commit fails and rolls back.
+            realm.create(NTask.self, value: ["id": 6])
+            realm.add(NTask(value: ["id": 5]))
+            realm.commitAsyncWrite { error in
+                XCTAssertEqual((error as? Realm.Error)?.code, .primaryKeyExists, "\(String(describing: error))")
+                done.append(2)
+            }
+        }
+        await pollUntilAsync("failed commit reported") { done.values == [1, 2] }
+        XCTAssertEqual(realm.objects(NTask.self).map(\.id), [5], "nothing of the failed write is kept")
+    }
+
+    func testOnAThreadWithoutASchedulerBeginAsyncWriteRunsAtOnce() throws {
+        let config = makeConfig()
+        nonisolated(unsafe) var completed: [Bool] = []
+        nonisolated(unsafe) var ids: [Int] = []
+        let finished = DispatchSemaphore(value: 0)
+        // A plain thread's realm has no scheduler: the write and its completion run in the call.
+        let thread = Thread {
+            let realm = try! Realm(configuration: config)
+            realm.beginAsyncWrite {
+                realm.add(NTask(value: ["id": 7]))
+                realm.commitAsyncWrite { error in completed.append(error == nil) }
+            }
+            ids = realm.objects(NTask.self).map(\.id)
+            finished.signal()
+        }
+        thread.start()
+        XCTAssertEqual(finished.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(completed, [true])
+        XCTAssertEqual(ids, [7])
+    }
+
+    @MainActor
     func testFreezeThawAndThreadSafeReferenceAcrossActors() async throws {
         let config = makeConfig()
         let realm = try await Realm(configuration: config, actor: MainActor.shared)

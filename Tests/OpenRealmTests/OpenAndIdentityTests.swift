@@ -124,3 +124,16 @@ final class OpenAndIdentityTests: XCTestCase {
         wait(for: [called], timeout: 0.5)
     }
 }
+
+final class PrimitiveSortTests: XCTestCase {
+    func testASetOfValuesSortsBothWays() throws {
+        let realm = try Realm(configuration: makeInMemoryConfiguration([ModelAllTypes.self, ModelAddress.self, ModelGeo.self, ModelOwner.self]))
+        let object = ModelAllTypes()
+        try realm.write {
+            realm.add(object)
+            object.tags.insert(objectsIn: ["b", "c", "a"])
+        }
+        XCTAssertEqual(object.tags.sorted(), ["a", "b", "c"])
+        XCTAssertEqual(object.tags.sorted(ascending: false), ["c", "b", "a"])
+    }
+}

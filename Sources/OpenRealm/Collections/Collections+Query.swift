@@ -153,6 +153,11 @@ extension List where Element: Comparable {
     public func sorted(ascending: Bool = true) -> [Element] { ascending ? elements.sorted() : elements.sorted(by: >) }
 }
 
+extension MutableSet where Element: Comparable {
+    /// The elements sorted (a snapshot).
+    public func sorted(ascending: Bool = true) -> [Element] { ascending ? elements.sorted() : elements.sorted(by: >) }
+}
+
 extension MutableSet where Element: MinMaxType & Comparable {
     public func min() -> Element? { elements.min() }
     public func max() -> Element? { elements.max() }

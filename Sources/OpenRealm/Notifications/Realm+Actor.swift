@@ -91,13 +91,7 @@ extension Realm {
         precondition(!isFrozen, "Cannot write to a frozen realm.")
         let id = state.nextAsyncWriteId()
         let job = PendingAsyncWrite(id: id, realm: self, block: block, onComplete: onComplete)
-        guard let scheduler = state.scheduler else {
-            job.run()
-            return id
-        }
-        state.pendingAsyncWrites.append(job)
-        let box = UncheckedBox(state)
-        scheduler.schedule { box.value.runPendingAsyncWrites() }
+        enqueue(job)
         return id
     }
 
@@ -112,6 +106,65 @@ extension Realm {
         state.pendingAsyncWrites.removeAll { $0.id == asyncTransactionId }
     }
 
+    /// Begins a write transaction later, where the realm lives (as `writeAsync` runs
+    /// its writes, in the same queue of writes), and calls `asyncWriteBlock` inside it.
+    /// The block ends the transaction with `commitAsyncWrite(_:)`, `commitWrite()` or
+    /// `cancelWrite()`, there or later; until then the realm stays in the write.
+    ///
+    /// ```swift
+    /// realm.beginAsyncWrite {
+    ///     realm.add(Task(value: ["taskName": "Write docs"]))
+    ///     realm.commitAsyncWrite { error in if let error { print("not saved: \(error)") } }
+    /// }
+    /// ```
+    ///
+    /// - Returns: an identifier for `cancelAsyncWrite(_:)` while the write waits.
+    @discardableResult
+    public func beginAsyncWrite(_ asyncWriteBlock: @escaping () -> Void) -> AsyncTransactionId {
+        precondition(!isFrozen, "Cannot write to a frozen realm.")
+        let id = state.nextAsyncWriteId()
+        let job = PendingAsyncWrite(id: id, realm: self, block: asyncWriteBlock, onComplete: nil, leavesWriteOpen: true)
+        enqueue(job)
+        return id
+    }
+
+    /// Commits the current write transaction and calls `onComplete` with nil or the
+    /// error afterwards, where the realm lives (at once on a thread without a
+    /// scheduler). Writes waiting in `writeAsync` and `beginAsyncWrite` run next.
+    /// `allowGrouping` is accepted for compatibility: each commit is durable on its own.
+    ///
+    /// A programmer error (stopped with a precondition message) outside a write.
+    ///
+    /// - Returns: an identifier of the commit.
+    @discardableResult
+    public func commitAsyncWrite(allowGrouping: Bool = false, _ onComplete: ((Swift.Error?) -> Void)? = nil) -> AsyncTransactionId {
+        precondition(isInWriteTransaction, "Cannot commit: the realm is not in a write transaction. Call commitAsyncWrite inside beginAsyncWrite's block or after beginWrite().")
+        let id = state.nextAsyncWriteId()
+        var failure: Swift.Error?
+        do { try commitWrite() } catch { failure = error }
+        guard let scheduler = state.scheduler else {
+            onComplete?(failure)
+            return id
+        }
+        nonisolated(unsafe) let onComplete = onComplete
+        nonisolated(unsafe) let failureBox = failure
+        let box = UncheckedBox(state)
+        scheduler.schedule {
+            onComplete?(failureBox)
+            box.value.runPendingAsyncWrites()
+        }
+        return id
+    }
+
+    /// Runs `job` where the realm lives, after the writes already waiting; at once on a
+    /// thread without a scheduler.
+    private func enqueue(_ job: PendingAsyncWrite) {
+        guard let scheduler = state.scheduler else { return job.run() }
+        state.pendingAsyncWrites.append(job)
+        let box = UncheckedBox(state)
+        scheduler.schedule { box.value.runPendingAsyncWrites() }
+    }
+
     /// Whether asynchronous writes (`writeAsync`) are waiting to run.
     public var isPerformingAsynchronousWriteOperations: Bool { !state.pendingAsyncWrites.isEmpty }
 }
@@ -122,15 +175,24 @@ final class PendingAsyncWrite {
     let realm: Realm
     let block: () -> Void
     let onComplete: ((Swift.Error?) -> Void)?
+    /// `beginAsyncWrite`: the block gets the open transaction and ends it itself.
+    let leavesWriteOpen: Bool
 
-    init(id: AsyncTransactionId, realm: Realm, block: @escaping () -> Void, onComplete: ((Swift.Error?) -> Void)?) {
+    init(id: AsyncTransactionId, realm: Realm, block: @escaping () -> Void, onComplete: ((Swift.Error?) -> Void)?,
+         leavesWriteOpen: Bool = false) {
         self.id = id
         self.realm = realm
         self.block = block
         self.onComplete = onComplete
+        self.leavesWriteOpen = leavesWriteOpen
     }
 
     func run() {
+        if leavesWriteOpen {
+            realm.beginWrite()
+            block()
+            return
+        }
         do {
             try realm.write(block)
             onComplete?(nil)

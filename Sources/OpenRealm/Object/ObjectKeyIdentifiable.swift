@@ -13,7 +13,10 @@
 /// ever gets it (ORCore never reuses keys). An unmanaged object's `id` is its identity
 /// in memory, and changes when the object is added to a realm. A class that declares
 /// its own `id` property uses that instead.
-public protocol ObjectKeyIdentifiable: Identifiable {}
+public protocol ObjectKeyIdentifiable: Identifiable {
+    /// The object's stable identity.
+    var id: UInt64 { get }
+}
 
 extension ObjectKeyIdentifiable where Self: ObjectBase {
     /// The object key of a managed object; the instance's address for an unmanaged one.
