@@ -179,6 +179,8 @@ public struct ThreadConfinedPayload: @unchecked Sendable {
 
 /// Types that belong to one thread and can be handed over with `ThreadSafeReference`.
 public protocol ThreadConfined {
+    /// The realm the value belongs to; nil for an unmanaged object.
+    var realm: Realm? { get }
     var _threadConfinedPayload: ThreadConfinedPayload { get }
     static func _resolve(_ payload: ThreadConfinedPayload, in realm: Realm) -> Self?
 }
