@@ -114,6 +114,7 @@ extension Object {
     }
 
     /// Registers a block called on `actor` with a copy of the object confined to it.
+    @preconcurrency
     public func observe<A: Actor, T: Object>(keyPaths: [String]? = nil, on actor: A,
                                              _isolation: isolated (any Actor)? = #isolation,
                                              _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void) async -> NotificationToken {
@@ -121,6 +122,7 @@ extension Object {
     }
 
     /// Registers a block called on `actor`, for changes along typed key paths.
+    @preconcurrency
     public func observe<A: Actor, T: Object>(keyPaths: [PartialKeyPath<T>], on actor: A,
                                              _isolation: isolated (any Actor)? = #isolation,
                                              _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void) async -> NotificationToken {

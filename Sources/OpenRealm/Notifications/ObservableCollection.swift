@@ -69,6 +69,7 @@ extension _ObservableCollection {
     /// ```swift
     /// let token = await tasks.observe(on: MainActor.shared) { actor, change in ... }
     /// ```
+    @preconcurrency
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, _ObservedChange) -> Void) async -> NotificationToken {
@@ -94,6 +95,7 @@ extension _ObservableCollection where _ObservedElement: ObjectBase {
     }
 
     /// Registers a block called on `actor`, restricted to typed key paths.
+    @preconcurrency
     public func observe<A: Actor>(keyPaths: [PartialKeyPath<_ObservedElement>], on actor: A,
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, _ObservedChange) -> Void) async -> NotificationToken {

@@ -3,7 +3,7 @@ import Synchronization
 
 extension Realm {
     /// The block a migration runs: the migration, and the schema version the file had.
-    public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchemaVersion: UInt64) -> Void
+    public typealias MigrationBlock = (_ migration: Migration, _ oldSchemaVersion: UInt64) -> Void
 
     /// Where a realm lives and how it opens: its file (or in-memory identifier), schema
     /// version and migration, the model classes, and the open mode.
@@ -55,7 +55,7 @@ extension Realm {
         public var deleteRealmIfMigrationNeeded: Bool = false
         /// Asked on the first open in the process with the file's total and used bytes;
         /// returning true compacts the file before it opens.
-        public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)?
+        public var shouldCompactOnLaunch: ((_ totalBytes: Int, _ usedBytes: Int) -> Bool)?
         /// The model classes of the realm. When nil, the schema is every model class this
         /// process has used so far, and classes used later are added on first write. Classes
         /// that cannot join that schema unambiguously (an invalid declaration, or a stored
@@ -88,7 +88,7 @@ extension Realm {
                     schemaVersion: UInt64 = 0,
                     migrationBlock: MigrationBlock? = nil,
                     deleteRealmIfMigrationNeeded: Bool = false,
-                    shouldCompactOnLaunch: (@Sendable (Int, Int) -> Bool)? = nil,
+                    shouldCompactOnLaunch: ((Int, Int) -> Bool)? = nil,
                     objectTypes: [ObjectBase.Type]? = nil,
                     seedFilePath: URL? = nil) {
             if let inMemoryIdentifier {

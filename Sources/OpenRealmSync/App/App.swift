@@ -86,6 +86,7 @@ public final class App: Sendable {
 
     /// Logs in with `credentials` and calls `completion` with the user or the error (on
     /// an arbitrary thread).
+    @preconcurrency
     public func login(credentials: Credentials, _ completion: @escaping @Sendable (Result<User, Error>) -> Void) {
         Task {
             do { completion(.success(try await login(credentials: credentials))) } catch { completion(.failure(error)) }
@@ -107,6 +108,7 @@ public struct EmailPasswordAuth: Sendable {
     }
 
     /// Registers a new user and calls `completion` with nil or the error.
+    @preconcurrency
     public func registerUser(email: String, password: String, completion: @escaping @Sendable (Error?) -> Void) {
         Task {
             do { try await registerUser(email: email, password: password); completion(nil) } catch { completion(error) }

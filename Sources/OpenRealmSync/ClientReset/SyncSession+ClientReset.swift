@@ -23,7 +23,7 @@ import OpenRealmWire
 extension SyncSession {
     /// Step 1–2: the server asked for a reset.
     func beginClientReset(_ e: WireErrorMessage) {
-        let callbacks: (before: (@Sendable (Realm) -> Void)?, after: (@Sendable (Realm, Realm) -> Void)?)
+        let callbacks: (before: ((Realm) -> Void)?, after: ((Realm, Realm) -> Void)?)
         switch configuration.clientResetMode {
         case .manual(let handler):
             stopWithError(SyncError(.clientResetError, "The server needs the realm at '\(file.path)' reset (\(e.message)); the client reset mode is .manual, so the file was left as it is: close it, delete or back it up, and open it again.", serverCode: e.code),
@@ -85,7 +85,7 @@ extension SyncSession {
 
     /// Steps 3–5.
     private func completeClientReset(_ bootstrap: [WireInstruction], serverVersion: UInt64, completedQuery: UInt64?) {
-        let (recover, discardOnFailure, afterReset): (Bool, Bool, (@Sendable (Realm, Realm) -> Void)?)
+        let (recover, discardOnFailure, afterReset): (Bool, Bool, ((Realm, Realm) -> Void)?)
             = switch configuration.clientResetMode {
             case .recoverUnsyncedChanges(_, let after): (true, false, after)
             case .recoverOrDiscardUnsyncedChanges(_, let after): (true, true, after)

@@ -13,7 +13,7 @@ extension Realm.Configuration {
                 schemaVersion: UInt64 = 0,
                 migrationBlock: Realm.MigrationBlock? = nil,
                 deleteRealmIfMigrationNeeded: Bool = false,
-                shouldCompactOnLaunch: (@Sendable (Int, Int) -> Bool)? = nil,
+                shouldCompactOnLaunch: ((Int, Int) -> Bool)? = nil,
                 objectTypes: [ObjectBase.Type]? = nil,
                 seedFilePath: URL? = nil) {
         self.init(fileURL: fileURL, inMemoryIdentifier: inMemoryIdentifier, encryptionKey: encryptionKey,

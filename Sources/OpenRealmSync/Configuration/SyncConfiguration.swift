@@ -17,18 +17,18 @@ import OpenRealmWire
 ///     print("reset: \(before.objects(Task.self).count) tasks before, \(after.objects(Task.self).count) after")
 /// }))
 /// ```
-public enum ClientResetMode: Sendable {
+public enum ClientResetMode: @unchecked Sendable {
     /// Discard the local changes the server had not acknowledged: the file becomes the
     /// server's state.
-    case discardUnsyncedChanges(beforeReset: (@Sendable (Realm) -> Void)? = nil, afterReset: (@Sendable (Realm, Realm) -> Void)? = nil)
+    case discardUnsyncedChanges(beforeReset: ((Realm) -> Void)? = nil, afterReset: ((Realm, Realm) -> Void)? = nil)
     /// Apply the unacknowledged local changes again on top of the server's state, as new
     /// local writes that upload: objects created offline come back, changes to objects
     /// the server erased are dropped, a local change to a property wins over the
     /// server's. If that fails the error is reported (`SyncError.clientResetError` to
     /// `syncManager.errorHandler`) and the changes are lost. The default.
-    case recoverUnsyncedChanges(beforeReset: (@Sendable (Realm) -> Void)? = nil, afterReset: (@Sendable (Realm, Realm) -> Void)? = nil)
+    case recoverUnsyncedChanges(beforeReset: ((Realm) -> Void)? = nil, afterReset: ((Realm, Realm) -> Void)? = nil)
     /// Recover as `recoverUnsyncedChanges` does; if that fails, discard silently.
-    case recoverOrDiscardUnsyncedChanges(beforeReset: (@Sendable (Realm) -> Void)? = nil, afterReset: (@Sendable (Realm, Realm) -> Void)? = nil)
+    case recoverOrDiscardUnsyncedChanges(beforeReset: ((Realm) -> Void)? = nil, afterReset: ((Realm, Realm) -> Void)? = nil)
     /// Leave the file alone: the session stops and a `SyncError` `.clientResetError` goes
     /// to `errorHandler` (when nil, to `app.syncManager.errorHandler`). The app then
     /// closes the realm, deletes (or keeps) the file and opens it again.

@@ -36,4 +36,5 @@ public enum SyncLogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringC
 }
 
 /// Where sync log lines go: the level and the message.
+@preconcurrency
 public typealias SyncLogFunction = @Sendable (SyncLogLevel, String) -> Void

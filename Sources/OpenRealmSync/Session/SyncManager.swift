@@ -4,6 +4,7 @@ import Synchronization
 
 /// A handler of sync errors: the error (a ``SyncError`` for session errors) and the
 /// session it concerns, when there is one. Called on a sync queue.
+@preconcurrency
 public typealias ErrorReportingBlock = @Sendable (Error, SyncSession?) -> Void
 
 /// App-wide sync settings: where sync errors the app did not wait for are reported
@@ -15,7 +16,13 @@ public typealias ErrorReportingBlock = @Sendable (Error, SyncSession?) -> Void
 /// app.syncManager.logLevel = .detail   // each connection's life, on standard error
 /// ```
 public final class SyncManager: Sendable {
-    private let handler = Mutex<(@Sendable (Error, SyncSession?) -> Void)?>(nil)
+    /// The handler as set: called on sync queues, as the Realm SDK calls it, though its
+    /// type (like the SDK's) does not require it to be `Sendable`.
+    private let handler = Mutex<UncheckedHandler?>(nil)
+
+    private struct UncheckedHandler: @unchecked Sendable {
+        let call: (Error, SyncSession?) -> Void
+    }
     private let logSettings = Mutex<(level: SyncLogLevel, logger: SyncLogFunction?)>((.info, nil))
 
     /// The most detailed level logged (`.info` unless set).
@@ -45,9 +52,9 @@ public final class SyncManager: Sendable {
     }
 
     /// Called on a sync queue with each error; nil to ignore them.
-    public var errorHandler: (@Sendable (Error, SyncSession?) -> Void)? {
-        get { handler.withLock { $0 } }
-        set { handler.withLock { $0 = newValue } }
+    public var errorHandler: ((Error, SyncSession?) -> Void)? {
+        get { handler.withLock { $0?.call } }
+        set { handler.withLock { $0 = newValue.map(UncheckedHandler.init) } }
     }
 }
 

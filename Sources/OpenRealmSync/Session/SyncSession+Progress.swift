@@ -47,6 +47,7 @@ extension SyncSession {
     ///
     /// - Returns: the token that stops the notifications (never nil here; optional as in
     ///   the Realm SDK).
+    @preconcurrency
     public func addProgressNotification(for direction: ProgressDirection, mode: ProgressMode,
                                         block: @escaping @Sendable (Progress) -> Void) -> ProgressNotificationToken? {
         let id = progressTokenIds.withLock { next -> UInt64 in

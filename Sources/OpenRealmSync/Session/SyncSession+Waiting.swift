@@ -20,6 +20,7 @@ extension SyncSession {
     }
 
     /// Waits for upload or download and calls `callback` with nil or the error.
+    @preconcurrency
     public func wait(for direction: ProgressDirection, callback: @escaping @Sendable (Error?) -> Void) {
         Task { do { try await wait(for: direction); callback(nil) } catch { callback(error) } }
     }

@@ -286,6 +286,7 @@ public final class SyncSubscriptionSet: @unchecked Sendable {
     /// Runs `block` and commits its changes at once, then calls `onComplete` (on an
     /// arbitrary thread) with nil when the server has sent everything matching the new
     /// version, or the error.
+    @preconcurrency
     public func update(_ block: () -> Void, onComplete: (@Sendable (Error?) -> Void)? = nil) {
         let version: Int64
         do { version = try commitBlock(block) } catch {

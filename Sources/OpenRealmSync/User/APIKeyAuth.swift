@@ -31,6 +31,7 @@ public struct APIKeyAuth: Sendable {
     }
 
     /// Creates a key and calls `completion` with it or the error (on an arbitrary thread).
+    @preconcurrency
     public func createAPIKey(named name: String, completion: @escaping @Sendable (UserAPIKey?, Error?) -> Void) {
         Task {
             do { completion(try await createAPIKey(named: name), nil) } catch { completion(nil, error) }
@@ -45,6 +46,7 @@ public struct APIKeyAuth: Sendable {
     }
 
     /// Fetches a key and calls `completion` with it or the error.
+    @preconcurrency
     public func fetchAPIKey(_ objectId: ObjectId, completion: @escaping @Sendable (UserAPIKey?, Error?) -> Void) {
         Task {
             do { completion(try await fetchAPIKey(objectId), nil) } catch { completion(nil, error) }
@@ -61,6 +63,7 @@ public struct APIKeyAuth: Sendable {
     }
 
     /// Fetches the keys and calls `completion` with them or the error.
+    @preconcurrency
     public func fetchAPIKeys(completion: @escaping @Sendable ([UserAPIKey]?, Error?) -> Void) {
         Task {
             do { completion(try await fetchAPIKeys(), nil) } catch { completion(nil, error) }
@@ -75,6 +78,7 @@ public struct APIKeyAuth: Sendable {
     }
 
     /// Deletes a key and calls `completion` with nil or the error.
+    @preconcurrency
     public func deleteAPIKey(_ objectId: ObjectId, completion: @escaping @Sendable (Error?) -> Void) {
         Task { do { try await deleteAPIKey(objectId); completion(nil) } catch { completion(error) } }
     }
@@ -87,6 +91,7 @@ public struct APIKeyAuth: Sendable {
     }
 
     /// Enables a key and calls `completion` with nil or the error.
+    @preconcurrency
     public func enableAPIKey(_ objectId: ObjectId, completion: @escaping @Sendable (Error?) -> Void) {
         Task { do { try await enableAPIKey(objectId); completion(nil) } catch { completion(error) } }
     }
@@ -99,6 +104,7 @@ public struct APIKeyAuth: Sendable {
     }
 
     /// Disables a key and calls `completion` with nil or the error.
+    @preconcurrency
     public func disableAPIKey(_ objectId: ObjectId, completion: @escaping @Sendable (Error?) -> Void) {
         Task { do { try await disableAPIKey(objectId); completion(nil) } catch { completion(error) } }
     }

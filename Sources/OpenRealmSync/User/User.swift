@@ -119,6 +119,7 @@ public final class User: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Logs out and calls `completion` with nil or the error.
+    @preconcurrency
     public func logOut(_ completion: @escaping @Sendable (Error?) -> Void) {
         Task { do { try await logOut(); completion(nil) } catch { completion(error) } }
     }
@@ -134,6 +135,7 @@ public final class User: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Removes the user and calls `completion` with nil or the error.
+    @preconcurrency
     public func remove(_ completion: @escaping @Sendable (Error?) -> Void) {
         Task { do { try await remove(); completion(nil) } catch { completion(error) } }
     }
