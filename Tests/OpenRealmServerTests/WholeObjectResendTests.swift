@@ -135,4 +135,53 @@ final class WholeObjectResendTests: ServerTestCase {
         let backD = try uploadCollectingDownloads(b2, clientVersion: 3, base: 7, hlc: 12, [insertD])  // 8
         XCTAssertEqual(backD, [], "nothing was sent whole after version 7")
     }
+
+    /// b binds again with its file, as of server version `version`.
+    private func rebind(_ token: String, _ ident: WireIdent, at version: UInt64) throws -> TestSyncClient {
+        let client = try TestSyncClient(port: port, appId: "todo")
+        try client.send(.bind(WireBind(session: 1, appId: "todo", accessToken: token, fileIdentity: ident.fileIdentity,
+                                       lastIntegratedServerVersion: version)))
+        _ = try client.waitFor("ident") { if case .ident(let i) = $0 { return i } else { return nil } }
+        return client
+    }
+
+    /// A property edit made before a re-bind and overwritten there by the re-bind's copy
+    /// of the object comes back whole even when the server integrates it in a later
+    /// session (the connection dropped, or the server restarted, in between): what a
+    /// bootstrap sent whole is kept with the file, not with the session. Found by the
+    /// 1,000-cycle server crash run (docs/RELIABILITY.md, "Found so far").
+    func testAnEditOverwrittenByABootstrapComesBackWholeInALaterSession() throws {
+        let (a, _) = try boundClient()
+        try subscribeToAllTasks(a)                                                                   // 1
+        try upload(a, clientVersion: 1, Self.taskSchema + [Self.task(1, title: "t", status: "open")]) // 2
+        let bToken = try anonymousToken()
+        let (b, bIdent) = try boundClient(token: bToken)
+        try subscribeToAllTasks(b)                                                                   // 3
+        try b.send(.unbind(WireUnbind(session: 1)))
+        try upload(a, clientVersion: 2, serverVersion: 3, [.set(object: Self.path(1), property: "title", value: .string("by a"))]) // 4
+
+        // b edits task 1 as of version 3 (E, not uploaded yet), then binds again as of 3:
+        // task 1, changed since, is sent whole, over E on b.
+        let b2 = try rebind(bToken, bIdent, at: 3)
+        let resent = try subscribeToAllTasks(b2)                                                     // 5
+        XCTAssertTrue(resent.contains { $0.topLevelObject == Self.path(1).root }, "\(resent)")
+        try b2.send(.unbind(WireUnbind(session: 1)))
+        // The connection ends before E is uploaded; b binds once more as of 5, after which
+        // no one changed task 1: it is not sent again.
+        let b3 = try rebind(bToken, bIdent, at: 5)
+        let bootstrap = try subscribeToAllTasks(b3)                                                  // 6
+        XCTAssertFalse(bootstrap.contains { $0.topLevelObject == Self.path(1).root }, "\(bootstrap)")
+
+        let edit = WireInstruction.set(object: Self.path(1), property: "title", value: .string("by b"))
+        let back = try uploadCollectingDownloads(b3, clientVersion: 1, base: 3, hlc: 1_800_000_000_000, [edit]) // 7
+        let whole = try XCTUnwrap(back.first { $0.instructions.contains { instruction in
+            if case .createObject("Task", .int(1), _) = instruction { return true } else { return false }
+        } }, "E was overwritten by the copy of version 5: task 1 comes back whole: \(back)")
+        XCTAssertEqual(whole.serverVersion, 7)
+        XCTAssertTrue("\(whole.instructions)".contains("by b"), "as the server holds it, with E: \(whole.instructions)")
+
+        // A change made after that copy (based on 7) was overwritten by nothing.
+        let later = WireInstruction.set(object: Self.path(1), property: "title", value: .string("later"))
+        XCTAssertEqual(try uploadCollectingDownloads(b3, clientVersion: 2, base: 7, hlc: 1_800_000_000_001, [later]), [])
+    }
 }

@@ -113,12 +113,19 @@ extension SyncConnection {
             try txn.updateRow("__client_files", .int(Int64(session.fileIdent)), [
                 "viewServerVersion": .int(Int64(version)), "view": .string(record.encoded),
             ])
+            // What this bootstrap overwrote on the client, for the changesets it made
+            // before and uploads later, in this session or another (``BootstrapCopies``).
+            if !snapshots.isEmpty {
+                var copies = try BootstrapCopies.read(txn, ident: session.fileIdent)
+                copies.drop(through: try AppStore.uploadBase(txn, ident: session.fileIdent))
+                copies.record(version: version, sent: held.isEmpty && uncertain.isEmpty ? nil : snapshots)
+                try copies.write(txn, ident: session.fileIdent)
+            }
         }
         store.didCommit(serverVersion: version)
         session.view = view
         session.viewObjects = viewObjects
         session.viewServerVersion = version
-        session.viewSnapshots = snapshots
         session.hasHadView = true
         try sendBootstrap(session, instructions, serverVersion: version)
     }

@@ -296,19 +296,21 @@ extension SyncConnection {
                 reply.append(.eraseObject(WireObjectPath(ref)))
             }
         }
-        // A changeset made before the origin's last bootstrap, which was computed
-        // without it: the objects it touches that the bootstrap sent whole lack it
-        // there (their collections' resets won over its list edits on the client),
-        // so they go back whole as the server now has them.
+        // A changeset made before a bootstrap of the origin's (in this session or an
+        // earlier one: the connection may have dropped, the server restarted), which
+        // was computed without it: the objects it touches that the bootstrap sent whole
+        // lack it there (their values and their collections' resets won over its edits
+        // on the client), so they go back whole as the server now has them.
         // Likewise an object the origin got back whole (a compensation) after the
         // changeset was made: that copy's cleared collections won over the
         // changeset's list edits there, which the server has.
         // One copy covers every changeset of the upload part before it: an object goes
         // back with the part's last changeset that touches it (``WholeCopies``).
-        let beforeBootstrap = changeset.lastIntegratedServerVersion < session.viewServerVersion
-        if beforeBootstrap || !resentSince.isEmpty || copies.anyOwed {
+        let base = changeset.lastIntegratedServerVersion
+        let bootstrapped = try copies.bootstrapCopies(txn, ident: session.fileIdent)
+        if bootstrapped.last > base || !resentSince.isEmpty || copies.anyOwed {
             for ref in objects where refused[ref] == nil
-                && ((beforeBootstrap && session.viewSnapshots.contains(ref)) || resentSince.contains(ref) || copies.isOwed(ref))
+                && (bootstrapped.copies.sentWhole(ref, after: base) || resentSince.contains(ref) || copies.isOwed(ref))
                 && copies.sendsNow(ref, in: changeset.clientVersion) {
                 if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
                     reply += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
@@ -378,4 +380,15 @@ struct WholeCopies {
 
     /// `ref` went back whole another way (a refused write reverted).
     mutating func sent(_ ref: WireObjectRef) { owed.remove(ref) }
+
+    /// What the file's bootstraps sent it whole, read once per part: no view changes
+    /// while a part is integrated (both hold the app's lock).
+    private var bootstrapped: (copies: BootstrapCopies, last: UInt64)?
+
+    mutating func bootstrapCopies(_ txn: StoreTransaction, ident: UInt64) throws -> (copies: BootstrapCopies, last: UInt64) {
+        if let bootstrapped { return bootstrapped }
+        let copies = try BootstrapCopies.read(txn, ident: ident)
+        bootstrapped = (copies, copies.lastVersion)
+        return bootstrapped!
+    }
 }
