@@ -184,4 +184,40 @@ final class WholeObjectResendTests: ServerTestCase {
         let later = WireInstruction.set(object: Self.path(1), property: "title", value: .string("later"))
         XCTAssertEqual(try uploadCollectingDownloads(b3, clientVersion: 2, base: 7, hlc: 1_800_000_000_001, [later]), [])
     }
+
+    /// A property edit made before an object came back whole to its client (a copy for a
+    /// changeset made before a bootstrap) lost to that copy there, in a class without
+    /// collections as in one with them: the server sends the object back whole again
+    /// once it integrated the edit. Found by the 1,000-cycle server crash run.
+    func testAPropertyEditOverwrittenByACopyOfAnObjectWithoutCollectionsComesBackWhole() throws {
+        let noteSchema: [WireInstruction] = [
+            .addClass(WireClassSchema(name: "Note", primaryKey: WirePrimaryKeySchema(name: "_id", type: .string))),
+            .addProperty(className: "Note", property: WirePropertySchema(name: "text", type: .string)),
+        ]
+        func note(_ id: String) -> WireObjectPath { WireObjectPath(className: "Note", primaryKey: .string(id)) }
+        func isWhole(_ id: String, _ changeset: WireDownloadChangeset) -> Bool {
+            changeset.instructions.contains { instruction in
+                if case .createObject("Note", .string(id), _) = instruction { return true } else { return false }
+            }
+        }
+        let (a, _) = try boundClient()
+        _ = try query(a, version: 1, ["Note": "TRUEPREDICATE"]).get()                               // 1
+        try upload(a, clientVersion: 1, noteSchema + [.createObject(className: "Note", primaryKey: .string("a"), values: [])]) // 2
+        let (b, _) = try boundClient()
+        _ = try query(b, version: 1, ["Note": "TRUEPREDICATE"]).get()                               // 3: b's whole view
+        // b created note x before that bootstrap (it had downloaded nothing): the bootstrap
+        // lacked x, so x goes back whole when the server integrates its creation.
+        let created = try uploadCollectingDownloads(b, clientVersion: 1, base: 0, hlc: 1_800_000_000_000, noteSchema + [
+            .createObject(className: "Note", primaryKey: .string("x"), values: [WirePropertyValue("text", .string("new"))]),
+        ])                                                                                           // 4
+        XCTAssertTrue(created.contains { isWhole("x", $0) }, "\(created)")
+        // b edited x as of version 3, before that copy arrived: the copy overwrote the edit.
+        let edit = WireInstruction.set(object: note("x"), property: "text", value: .string("edited"))
+        let back = try uploadCollectingDownloads(b, clientVersion: 2, base: 3, hlc: 1_800_000_000_001, [edit]) // 5
+        let whole = try XCTUnwrap(back.first { isWhole("x", $0) }, "x comes back whole with the edit: \(back)")
+        XCTAssertTrue("\(whole.instructions)".contains("edited"), "\(whole.instructions)")
+        // An edit made after the copies arrived (based on 5) lost to nothing.
+        let later = WireInstruction.set(object: note("x"), property: "text", value: .string("later"))
+        XCTAssertEqual(try uploadCollectingDownloads(b, clientVersion: 3, base: 5, hlc: 1_800_000_000_002, [later]), [])
+    }
 }

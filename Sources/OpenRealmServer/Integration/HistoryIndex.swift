@@ -147,11 +147,18 @@ final class HistoryIndex {
             }
             for (ref, item) in here { objects[ref, default: []].append(item) }
             if !entry.compensation.isEmpty {
-                var cleared: Set<WireObjectRef> = []
+                // An object sent whole starts with its create (and clears its collections);
+                // a write to a property or a list alike made before it arrived lost to it.
+                var whole: Set<WireObjectRef> = []
                 for instruction in try WireChangeset(decoding: entry.compensation).instructions {
-                    if case .clearCollection = instruction, let ref = instruction.topLevelObject { cleared.insert(ref) }
+                    switch instruction {
+                    case .createObject, .clearCollection:
+                        if let ref = instruction.topLevelObject { whole.insert(ref) }
+                    default:
+                        break
+                    }
                 }
-                if !cleared.isEmpty { compensations[entry.originFileIdent, default: []].append((version, cleared)) }
+                if !whole.isEmpty { compensations[entry.originFileIdent, default: []].append((version, whole)) }
             }
         }
         for (ref, items) in objects {

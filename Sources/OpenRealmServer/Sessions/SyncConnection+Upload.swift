@@ -267,14 +267,13 @@ extension SyncConnection {
         }
         var allowed = changeset.instructions.filter { $0.topLevelObject.map { refused[$0] == nil } ?? true }
         let listEdits = allowed.filter { ListTransform.list(of: $0) != nil }
-        var resentSince: Set<WireObjectRef> = []
         if !listEdits.isEmpty {
             allowed = ListTransform.transform(allowed, against: try Self.concurrentInstructions(
                 txn, origin: session.fileIdent, after: changeset.lastIntegratedServerVersion, through: version - 1,
                 on: Set(objects), index: app.historyIndex, memo: session.concurrentMemo))
-            resentSince = try Self.resentWhole(txn, to: session.fileIdent, after: changeset.lastIntegratedServerVersion,
-                                               through: version - 1, index: app.historyIndex)
         }
+        let resentSince = try Self.resentWhole(txn, to: session.fileIdent, after: changeset.lastIntegratedServerVersion,
+                                               through: version - 1, index: app.historyIndex)
         var integrator = Integrator(txn: txn, developmentMode: app.configuration.developmentMode,
                                     stamp: WriteStamp(timestamp: changeset.timestamp, originFileIdent: session.fileIdent),
                                     serverVersion: version)
@@ -302,8 +301,8 @@ extension SyncConnection {
         // lack it there (their values and their collections' resets won over its edits
         // on the client), so they go back whole as the server now has them.
         // Likewise an object the origin got back whole (a compensation) after the
-        // changeset was made: that copy's cleared collections won over the
-        // changeset's list edits there, which the server has.
+        // changeset was made: that copy's values and cleared collections won over the
+        // changeset's edits there, which the server has.
         // One copy covers every changeset of the upload part before it: an object goes
         // back with the part's last changeset that touches it (``WholeCopies``).
         let base = changeset.lastIntegratedServerVersion
