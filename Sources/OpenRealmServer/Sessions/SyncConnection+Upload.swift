@@ -136,7 +136,9 @@ extension SyncConnection {
             session.lastIntegratedClientVersion = max(session.lastIntegratedClientVersion, file.lastIntegratedClientVersion)
         }
         try checkOrder(job.upload)
-        var copies = WholeCopies(job.upload)
+        // Each changeset commits on its own here: a copy owed to a later changeset of the
+        // part could be lost with a crash in between, so none is deferred.
+        var copies = WholeCopies()
         for changeset in job.upload.changesets where changeset.clientVersion > session.lastIntegratedClientVersion {
             try checkBase(changeset, serverVersion: store.serverVersion)
             try integrateAlone(session, changeset, copies: &copies, app: app)
@@ -354,6 +356,10 @@ struct WholeCopies {
     /// Objects an integrated changeset of the part would have sent back whole.
     private var owed: Set<WireObjectRef> = []
 
+    /// Copies for changesets that each commit on their own: none deferred.
+    init() {}
+
+    /// Copies for the changesets of `upload`, integrated in one transaction.
     init(_ upload: WireUpload) {
         for changeset in upload.changesets {
             for instruction in changeset.instructions {
