@@ -44,10 +44,7 @@ final class WholeObjectResendTests: ServerTestCase {
         try b.send(.unbind(WireUnbind(session: 1)))
         try upload(a, clientVersion: 2, serverVersion: 3, [.set(object: Self.path(1), property: "title", value: .string("u")),
                                                            .set(object: Self.path(2), property: "title", value: .string("u2"))]) // 4
-        let b2 = try TestSyncClient(port: port, appId: "todo")
-        try b2.send(.bind(WireBind(session: 1, appId: "todo", accessToken: bToken, fileIdentity: bIdent.fileIdentity,
-                                   lastIntegratedServerVersion: 3)))
-        _ = try b2.waitFor("ident") { if case .ident(let i) = $0 { return i } else { return nil } }
+        let b2 = try rebind(bToken, bIdent, at: 3)
         try subscribeToAllTasks(b2)                                                                  // 5
         return b2
     }
@@ -98,20 +95,10 @@ final class WholeObjectResendTests: ServerTestCase {
     /// that copy arrived, was overwritten by it in turn: C must come back whole too, or
     /// b would never hold C's element although the server does.
     func testAListEditOverwrittenByAnObjectSentBackWholeIsSentBackAgain() throws {
-        let (a, _) = try boundClient()
-        try subscribeToAllTasks(a)                                                                   // 1
-        try upload(a, clientVersion: 1, Self.taskSchema + [Self.task(1, title: "t", status: "open")]) // 2
-        let bToken = try anonymousToken()
-        let (b, bIdent) = try boundClient(token: bToken)
-        try subscribeToAllTasks(b)                                                                   // 3
-        try b.send(.unbind(WireUnbind(session: 1)))
-        try upload(a, clientVersion: 2, serverVersion: 3, [.set(object: Self.path(1), property: "title", value: .string("u"))]) // 4
+        let (bToken, bIdent) = try task1ChangedWhileBWasAway(title: "u")                            // 1...4
 
         // b comes back as of version 3: task 1, changed since, is sent whole.
-        let b2 = try TestSyncClient(port: port, appId: "todo")
-        try b2.send(.bind(WireBind(session: 1, appId: "todo", accessToken: bToken, fileIdentity: bIdent.fileIdentity,
-                                   lastIntegratedServerVersion: 3)))
-        _ = try b2.waitFor("ident") { if case .ident(let i) = $0 { return i } else { return nil } }
+        let b2 = try rebind(bToken, bIdent, at: 3)
         try subscribeToAllTasks(b2)                                                                  // 5
         let insertE = WireInstruction.listInsert(object: Self.path(1), property: "tags", index: 0, value: .string("e"))
         let backE = try uploadCollectingDownloads(b2, clientVersion: 1, base: 3, hlc: 10, [insertE])  // 6
@@ -136,6 +123,20 @@ final class WholeObjectResendTests: ServerTestCase {
         XCTAssertEqual(backD, [], "nothing was sent whole after version 7")
     }
 
+    /// a creates task 1 (2) after subscribing (1); b subscribes (3) and unbinds; a sets
+    /// task 1's title (4). Returns b's token and file.
+    private func task1ChangedWhileBWasAway(title: String) throws -> (token: String, ident: WireIdent) {
+        let (a, _) = try boundClient()
+        try subscribeToAllTasks(a)
+        try upload(a, clientVersion: 1, Self.taskSchema + [Self.task(1, title: "t", status: "open")])
+        let bToken = try anonymousToken()
+        let (b, bIdent) = try boundClient(token: bToken)
+        try subscribeToAllTasks(b)
+        try b.send(.unbind(WireUnbind(session: 1)))
+        try upload(a, clientVersion: 2, serverVersion: 3, [.set(object: Self.path(1), property: "title", value: .string(title))])
+        return (bToken, bIdent)
+    }
+
     /// b binds again with its file, as of server version `version`.
     private func rebind(_ token: String, _ ident: WireIdent, at version: UInt64) throws -> TestSyncClient {
         let client = try TestSyncClient(port: port, appId: "todo")
@@ -151,14 +152,7 @@ final class WholeObjectResendTests: ServerTestCase {
     /// bootstrap sent whole is kept with the file, not with the session. Found by the
     /// 1,000-cycle server crash run (docs/RELIABILITY.md, "Found so far").
     func testAnEditOverwrittenByABootstrapComesBackWholeInALaterSession() throws {
-        let (a, _) = try boundClient()
-        try subscribeToAllTasks(a)                                                                   // 1
-        try upload(a, clientVersion: 1, Self.taskSchema + [Self.task(1, title: "t", status: "open")]) // 2
-        let bToken = try anonymousToken()
-        let (b, bIdent) = try boundClient(token: bToken)
-        try subscribeToAllTasks(b)                                                                   // 3
-        try b.send(.unbind(WireUnbind(session: 1)))
-        try upload(a, clientVersion: 2, serverVersion: 3, [.set(object: Self.path(1), property: "title", value: .string("by a"))]) // 4
+        let (bToken, bIdent) = try task1ChangedWhileBWasAway(title: "by a")                         // 1...4
 
         // b edits task 1 as of version 3 (E, not uploaded yet), then binds again as of 3:
         // task 1, changed since, is sent whole, over E on b.
