@@ -85,6 +85,7 @@ extension SyncConnection {
                         integrated.append(result)
                         job.metrics.increment("openrealm_changesets_integrated_total")
                     }
+                    try copies.persist(txn, ident: session.fileIdent)
                 }
                 return version
             }
@@ -187,8 +188,10 @@ extension SyncConnection {
                 var attempt = copies
                 let result = try app.store.environment.write { txn in
                     try app.recordPendingProgress(txn)
-                    return try integrateChangeset(txn, session, changeset, refusing: refused, copies: &attempt,
-                                                  version: app.store.serverVersion + 1, others: others)
+                    let result = try integrateChangeset(txn, session, changeset, refusing: refused, copies: &attempt,
+                                                        version: app.store.serverVersion + 1, others: others)
+                    try attempt.persist(txn, ident: session.fileIdent)
+                    return result
                 }
                 copies = attempt
                 app.store.didCommit(serverVersion: result.version)
@@ -274,8 +277,12 @@ extension SyncConnection {
                 txn, origin: session.fileIdent, after: changeset.lastIntegratedServerVersion, through: version - 1,
                 on: Set(objects), index: app.historyIndex, memo: session.concurrentMemo))
         }
-        let resentSince = try Self.resentWhole(txn, to: session.fileIdent, after: changeset.lastIntegratedServerVersion,
-                                               through: version - 1, index: app.historyIndex)
+        // Copies of objects with collections, from the history index the transform has
+        // read anyway; every copy is in the file's record too (below), which is what a
+        // changeset without list edits is checked against.
+        let resentSince = listEdits.isEmpty ? [] : try Self.resentWhole(
+            txn, to: session.fileIdent, after: changeset.lastIntegratedServerVersion, through: version - 1,
+            index: app.historyIndex)
         var integrator = Integrator(txn: txn, developmentMode: app.configuration.developmentMode,
                                     stamp: WriteStamp(timestamp: changeset.timestamp, originFileIdent: session.fileIdent),
                                     serverVersion: version)
@@ -287,12 +294,15 @@ extension SyncConnection {
             if let why = try authorizer.refusal(txn, schema: schema, ref, at: .after) { late[ref] = why }
         }
         if !late.isEmpty { throw LateRefusals(writes: late) }
+        // What the server had sent the file whole before this changeset.
+        let bootstrapped = try copies.bootstrapCopies(txn, ident: session.fileIdent)
         // What the origin gets back: refused objects as the server has them (or
         // erased when it may not hold them), and the partition values stamped.
         for ref in objects where refused[ref] != nil {
             copies.sent(ref)
             if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
                 reply += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
+                copies.recordWhole(ref, version: version)
             } else {
                 reply.append(.eraseObject(WireObjectPath(ref)))
             }
@@ -308,13 +318,13 @@ extension SyncConnection {
         // One copy covers every changeset of the upload part before it: an object goes
         // back with the part's last changeset that touches it (``WholeCopies``).
         let base = changeset.lastIntegratedServerVersion
-        let bootstrapped = try copies.bootstrapCopies(txn, ident: session.fileIdent)
         if bootstrapped.last > base || !resentSince.isEmpty || copies.anyOwed {
             for ref in objects where refused[ref] == nil
                 && (bootstrapped.copies.sentWhole(ref, after: base) || resentSince.contains(ref) || copies.isOwed(ref))
                 && copies.sendsNow(ref, in: changeset.clientVersion) {
                 if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
                     reply += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
+                    copies.recordWhole(ref, version: version)
                 }
             }
         }
@@ -386,14 +396,34 @@ struct WholeCopies {
     /// `ref` went back whole another way (a refused write reverted).
     mutating func sent(_ ref: WireObjectRef) { owed.remove(ref) }
 
-    /// What the file's bootstraps sent it whole, read once per part: no view changes
-    /// while a part is integrated (both hold the app's lock).
+    /// What the server sent the file whole (``BootstrapCopies``), read once per part: no
+    /// view changes while a part is integrated (both hold the app's lock); the copies
+    /// the part sends are added, and written back by ``persist(_:ident:)``.
     private var bootstrapped: (copies: BootstrapCopies, last: UInt64)?
+    private var recorded = false
 
     mutating func bootstrapCopies(_ txn: StoreTransaction, ident: UInt64) throws -> (copies: BootstrapCopies, last: UInt64) {
         if let bootstrapped { return bootstrapped }
         let copies = try BootstrapCopies.read(txn, ident: ident)
         bootstrapped = (copies, copies.lastVersion)
         return bootstrapped!
+    }
+
+    /// `ref` went back whole in server version `version` (read the record first).
+    mutating func recordWhole(_ ref: WireObjectRef, version: UInt64) {
+        guard var current = bootstrapped else { return }
+        current.copies.record(version: version, sent: [ref])
+        current.last = max(current.last, version)
+        bootstrapped = current
+        recorded = true
+    }
+
+    /// Writes the copies this part sent into the file's record.
+    mutating func persist(_ txn: StoreTransaction, ident: UInt64) throws {
+        guard recorded, var copies = bootstrapped?.copies else { return }
+        copies.drop(through: try AppStore.uploadBase(txn, ident: ident))
+        try copies.write(txn, ident: ident)
+        bootstrapped = (copies, copies.lastVersion)
+        recorded = false
     }
 }

@@ -1,16 +1,17 @@
 import Foundation
 import OpenRealmWire
 
-/// What a client file's bootstraps sent it whole, kept across sessions and restarts.
+/// What the server sent a client file whole — in bootstraps, and back with its uploads
+/// (compensations) — kept across sessions and restarts.
 ///
-/// A bootstrap that sends an object whole overwrites, on the client, the edits of its
-/// changesets not uploaded yet; when the server later integrates such a changeset it
-/// sends the object back whole as the server then holds it (`docs/SERVER.md`, "View
-/// changes and re-binds"). The changeset may be integrated in a later session than the
-/// bootstrap (the connection dropped, the server restarted), so what the bootstraps sent
-/// is stored with the file, not kept by the session.
+/// An object sent whole overwrites, on the client, the edits of its changesets not
+/// uploaded yet; when the server later integrates such a changeset it sends the object
+/// back whole as the server then holds it (`docs/SERVER.md`, "View changes and
+/// re-binds"). The changeset may be integrated in a later session than the copy (the
+/// connection dropped, the server restarted), so what was sent is stored with the file,
+/// not kept by the session.
 ///
-/// A changeset based on server version `b` was overwritten on object `o` when a bootstrap
+/// A changeset based on server version `b` was overwritten on object `o` when a copy
 /// after `b` sent `o` whole. So per object only the version of the last bootstrap that
 /// sent it matters, and a bootstrap of the whole view (a new file, changed read rules)
 /// stands for every object. Versions at or below the file's upload base are dropped: no
@@ -37,8 +38,8 @@ struct BootstrapCopies: Equatable {
     /// The version of the last bootstrap recorded; 0 for none.
     var lastVersion: UInt64 { max(wholeViewVersion, objects.values.max() ?? 0) }
 
-    /// Records the bootstrap of server version `version`: `sent` whole, or the whole view
-    /// when nil.
+    /// Records what server version `version` sent whole: `sent`, or the whole view when
+    /// nil.
     mutating func record(version: UInt64, sent: Set<WireObjectRef>?) {
         guard let sent else {
             wholeViewVersion = version
