@@ -125,7 +125,6 @@ extension SyncConnection {
         store.didCommit(serverVersion: version)
         session.view = view
         session.viewObjects = viewObjects
-        session.viewServerVersion = version
         session.hasHadView = true
         try sendBootstrap(session, instructions, serverVersion: version)
     }

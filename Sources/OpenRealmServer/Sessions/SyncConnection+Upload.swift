@@ -318,9 +318,9 @@ extension SyncConnection {
         // One copy covers every changeset of the upload part before it: an object goes
         // back with the part's last changeset that touches it (``WholeCopies``).
         let base = changeset.lastIntegratedServerVersion
-        if bootstrapped.last > base || !resentSince.isEmpty || copies.anyOwed {
+        if bootstrapped.lastVersion > base || !resentSince.isEmpty || copies.anyOwed {
             for ref in objects where refused[ref] == nil
-                && (bootstrapped.copies.sentWhole(ref, after: base) || resentSince.contains(ref) || copies.isOwed(ref))
+                && (bootstrapped.sentWhole(ref, after: base) || resentSince.contains(ref) || copies.isOwed(ref))
                 && copies.sendsNow(ref, in: changeset.clientVersion) {
                 if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
                     reply += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
@@ -399,31 +399,28 @@ struct WholeCopies {
     /// What the server sent the file whole (``BootstrapCopies``), read once per part: no
     /// view changes while a part is integrated (both hold the app's lock); the copies
     /// the part sends are added, and written back by ``persist(_:ident:)``.
-    private var bootstrapped: (copies: BootstrapCopies, last: UInt64)?
+    private var bootstrapped: BootstrapCopies?
     private var recorded = false
 
-    mutating func bootstrapCopies(_ txn: StoreTransaction, ident: UInt64) throws -> (copies: BootstrapCopies, last: UInt64) {
+    mutating func bootstrapCopies(_ txn: StoreTransaction, ident: UInt64) throws -> BootstrapCopies {
         if let bootstrapped { return bootstrapped }
         let copies = try BootstrapCopies.read(txn, ident: ident)
-        bootstrapped = (copies, copies.lastVersion)
-        return bootstrapped!
+        bootstrapped = copies
+        return copies
     }
 
     /// `ref` went back whole in server version `version` (read the record first).
     mutating func recordWhole(_ ref: WireObjectRef, version: UInt64) {
-        guard var current = bootstrapped else { return }
-        current.copies.record(version: version, sent: [ref])
-        current.last = max(current.last, version)
-        bootstrapped = current
+        guard bootstrapped != nil else { return }
+        bootstrapped!.record(version: version, sent: [ref])
         recorded = true
     }
 
     /// Writes the copies this part sent into the file's record.
     mutating func persist(_ txn: StoreTransaction, ident: UInt64) throws {
-        guard recorded, var copies = bootstrapped?.copies else { return }
-        copies.drop(through: try AppStore.uploadBase(txn, ident: ident))
-        try copies.write(txn, ident: ident)
-        bootstrapped = (copies, copies.lastVersion)
+        guard recorded, bootstrapped != nil else { return }
+        bootstrapped!.drop(through: try AppStore.uploadBase(txn, ident: ident))
+        try bootstrapped!.write(txn, ident: ident)
         recorded = false
     }
 }

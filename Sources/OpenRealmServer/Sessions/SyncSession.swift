@@ -37,8 +37,6 @@ final class SyncSession: @unchecked Sendable {
     var lastQueryVersion: UInt64 = 0
     /// The objects the client holds through its subscriptions.
     var viewObjects: Set<WireObjectRef> = []
-    /// The server version of the session's last view change (its bootstrap); 0 before.
-    var viewServerVersion: UInt64 = 0
     /// What the file's uploads are transformed against, kept from one upload to the
     /// next (``SyncConnection/ConcurrentMemo``).
     let concurrentMemo = SyncConnection.ConcurrentMemo()

@@ -23,10 +23,12 @@ import OpenRealmWire
 /// references); integers little-endian.
 struct BootstrapCopies: Equatable {
     /// The server version of the file's last bootstrap of its whole view; 0 for none.
-    var wholeViewVersion: UInt64 = 0
+    private(set) var wholeViewVersion: UInt64 = 0
     /// Per object, the server version of the last bootstrap that sent it whole, when
     /// later than ``wholeViewVersion``.
-    var objects: [WireObjectRef: UInt64] = [:]
+    private(set) var objects: [WireObjectRef: UInt64] = [:]
+    /// The version of the last copy recorded; 0 for none.
+    private(set) var lastVersion: UInt64 = 0
 
     static func metaName(_ ident: UInt64) -> String { "server.copies.\(ident)" }
 
@@ -35,12 +37,11 @@ struct BootstrapCopies: Equatable {
         wholeViewVersion > base || (objects[ref] ?? 0) > base
     }
 
-    /// The version of the last bootstrap recorded; 0 for none.
-    var lastVersion: UInt64 { max(wholeViewVersion, objects.values.max() ?? 0) }
 
     /// Records what server version `version` sent whole: `sent`, or the whole view when
     /// nil.
     mutating func record(version: UInt64, sent: Set<WireObjectRef>?) {
+        lastVersion = max(lastVersion, version)
         guard let sent else {
             wholeViewVersion = version
             objects = [:]
@@ -53,6 +54,7 @@ struct BootstrapCopies: Equatable {
     mutating func drop(through base: UInt64) {
         if wholeViewVersion <= base { wholeViewVersion = 0 }
         objects = objects.filter { $0.value > base }
+        lastVersion = max(wholeViewVersion, objects.values.max() ?? 0)
     }
 
     /// The file's record, empty when it has none.
@@ -113,5 +115,6 @@ struct BootstrapCopies: Equatable {
         }
         wholeViewVersion = whole
         self.objects = objects
+        lastVersion = max(whole, objects.values.max() ?? 0)
     }
 }
