@@ -50,6 +50,37 @@ static int write_rc(orc_txn *txn, int mrc, const char *what)
  */
 #define NEXT_STEP_GAP 64
 
+/* Whether the read cursor stands on the row last_row describes, in `table`. */
+static bool obj_cursor_positioned(const orc_txn *txn, uint32_t table)
+{
+    return txn->obj_cursor && txn->obj_cursor_table == table && txn->last_row.data
+           && txn->last_row.generation == txn->generation && txn->last_row.table == table;
+}
+
+/* Makes txn->obj_cursor a cursor on `table` (a read transaction's). */
+static int obj_cursor_on(orc_txn *txn, uint32_t table, MDB_dbi dbi)
+{
+    if (txn->obj_cursor && txn->obj_cursor_table != table) {
+        mdb_cursor_close(txn->obj_cursor);
+        txn->obj_cursor = NULL;
+    }
+    if (!txn->obj_cursor) {
+        int mrc = mdb_cursor_open(txn->mdb, dbi, &txn->obj_cursor);
+        if (mrc) return orc_fail_mdb(mrc, "opening an object cursor");
+        txn->obj_cursor_table = table;
+    }
+    return ORC_OK;
+}
+
+static void remember_row(orc_txn *txn, uint32_t table, uint64_t key, const MDB_val *d)
+{
+    txn->last_row.generation = txn->generation;
+    txn->last_row.key = key;
+    txn->last_row.table = table;
+    txn->last_row.data = d->mv_data;
+    txn->last_row.size = d->mv_size;
+}
+
 static int read_row(orc_txn *txn, uint32_t table, uint64_t key, MDB_val *d)
 {
     MDB_dbi dbi;
@@ -61,17 +92,8 @@ static int read_row(orc_txn *txn, uint32_t table, uint64_t key, MDB_val *d)
         int mrc = mdb_get(txn->mdb, dbi, &k, d);
         return mrc == MDB_NOTFOUND ? ORC_ERR_NOT_FOUND : mrc ? orc_fail_mdb(mrc, "reading an object") : ORC_OK;
     }
-    bool positioned = txn->obj_cursor && txn->obj_cursor_table == table && txn->last_row.data
-                      && txn->last_row.generation == txn->generation && txn->last_row.table == table;
-    if (txn->obj_cursor && txn->obj_cursor_table != table) {
-        mdb_cursor_close(txn->obj_cursor);
-        txn->obj_cursor = NULL;
-    }
-    if (!txn->obj_cursor) {
-        int mrc = mdb_cursor_open(txn->mdb, dbi, &txn->obj_cursor);
-        if (mrc) return orc_fail_mdb(mrc, "opening an object cursor");
-        txn->obj_cursor_table = table;
-    }
+    bool positioned = obj_cursor_positioned(txn, table);
+    if ((rc = obj_cursor_on(txn, table, dbi))) return rc;
     /* The cursor's position is only known while last_row describes it. */
     txn->last_row.data = NULL;
     if (positioned && key > txn->last_row.key && key - txn->last_row.key <= NEXT_STEP_GAP) {
@@ -102,12 +124,47 @@ int obj_row(orc_txn *txn, uint32_t table, uint64_t key, const uint8_t **row, siz
     if (rc) return rc;
     *row = d.mv_data;
     *size = d.mv_size;
-    if (txn->write) return ORC_OK;
-    txn->last_row.generation = txn->generation;
-    txn->last_row.key = key;
-    txn->last_row.table = table;
-    txn->last_row.data = d.mv_data;
-    txn->last_row.size = d.mv_size;
+    if (!txn->write) remember_row(txn, table, key, &d);
+    return ORC_OK;
+}
+
+int orc_obj_next(orc_txn *txn, uint32_t table, uint64_t after, uint64_t *key_out)
+{
+    int rc;
+    if (!key_out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_obj_next needs an out pointer");
+    MDB_val k, d;
+    int mrc;
+    if (txn && !txn->write && txn->last_row.key == after && obj_cursor_positioned(txn, table)) {
+        /* One step from the row returned last: the table was looked up for it. */
+        txn->last_row.data = NULL;
+        mrc = mdb_cursor_get(txn->obj_cursor, &k, &d, MDB_NEXT);
+        goto stepped;
+    }
+    if (!schema_class_req(txn, table, &rc)) return rc;
+    if (after == UINT64_MAX) return ORC_ERR_NOT_FOUND;
+    MDB_dbi dbi;
+    if ((rc = txn_table_dbi(txn, table, &dbi))) return rc;
+    uint8_t kb[8];
+    k = key_val(kb, after + 1);
+    if (txn->write) {
+        /* Rows move as a write transaction writes: a cursor of its own, from the root. */
+        MDB_cursor *cur;
+        if ((mrc = mdb_cursor_open(txn->mdb, dbi, &cur))) return orc_fail_mdb(mrc, "opening a table cursor");
+        mrc = mdb_cursor_get(cur, &k, &d, MDB_SET_RANGE);
+        mdb_cursor_close(cur);
+    } else {
+        if ((rc = obj_cursor_on(txn, table, dbi))) return rc;
+        txn->last_row.data = NULL;
+        mrc = mdb_cursor_get(txn->obj_cursor, &k, &d, MDB_SET_RANGE);
+    }
+stepped:
+    if (mrc == MDB_NOTFOUND) return ORC_ERR_NOT_FOUND;
+    if (mrc) return orc_fail_mdb(mrc, "walking a table");
+    if (k.mv_size != 8) return orc_fail(ORC_ERR_CORRUPT, "an object key has %zu bytes", k.mv_size);
+    uint64_t key = ld64be(k.mv_data);
+    if (key <= after) return orc_fail(ORC_ERR_CORRUPT, "table %u's keys are out of order", (unsigned)table);
+    if (!txn->write) remember_row(txn, table, key, &d);
+    *key_out = key;
     return ORC_OK;
 }
 

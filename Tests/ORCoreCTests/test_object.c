@@ -1120,3 +1120,109 @@ TEST(object_get_reuses_the_last_row_only_while_it_is_current)
     orc_txn_abort(r);
     orc_env_close(env);
 }
+
+/*
+ * orc_obj_next walks a table in key order: erased keys are skipped, a walk from any
+ * key resumes after it, other reads in between (another table's rows, a row far
+ * away) do not lose its place, the properties of the row it returned are read at
+ * once, and in a write transaction it sees the transaction's own inserts and erases.
+ */
+TEST(object_next_walks_a_table_in_key_order)
+{
+    orc_env *env;
+    orc_txn *w, *r;
+    uint32_t t, u, empty;
+    uint16_t ci, cs, cu;
+    CHECK_OK(open_new(test_path("walk.realm"), &env));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(orc_class_add(w, "W", ORC_CLASS_TOP_LEVEL, &t));
+    CHECK_OK(orc_class_add(w, "U", ORC_CLASS_TOP_LEVEL, &u));
+    CHECK_OK(orc_class_add(w, "Empty", ORC_CLASS_TOP_LEVEL, &empty));
+    CHECK_OK(add_prop(w, t, "i", ORC_TYPE_INT, 0, 0, 0, &ci));
+    CHECK_OK(add_prop(w, t, "s", ORC_TYPE_STRING, 0, 0, 0, &cs));
+    CHECK_OK(add_prop(w, u, "i", ORC_TYPE_INT, 0, 0, 0, &cu));
+    for (int i = 0; i < 2000; i++) {
+        char s[24];
+        snprintf(s, sizeof s, "walk %d", i);
+        uint16_t cols[2] = {ci, cs};
+        orc_value vals[2] = {v_int(i), v_str(s)};
+        CHECK_OK(orc_obj_create(w, t, cols, vals, 2, NULL));
+    }
+    orc_value uv = v_int(-1);
+    uint64_t ku;
+    CHECK_OK(orc_obj_create(w, u, &cu, &uv, 1, &ku));
+    orc_keys all = {0};
+    CHECK_OK(orc_table_keys(w, t, &all));
+    for (size_t i = 0; i < all.count; i++)
+        if (i % 5 == 1 || (i >= 700 && i < 900)) CHECK_OK(orc_obj_erase(w, t, all.keys[i]));
+    orc_keys_free(&all);
+    CHECK_OK(orc_txn_commit(w, NULL));
+
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
+    orc_keys keys = {0};
+    CHECK_OK(orc_table_keys(r, t, &keys));
+    CHECK(keys.count > 1000);
+    uint64_t key = 0, last = 0;
+    size_t n = 0;
+    int rc;
+    while ((rc = orc_obj_next(r, t, key, &key)) == ORC_OK) {
+        CHECK(n < keys.count);
+        CHECK_EQ(key, keys.keys[n]);
+        orc_value a, s;
+        CHECK_OK(orc_obj_get(r, t, key, ci, &a));
+        CHECK_OK(orc_obj_get(r, t, key, cs, &s));
+        char want[24];
+        snprintf(want, sizeof want, "walk %" PRId64, a.integer);
+        CHECK(s.string.size == strlen(want) && memcmp(s.string.data, want, s.string.size) == 0);
+        /* Every so often the loop body reads elsewhere: another table, a row far away. */
+        if (n % 97 == 3) CHECK(get_is(r, u, ku, cu, &uv));
+        if (n % 89 == 5) CHECK_OK(orc_obj_get(r, t, keys.keys[keys.count - 1 - n], ci, &a));
+        last = key;
+        n++;
+    }
+    CHECK_RC(rc, ORC_ERR_NOT_FOUND);
+    CHECK_EQ(n, keys.count);
+    CHECK_EQ(last, keys.keys[keys.count - 1]);
+    /* From an erased key, from the middle of the erased run, past the end. */
+    uint64_t found;
+    CHECK_OK(orc_obj_next(r, t, keys.keys[0] + 1, &found));
+    CHECK_EQ(found, keys.keys[1]);
+    for (size_t i = 1; i < keys.count; i += 53) {
+        CHECK_OK(orc_obj_next(r, t, keys.keys[i - 1], &found));
+        CHECK_EQ(found, keys.keys[i]);
+    }
+    CHECK_RC(orc_obj_next(r, t, last, &found), ORC_ERR_NOT_FOUND);
+    CHECK_RC(orc_obj_next(r, t, UINT64_MAX, &found), ORC_ERR_NOT_FOUND);
+    CHECK_RC(orc_obj_next(r, empty, 0, &found), ORC_ERR_NOT_FOUND);
+    CHECK_RC(orc_obj_next(r, 9999, 0, &found), ORC_ERR_NOT_FOUND);
+    CHECK_RC(orc_obj_next(r, t, 0, NULL), ORC_ERR_INVALID_ARG);
+
+    /* A write transaction: its own erases and inserts are walked as they stand. */
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(orc_obj_erase(w, t, keys.keys[0]));
+    uint64_t added;
+    CHECK_OK(orc_obj_create(w, t, &ci, &uv, 1, &added));
+    size_t m = 0;
+    key = 0;
+    while ((rc = orc_obj_next(w, t, key, &key)) == ORC_OK) {
+        CHECK_EQ(key, m + 1 < keys.count ? keys.keys[m + 1] : added);
+        if (m % 200 == 0) CHECK_OK(orc_obj_set(w, t, key, ci, &uv));
+        m++;
+    }
+    CHECK_RC(rc, ORC_ERR_NOT_FOUND);
+    CHECK_EQ(m, keys.count);
+    orc_txn_abort(w);
+
+    /* The read transaction renewed after a commit walks the new version. */
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(orc_obj_erase(w, t, keys.keys[1]));
+    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK_OK(orc_obj_next(r, t, keys.keys[0], &found));
+    CHECK_EQ(found, keys.keys[1]);
+    CHECK_OK(orc_txn_renew(r));
+    CHECK_OK(orc_obj_next(r, t, keys.keys[0], &found));
+    CHECK_EQ(found, keys.keys[2]);
+    orc_keys_free(&keys);
+    orc_txn_abort(r);
+    orc_env_close(env);
+}

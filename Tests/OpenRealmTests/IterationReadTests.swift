@@ -10,6 +10,13 @@ final class IRItem: Object {
     @Persisted var note: String?
 }
 
+/// A linked list of nodes: a loop over one class that reads other rows of it.
+final class IRNode: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var label: String
+    @Persisted var next: IRNode?
+}
+
 /// Property reads of accessors handed out by iterating `Results` (the fast read path:
 /// transaction and table kept on the accessor, no reference counting): values stay
 /// current across writes and snapshot changes, and each realm reads its own file.
@@ -170,6 +177,83 @@ final class IterationReadTests: XCTestCase {
         }
         XCTAssertEqual(total, (0..<12).reduce(0) { $0 + $1 * 10 })
         XCTAssertEqual(realm.objects(IRItem.self).reduce(0) { $0 + $1.minutes }, total)
+    }
+
+    // MARK: Whole-class loops walk the table
+
+    func testAWholeClassLoopRefreshedMidwayShowsTheNewVersionForTheRest() throws {
+        let configuration = try makeFileConfiguration([IRItem.self])
+        let realm = try Realm(configuration: configuration)
+        realm.autorefresh = false
+        try fill(realm, count: 8, prefix: "n")
+        var ids: [Int] = []
+        for item in realm.objects(IRItem.self) {
+            ids.append(item.id)
+            if item.id == 2 {
+                let done = DispatchSemaphore(value: 0)
+                Thread {
+                    let other = try! Realm(configuration: configuration)
+                    try! other.write {
+                        other.delete(other.object(ofType: IRItem.self, forPrimaryKey: 3)!)
+                        other.delete(other.object(ofType: IRItem.self, forPrimaryKey: 6)!)
+                        other.add(IRItem(value: ["id": 100, "name": "late", "minutes": 1]))
+                    }
+                    done.signal()
+                }.start()
+                XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+                XCTAssertTrue(realm.refresh())
+            }
+        }
+        // Erased rows ahead of the loop are not reached; the new one (the highest key) is.
+        XCTAssertEqual(ids, [0, 1, 2, 4, 5, 7, 100])
+    }
+
+    func testALoopInsideAWriteKeepsTheObjectsOfWhenItBegan() throws {
+        let realm = try Realm(configuration: makeInMemoryConfiguration([IRItem.self]))
+        try fill(realm, count: 5, prefix: "n")
+        var ids: [Int] = []
+        try realm.write {
+            for item in realm.objects(IRItem.self) {
+                ids.append(item.id)
+                // Each step adds an object and erases the object just read.
+                realm.add(IRItem(value: ["id": 1000 + item.id, "name": "added", "minutes": 0]))
+                realm.delete(item)
+            }
+        }
+        XCTAssertEqual(ids, [0, 1, 2, 3, 4])
+        XCTAssertEqual(realm.objects(IRItem.self).map(\.id).sorted(), [1000, 1001, 1002, 1003, 1004])
+    }
+
+    func testReadingOtherObjectsInsideTheLoopDoesNotLoseItsPlace() throws {
+        let realm = try Realm(configuration: makeFileConfiguration([IRItem.self, IRNode.self]))
+        try realm.write {
+            var previous: IRNode?
+            for i in 0..<300 {
+                let node = IRNode(value: ["id": i, "label": "node \(i)"])
+                realm.add(node)
+                node.next = previous
+                previous = node
+                realm.add(IRItem(value: ["id": i, "name": "item \(i)", "minutes": i]))
+            }
+        }
+        var labels: [String] = [], seen: [Int] = []
+        for node in realm.objects(IRNode.self) {
+            // Rows of the same table far away, another table, then this row again.
+            labels.append(node.next?.next?.label ?? "-")
+            if node.id % 7 == 0 { XCTAssertEqual(realm.object(ofType: IRItem.self, forPrimaryKey: 299 - node.id)?.minutes, 299 - node.id) }
+            seen.append(node.id)
+            XCTAssertEqual(node.label, "node \(node.id)")
+        }
+        XCTAssertEqual(seen, Array(0..<300))
+        XCTAssertEqual(labels, ["-", "-"] + (0..<298).map { "node \($0)" })
+        var names: [String] = []
+        for item in realm.objects(IRItem.self) { names.append(item.name) }
+        XCTAssertEqual(names, (0..<300).map { "item \($0)" })
+        // An empty class and a class with one object.
+        try realm.write { realm.delete(realm.objects(IRItem.self)) }
+        XCTAssertEqual(Array(realm.objects(IRItem.self)).count, 0)
+        try realm.write { realm.add(IRItem(value: ["id": 7, "name": "one", "minutes": 1])) }
+        XCTAssertEqual(realm.objects(IRItem.self).map(\.name), ["one"])
     }
 
     /// Runs `body` on a new thread and waits (with a deadline) for its result.

@@ -581,6 +581,18 @@ int orc_obj_add_int(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, in
  */
 int orc_obj_erase(orc_txn *txn, uint32_t table, uint64_t key);
 
+/**
+ * The key of the first object of a table whose key is above `after` (0 for the
+ * table's first object), in `*key_out`. Walks the table in key order without a
+ * list of its keys: in a read transaction, a call whose `after` is the key it
+ * returned last steps one row further, and the properties of the object it
+ * returns are then read (orc_obj_get) without another lookup. In a write
+ * transaction every call searches from the root. Returns ORC_OK,
+ * ORC_ERR_NOT_FOUND (no object above `after`, or no such table),
+ * ORC_ERR_INVALID_ARG, ORC_ERR_CORRUPT.
+ */
+int orc_obj_next(orc_txn *txn, uint32_t table, uint64_t after, uint64_t *key_out);
+
 /** The number of objects in a table. Returns ORC_OK or ORC_ERR_NOT_FOUND. */
 int orc_table_count(orc_txn *txn, uint32_t table, uint64_t *count_out);
 

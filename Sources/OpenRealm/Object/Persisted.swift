@@ -73,15 +73,17 @@ public struct Persisted<Value: _Persistable> {
         // access projected the key paths at run time (a metadata lookup, retains).
         @inline(__always)
         get {
-            let field = observed[keyPath: storageKeyPath]
-            if field.managedIndex >= 0 {
-                let index = Int(field.managedIndex)
+            // Only the index is loaded: a copy of the whole field would copy the
+            // unmanaged value's storage too (a retain and release per read).
+            let managedIndex = observed[keyPath: storageKeyPath].managedIndex
+            if managedIndex >= 0 {
+                let index = Int(managedIndex)
                 if let recorder = observed._recorder {
                     return Value._orRecord(recorder, observed, index)
                 }
                 return Value._orGet(observed, index)
             }
-            switch field.storage {
+            switch observed[keyPath: storageKeyPath].storage {
             case .unmanaged(let value):
                 return value
             case .unmanagedNoDefault:

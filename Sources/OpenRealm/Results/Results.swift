@@ -52,8 +52,14 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     public func objects(at indexes: IndexSet) -> [Element] { indexes.map { self[$0] } }
 
     /// Iterates the objects matching when iteration began, making each accessor as it is reached.
+    ///
+    /// Outside a write transaction, the results of a whole class are read straight off
+    /// its table, each object's row as the walk reaches it, without listing the keys
+    /// first; should the realm move to a newer version during the loop (`refresh()` in
+    /// its body), the rest of the loop shows that version, as the results themselves do.
     public func makeIterator() -> ResultsIterator<Element> {
-        ResultsIterator(results: self, keys: core.keys)
+        if let table = core.walkableTable { return ResultsIterator(results: self, walking: table) }
+        return ResultsIterator(results: self, keys: core.keys)
     }
 
     /// The position of an object, or nil (also for an object of another realm file).
@@ -241,6 +247,12 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     let results: Results<Element>
     let keys: [UInt64]
     var position = 0
+    /// When the iterator walks the class's table instead of `keys`: the table, and the
+    /// key handed out last (0 before the first).
+    private var walk: (table: UInt32, after: UInt64)?
+    /// The realm's state, for the snapshot each step of a walk reads (`results` holds the
+    /// realm, so the state outlives the iterator: no reference counting per step).
+    private let state: Unmanaged<RealmState>
     /// The class binding, looked up once per iteration rather than per element.
     private var bound: BoundClass?
     /// The accessor returned last. When the next element is asked for and nothing else
@@ -257,12 +269,31 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     init(results: Results<Element>, keys: [UInt64]) {
         self.results = results
         self.keys = keys
+        state = Unmanaged.passUnretained(results.core.realm.state)
+    }
+
+    init(results: Results<Element>, walking table: UInt32) {
+        self.init(results: results, keys: [])
+        walk = (table, 0)
     }
 
     public mutating func next() -> Element? {
-        guard position < keys.count else { return nil }
-        let key = keys[position]
-        position += 1
+        let key: UInt64
+        if let (table, after) = walk {
+            var found: UInt64 = 0
+            let txn = state._withUnsafeGuaranteedRef { $0.readTxnOnOwnerThread } ?? results.core.realm.txn
+            let status = orc_obj_next(txn, table, after, &found)
+            guard status == ORC_OK else {
+                if status == ORC_ERR_NOT_FOUND { return nil }
+                preconditionFailure("Iterating results of '\(results.core.className)': \(ORC.lastMessage)")
+            }
+            walk = (table, found)
+            key = found
+        } else {
+            guard position < keys.count else { return nil }
+            key = keys[position]
+            position += 1
+        }
         // `recycled` is only ever set once the binding is known: nothing else to look up.
         // The checks borrow it unretained (this iterator holds it); only the element
         // handed out is retained.

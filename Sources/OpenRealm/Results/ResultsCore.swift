@@ -103,6 +103,17 @@ package final class ResultsCore {
         return stamp.txn == txn && stamp.version == orc_txn_version(txn) && stamp.generation == orc_txn_generation(txn)
     }
 
+    /// The table an iterator can walk itself, row by row, instead of a list of keys:
+    /// for the results of a whole class (no collection, query or ordering; not frozen
+    /// keys) read outside a write transaction, whose snapshot cannot change under the
+    /// loop unless its body moves the realm on. Inside a write transaction the loop
+    /// keeps the keys of when it began, so objects it adds or erases do not move it.
+    var walkableTable: UInt32? {
+        guard domain == nil, frozenKeys == nil, query.descriptors.isEmpty, !realm.isInWriteTransaction,
+              case .truePredicate = query.predicate else { return nil }
+        return bound?.table
+    }
+
     /// The keys of the matching objects, in order.
     var keys: [UInt64] {
         if let frozenKeys { return frozenKeys }
