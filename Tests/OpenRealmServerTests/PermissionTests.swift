@@ -121,6 +121,45 @@ final class PermissionTests: ServerTestCase {
         let (moved, _) = try uploadRefused(b, clientVersion: 3, [.set(object: Self.notePath(2), property: "owner", value: .string(ann.id))])
         XCTAssertTrue(moved.message.contains("after the write"), moved.message)
     }
+
+    /// The rules are checked per class over all of a changeset's objects at once: each
+    /// refused object still gets its own reason, and the allowed ones in between apply.
+    func testEachObjectOfOneChangesetGetsItsOwnReason() throws {
+        let ann = try anonymousUser()
+        let bob = try anonymousUser()
+        let (a, _) = try boundClient(token: ann.token)
+        _ = try query(a, version: 1, ["Note": "TRUEPREDICATE"]).get()
+        try upload(a, clientVersion: 1, Self.noteSchema + (10..<20).map {
+            Self.note($0, owner: ann.id, shared: $0 % 2 == 1, text: "ann \($0)")
+        })
+
+        let (b, _) = try boundClient(token: bob.token)
+        XCTAssertEqual(created(try query(b, version: 1, ["Note": "TRUEPREDICATE"]).get()), [11, 13, 15, 17, 19])
+        let (error, revert) = try uploadRefused(b, clientVersion: 1, [Self.note(30, owner: bob.id, text: "mine")]
+            + (10..<20).map { .set(object: Self.notePath($0), property: "text", value: .string("bob")) }
+            + [.set(object: Self.notePath(30), property: "text", value: .string("still mine"))])
+        let writes = try XCTUnwrap(error.compensatingWrite?.writes)
+        XCTAssertEqual(writes.map(\.object), (10..<20).map { Self.notePath(Int64($0)).root })
+        for write in writes {
+            guard case .int(let id) = write.object.primaryKey else { return XCTFail("\(write)") }
+            let reason = id % 2 == 1 ? "write rule of class 'Note' does not allow it" : "read rule of class 'Note' does not let the user see"
+            XCTAssertTrue(write.reason.contains(reason), "note \(id): \(write.reason)")
+        }
+        // Visible notes come back as Ann has them; hidden ones are erased on Bob's side.
+        for id in [11, 13, 15, 17, 19] {
+            XCTAssertTrue(revert.contains(Self.note(Int64(id), owner: ann.id, shared: true, text: "ann \(id)")), "note \(id)")
+        }
+        for id in [10, 12, 14, 16, 18] { XCTAssertTrue(revert.contains(.eraseObject(Self.notePath(Int64(id))))) }
+        let (c, _) = try boundClient(token: ann.token)
+        let state = try query(c, version: 1, ["Note": "TRUEPREDICATE"]).get()
+        XCTAssertEqual(created(state), Array(10..<20))
+        for id in 10..<20 {
+            XCTAssertTrue(state.contains(Self.note(Int64(id), owner: ann.id, shared: id % 2 == 1, text: "ann \(id)")), "note \(id)")
+        }
+        let (d, _) = try boundClient(token: bob.token)
+        let bobs = try query(d, version: 1, ["Note": "TRUEPREDICATE"]).get()
+        XCTAssertTrue(bobs.contains(Self.note(30, owner: bob.id, text: "still mine")), "\(bobs)")
+    }
 }
 
 /// Writes outside the session's subscriptions (no rules configured).

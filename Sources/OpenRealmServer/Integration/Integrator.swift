@@ -39,9 +39,15 @@ struct Integrator {
 
     /// Clocks loaded and changed during this changeset, written back by ``finish()``.
     private var clocks: [WireObjectRef: PropertyClocks] = [:]
-    /// The objects whose `__clocks` row exists (read by ``loadClocks(_:)``): written
-    /// back by update, the others by insert, without reading the row again.
-    private var storedClocks: Set<WireObjectRef> = []
+    /// The objects whose `__clocks` row exists (read by ``loadClocks(_:)``), with the
+    /// row's key: written back in place, the others inserted, without a second lookup.
+    private var storedClocks: [WireObjectRef: UInt64] = [:]
+    /// The `__clocks` table and its columns, looked up on first use.
+    private var clockTable: ClockTable?
+
+    private struct ClockTable {
+        let table: UInt32, id: UInt16, clocks: UInt16, erasedAt: UInt16
+    }
     private var erased: Set<WireObjectRef> = []
 
     init(txn: StoreTransaction, developmentMode: Bool, stamp: WriteStamp, serverVersion: UInt64) {
@@ -95,9 +101,9 @@ struct Integrator {
                 var kept: [WirePropertyValue] = []
                 for (prop, value) in props where !prop.isPrimaryKey {
                     // `>=`: an equal stamp is this changeset's own earlier write, which a later one replaces.
-                    guard clock.stamps[prop.name].map({ stamp >= $0 }) ?? true else { continue }
+                    guard clock[prop.name].map({ stamp >= $0 }) ?? true else { continue }
                     try txn.set(cls.table, key, prop.column, try storable(value))
-                    clock.stamps[prop.name] = stamp
+                    clock[prop.name] = stamp
                     kept.append(WirePropertyValue(prop.name, value))
                 }
                 clocks[ref] = clock
@@ -108,7 +114,7 @@ struct Integrator {
             clock = PropertyClocks()
             for (prop, value) in props where !prop.isPrimaryKey {
                 pairs.append((prop.column, try storable(value)))
-                clock.stamps[prop.name] = stamp
+                clock[prop.name] = stamp
             }
             let key = try txn.createObject(cls.table, pairs)
             if let partition, try txn.findProperty(cls.table, partition.field) == nil {
@@ -147,8 +153,8 @@ struct Integrator {
             if let name {
                 // `>=`: an equal stamp is this changeset's own earlier write (a set after the
                 // object's create in the same commit), which the later one replaces.
-                guard clock.stamps[name].map({ stamp >= $0 }) ?? true else { return nil }
-                clock.stamps[name] = stamp
+                guard clock[name].map({ stamp >= $0 }) ?? true else { return nil }
+                clock[name] = stamp
             }
             try txn.set(cls.table, key, prop.column, try storable(value))
             clocks[path.root] = clock
@@ -239,7 +245,7 @@ struct Integrator {
                     throw SyncFailure(.badChangeset, "createEmbeddedObject on \(path).\(property): '\(p.name)' links to an embedded object; create it with its own createEmbeddedObject")
                 }
                 try txn.set(childClass.table, child, p.column, try storable(value))
-                if let name = Self.clockName(childPath, p.name) { clock.stamps[name] = stamp }
+                if let name = Self.clockName(childPath, p.name) { clock[name] = stamp }
             }
             clocks[path.root] = clock
             return .createEmbeddedObject(object: path, property: property, position: integrated, values: values)
@@ -247,30 +253,48 @@ struct Integrator {
     }
 
     /// Writes back the clocks changed by the changeset.
-    private func finish() throws {
+    private mutating func finish() throws {
+        guard !clocks.isEmpty else { return }
+        let t = try clockColumns()
         for (ref, clock) in clocks {
-            let key = PropertyClocks.key(ref)
-            let row: [String: WireValue] = [
-                "clocks": .binary(clock.encoded()),
-                "erasedAtVersion": .int(erased.contains(ref) ? Int64(serverVersion) : 0),
-            ]
-            if storedClocks.contains(ref) {
-                try txn.updateRow("__clocks", .string(key), row)
-            } else {
-                var full = row
-                full["_id"] = .string(key)
-                try txn.insertRow("__clocks", full)
+            defer { txn.scratch.reset() }
+            guard let encoded = try txn.orcValue(.binary(clock.encoded())) else { continue }
+            var erasedAt = orc_value()
+            erasedAt.type = ORC_TYPE_INT
+            erasedAt.integer = erased.contains(ref) ? Int64(serverVersion) : 0
+            if let key = storedClocks[ref] {
+                try txn.set(t.table, key, [(t.clocks, encoded), (t.erasedAt, erasedAt)])
+            } else if let id = try txn.orcValue(.string(PropertyClocks.key(ref))) {
+                _ = try txn.createObject(t.table, [(t.id, id), (t.clocks, encoded), (t.erasedAt, erasedAt)])
             }
         }
     }
 
     private mutating func loadClocks(_ ref: WireObjectRef) throws -> PropertyClocks {
         if let c = clocks[ref] { return c }
-        let row = try txn.readRow("__clocks", .string(PropertyClocks.key(ref)))
-        if row != nil { storedClocks.insert(ref) }
-        let c = row?.binary("clocks").map(PropertyClocks.init(decoding:)) ?? PropertyClocks()
+        let t = try clockColumns()
+        var c = PropertyClocks()
+        if let key = try txn.findObject(t.table, .string(PropertyClocks.key(ref))) {
+            storedClocks[ref] = key
+            if case .binary(let bytes) = try txn.get(t.table, key, t.clocks) { c = PropertyClocks(decoding: bytes) }
+        }
         clocks[ref] = c
         return c
+    }
+
+    private mutating func clockColumns() throws -> ClockTable {
+        if let clockTable { return clockTable }
+        let cls = try txn.table("__clocks")
+        func column(_ name: String) throws -> UInt16 {
+            guard let prop = try txn.findProperty(cls.table, name) else {
+                throw StoreError(status: 0, "table '__clocks' has no column '\(name)'")
+            }
+            return prop.column
+        }
+        let made = ClockTable(table: cls.table, id: try column("_id"), clocks: try column("clocks"),
+                              erasedAt: try column("erasedAtVersion"))
+        clockTable = made
+        return made
     }
 
     private func syncedClass(_ name: String) throws -> StoreTransaction.ClassInfo {

@@ -14,9 +14,55 @@ struct WriteStamp: Sendable, Hashable, Comparable {
 
 /// Per object, the stamp of the last write each property received. Stored in
 /// `__clocks` (key `Class␟pk`) as: u32 count, then per property u32 name length, the
-/// name's UTF-8 bytes, u64 milliseconds, u32 counter, u64 origin ident (little-endian).
+/// name's UTF-8 bytes, u64 milliseconds, u32 counter, u64 origin ident (little-endian),
+/// in name order.
+///
+/// Every uploaded write reads, changes and writes back its object's clocks, so they are
+/// kept as they are stored: a short array sorted by name, searched by bisection (an
+/// object has a handful of properties; a dictionary cost more in hashing than the
+/// search it saved), decoded and encoded without sorting or intermediate copies.
 struct PropertyClocks: Sendable, Hashable {
-    var stamps: [String: WriteStamp] = [:]
+    struct Entry: Sendable, Hashable {
+        var name: String
+        var stamp: WriteStamp
+    }
+
+    /// The stamps, by name, in ascending name order, each name once.
+    private(set) var entries: [Entry] = []
+
+    /// The stamps by name (for tests and messages).
+    var stamps: [String: WriteStamp] {
+        Dictionary(uniqueKeysWithValues: entries.map { ($0.name, $0.stamp) })
+    }
+
+    /// The position of `name`, or where it would be inserted.
+    private func position(_ name: String) -> (index: Int, found: Bool) {
+        var low = 0, high = entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            let other = entries[mid].name
+            if other == name { return (mid, true) }
+            if other < name { low = mid + 1 } else { high = mid }
+        }
+        return (low, false)
+    }
+
+    /// The stamp of the last write of `name`; setting nil forgets it.
+    subscript(name: String) -> WriteStamp? {
+        get {
+            let (i, found) = position(name)
+            return found ? entries[i].stamp : nil
+        }
+        set {
+            let (i, found) = position(name)
+            switch (found, newValue) {
+            case (true, let stamp?): entries[i].stamp = stamp
+            case (true, nil): entries.remove(at: i)
+            case (false, let stamp?): entries.insert(Entry(name: name, stamp: stamp), at: i)
+            case (false, nil): break
+            }
+        }
+    }
 
     /// The `__clocks` key of an object: the class name, U+001F, then the primary key's
     /// text (``WirePrimaryKey/description``). An ObjectId key, the usual kind, is
@@ -39,39 +85,58 @@ struct PropertyClocks: Sendable, Hashable {
     }
 
     func encoded() -> [UInt8] {
+        var size = 4
+        for entry in entries { size += 4 + entry.name.utf8.count + 20 }
         var out: [UInt8] = []
+        out.reserveCapacity(size)
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
         func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
-        u32(UInt32(stamps.count))
-        for (name, stamp) in stamps.sorted(by: { $0.key < $1.key }) {
-            let bytes = Array(name.utf8)
-            u32(UInt32(bytes.count))
-            out.append(contentsOf: bytes)
-            u64(stamp.timestamp.milliseconds)
-            u32(stamp.timestamp.counter)
-            u64(stamp.originFileIdent)
+        u32(UInt32(entries.count))
+        for entry in entries {
+            u32(UInt32(entry.name.utf8.count))
+            out.append(contentsOf: entry.name.utf8)
+            u64(entry.stamp.timestamp.milliseconds)
+            u32(entry.stamp.timestamp.counter)
+            u64(entry.stamp.originFileIdent)
         }
         return out
     }
 
     /// Decodes ``encoded()``; malformed bytes give no clocks (every write then wins once).
+    /// Names out of order or repeated (never written so) are put in order, the later
+    /// of a repeated name's stamps kept.
     init(decoding bytes: [UInt8]) {
-        var i = 0
-        func take(_ n: Int) -> ArraySlice<UInt8>? {
-            guard n >= 0, i + n <= bytes.count else { return nil }
-            defer { i += n }
-            return bytes[i..<i + n]
+        let decoded: [Entry]? = bytes.withUnsafeBytes { raw in
+            var i = 0
+            func u32() -> UInt32? {
+                guard raw.count - i >= 4 else { return nil }
+                defer { i += 4 }
+                return UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt32.self))
+            }
+            func u64() -> UInt64? {
+                guard raw.count - i >= 8 else { return nil }
+                defer { i += 8 }
+                return UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            }
+            guard let count = u32(), Int(count) <= raw.count / 24 else { return nil }
+            var entries: [Entry] = []
+            entries.reserveCapacity(Int(count))
+            for _ in 0..<count {
+                guard let n = u32(), Int(n) <= raw.count - i else { return nil }
+                let name = String(decoding: UnsafeRawBufferPointer(rebasing: raw[i..<i + Int(n)]), as: UTF8.self)
+                i += Int(n)
+                guard let ms = u64(), let counter = u32(), let ident = u64() else { return nil }
+                entries.append(Entry(name: name, stamp: WriteStamp(
+                    timestamp: WireHybridTimestamp(milliseconds: ms, counter: counter), originFileIdent: ident)))
+            }
+            return entries
         }
-        func u32() -> UInt32? { take(4).map { $0.reversed().reduce(0) { $0 << 8 | UInt32($1) } } }
-        func u64() -> UInt64? { take(8).map { $0.reversed().reduce(0) { $0 << 8 | UInt64($1) } } }
-        guard let count = u32() else { return }
-        var stamps: [String: WriteStamp] = [:]
-        for _ in 0..<count {
-            guard let n = u32(), let name = take(Int(n)), let ms = u64(), let counter = u32(), let ident = u64() else { return }
-            stamps[String(decoding: name, as: UTF8.self)] = WriteStamp(
-                timestamp: WireHybridTimestamp(milliseconds: ms, counter: counter), originFileIdent: ident)
+        guard let decoded else { return }
+        if zip(decoded, decoded.dropFirst()).allSatisfy({ $0.name < $1.name }) {
+            entries = decoded
+        } else {
+            for entry in decoded { self[entry.name] = entry.stamp }
         }
-        self.stamps = stamps
     }
 
     init() {}
@@ -80,8 +145,7 @@ struct PropertyClocks: Sendable, Hashable {
     /// is its path, ``EmbeddedPaths/clockPrefix(_:)``): a new object at that place
     /// starts with no history.
     mutating func removeStamps(under prefix: String) {
-        stamps = stamps.filter { name, _ in
-            !(name.hasPrefix(prefix + ".") || name.hasPrefix(prefix + "["))
-        }
+        let dot = prefix + ".", bracket = prefix + "["
+        entries.removeAll { $0.name.hasPrefix(dot) || $0.name.hasPrefix(bracket) }
     }
 }

@@ -16,19 +16,47 @@ struct WriteAuthorizer {
         case after
     }
 
-    /// Why the session may not write `ref`, or nil when it may (or the object does not
-    /// exist at that moment, or belongs to the server).
-    func refusal(_ txn: StoreTransaction, schema: any QuerySchema, _ ref: WireObjectRef, at moment: Moment) throws -> String? {
-        guard !ref.className.hasPrefix(AppStore.reservedPrefix), let cls = try txn.findClass(ref.className),
-              let key = try txn.findObject(cls.table, ref.primaryKey) else { return nil }
+    /// Why the session may not write each of `refs` (distinct references: a changeset's
+    /// objects), by object; the objects it may write are absent, as are those that do
+    /// not exist at that moment or belong to the server. Per class, each query of the
+    /// view and the write rule run once over all of its objects.
+    func refusals(_ txn: StoreTransaction, schema: any QuerySchema, _ refs: [WireObjectRef],
+                  at moment: Moment) throws -> [WireObjectRef: String] {
+        var byClass: [String: [(ref: WireObjectRef, key: UInt64)]] = [:]
+        var order: [String] = []
+        var tables: [String: UInt32?] = [:]
+        for ref in refs where !ref.className.hasPrefix(AppStore.reservedPrefix) {
+            let table: UInt32?
+            if let known = tables[ref.className] {
+                table = known
+            } else {
+                table = try txn.findClass(ref.className)?.table
+                tables[ref.className] = table
+            }
+            guard let table, let key = try txn.findObject(table, ref.primaryKey) else { continue }
+            if byClass[ref.className] == nil { order.append(ref.className) }
+            byClass[ref.className, default: []].append((ref, key))
+        }
         let when = moment == .before ? "" : " after the write"
-        if let why = try view.exclusion(txn, schema: schema, ref, key: key) {
-            return "write to \(ref) not allowed: \(why)\(when)"
+        var out: [WireObjectRef: String] = [:]
+        for className in order {
+            let objects = byClass[className] ?? []
+            let excluded = try view.exclusions(txn, schema: schema, className: className, keys: objects.map(\.key))
+            var inView: [(ref: WireObjectRef, key: UInt64)] = []
+            for object in objects {
+                if let why = excluded[object.key] {
+                    out[object.ref] = "write to \(object.ref) not allowed: \(why)\(when)"
+                } else {
+                    inView.append(object)
+                }
+            }
+            guard let rule = view.permissions.write[className], !inView.isEmpty else { continue }
+            let writable = Set(try SubscriptionView.matching(txn, schema: schema, className: className, predicate: rule,
+                                                             domain: inView.map(\.key)))
+            for object in inView where !writable.contains(object.key) {
+                out[object.ref] = "write to \(object.ref) not allowed: the write rule of class '\(className)' does not allow it\(when)"
+            }
         }
-        if let rule = view.permissions.write[ref.className],
-           try SubscriptionView.matching(txn, schema: schema, className: ref.className, predicate: rule, domain: [key]).isEmpty {
-            return "write to \(ref) not allowed: the write rule of class '\(ref.className)' does not allow it\(when)"
-        }
-        return nil
+        return out
     }
 }

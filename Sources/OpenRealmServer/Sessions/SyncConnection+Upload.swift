@@ -267,9 +267,7 @@ extension SyncConnection {
             if let ref = instruction.topLevelObject, seen.insert(ref).inserted { objects.append(ref) }
         }
         let schemaBefore = try AppStore.querySchema(txn)
-        for ref in objects where refused[ref] == nil {
-            if let why = try authorizer.refusal(txn, schema: schemaBefore, ref, at: .before) { refused[ref] = why }
-        }
+        refused.merge(try authorizer.refusals(txn, schema: schemaBefore, objects.filter { refused[$0] == nil }, at: .before)) { old, _ in old }
         var allowed = changeset.instructions.filter { $0.topLevelObject.map { refused[$0] == nil } ?? true }
         let listEdits = allowed.filter { ListTransform.list(of: $0) != nil }
         if !listEdits.isEmpty {
@@ -289,10 +287,7 @@ extension SyncConnection {
         integrator.partition = session.view.partition
         let applied = try integrator.apply(allowed)
         let schema = try AppStore.querySchema(txn)
-        var late: [WireObjectRef: String] = [:]
-        for ref in objects where refused[ref] == nil {
-            if let why = try authorizer.refusal(txn, schema: schema, ref, at: .after) { late[ref] = why }
-        }
+        let late = try authorizer.refusals(txn, schema: schema, objects.filter { refused[$0] == nil }, at: .after)
         if !late.isEmpty { throw LateRefusals(writes: late) }
         // What the server had sent the file whole before this changeset.
         let bootstrapped = try copies.bootstrapCopies(txn, ident: session.fileIdent)
@@ -333,8 +328,9 @@ extension SyncConnection {
                 reply.append(.set(object: WireObjectPath(ref), property: partition.field, value: partition.value.value))
             }
         }
+        let inView = try session.view.containing(txn, schema: schema, objects)
         for ref in objects {
-            originView.append((ref, try session.view.contains(txn, schema: schema, ref) != nil))
+            originView.append((ref, inView.contains(ref)))
         }
         try AppStore.appendHistory(txn, HistoryEntry(
             serverVersion: version, originFileIdent: session.fileIdent, originClientVersion: changeset.clientVersion,

@@ -41,6 +41,13 @@ extension StoreTransaction {
         try StoreError.check(orc_obj_set(handle, table, key, col, &v), "set column \(col)")
     }
 
+    /// Sets several properties from ORCore values with one row rewrite.
+    func set(_ table: UInt32, _ key: UInt64, _ values: [(UInt16, orc_value)]) throws {
+        let cols = values.map(\.0)
+        let vals = values.map(\.1)
+        try StoreError.check(orc_obj_set_many(handle, table, key, cols, vals, values.count), "set columns \(cols)")
+    }
+
     /// Adds to an int property.
     func addInteger(_ table: UInt32, _ key: UInt64, _ col: UInt16, _ delta: Int64) throws {
         try StoreError.check(orc_obj_add_int(handle, table, key, col, delta), "add to column \(col)")

@@ -129,27 +129,67 @@ struct SubscriptionView: Sendable {
         return try matchingKeys(txn, schema: schema, className: ref.className, domain: [key]).isEmpty ? nil : (cls, key)
     }
 
-    /// Why the stored object `ref` (object `key` of its class) is not in the view, or
-    /// nil when it is: no subscription on its class (no partition field), outside the
-    /// subscriptions (another partition), or refused by the class's read rule.
-    func exclusion(_ txn: StoreTransaction, schema: any QuerySchema, _ ref: WireObjectRef, key: UInt64) throws -> String? {
+    /// Why each of the stored objects `keys` (distinct keys of `className`) is not in the
+    /// view: no subscription on its class (no partition field), outside the
+    /// subscriptions (another partition), or refused by the class's read rule. Keys in
+    /// the view are absent. Each query of the view runs once over all of them.
+    func exclusions(_ txn: StoreTransaction, schema: any QuerySchema, className: String,
+                    keys: [UInt64]) throws -> [UInt64: String] {
+        func all(_ why: String) -> [UInt64: String] { Dictionary(uniqueKeysWithValues: keys.map { ($0, why) }) }
         if let partition {
-            guard let cls = schema.queryClass(named: ref.className), partition.predicate(cls) != nil else {
-                return "class '\(ref.className)' has no partition field '\(partition.field)' and no object of it was created in a partition"
+            guard let cls = schema.queryClass(named: className), partition.predicate(cls) != nil else {
+                return all("class '\(className)' has no partition field '\(partition.field)' and no object of it was created in a partition")
             }
-        } else if queries[ref.className] == nil {
-            return "no subscription of the session covers class '\(ref.className)'"
+        } else if queries[className] == nil {
+            return all("no subscription of the session covers class '\(className)'")
         }
         var base = self
-        base.permissions.read[ref.className] = nil
-        if try base.matchingKeys(txn, schema: schema, className: ref.className, domain: [key]).isEmpty {
-            return partition.map { "the object is not in partition \($0.value) (field '\($0.field)')" }
-                ?? "the object does not match the session's subscriptions on class '\(ref.className)'"
+        base.permissions.read[className] = nil
+        let subscribed = Set(try base.matchingKeys(txn, schema: schema, className: className, domain: keys))
+        var out: [UInt64: String] = [:]
+        let outside = partition.map { "the object is not in partition \($0.value) (field '\($0.field)')" }
+            ?? "the object does not match the session's subscriptions on class '\(className)'"
+        for key in keys where !subscribed.contains(key) { out[key] = outside }
+        let inside = keys.filter(subscribed.contains)
+        guard !inside.isEmpty else { return out }
+        let readable = permissions.read[className] == nil ? subscribed
+            : Set(try matchingKeys(txn, schema: schema, className: className, domain: inside))
+        for key in inside where !readable.contains(key) {
+            out[key] = "the read rule of class '\(className)' does not let the user see the object"
         }
-        if try matchingKeys(txn, schema: schema, className: ref.className, domain: [key]).isEmpty {
-            return "the read rule of class '\(ref.className)' does not let the user see the object"
+        return out
+    }
+
+    /// Which of `refs` are stored objects in the view (``contains(_:schema:_:)`` for many,
+    /// each class's query run once over its objects).
+    func containing(_ txn: StoreTransaction, schema: any QuerySchema, _ refs: [WireObjectRef]) throws -> Set<WireObjectRef> {
+        var byClass: [String: [(ref: WireObjectRef, key: UInt64)]] = [:]
+        var tables: [String: UInt32?] = [:]
+        var order: [String] = []
+        for ref in refs {
+            let table: UInt32?
+            if let known = tables[ref.className] {
+                table = known
+            } else {
+                if predicate(for: ref.className, schema: schema) != nil, let cls = try txn.findClass(ref.className),
+                   cls.kind != ORC_CLASS_EMBEDDED {
+                    table = cls.table
+                    order.append(ref.className)
+                } else {
+                    table = nil
+                }
+                tables[ref.className] = table
+            }
+            guard let table, let key = try txn.findObject(table, ref.primaryKey) else { continue }
+            byClass[ref.className, default: []].append((ref, key))
         }
-        return nil
+        var out: Set<WireObjectRef> = []
+        for className in order {
+            guard let objects = byClass[className], !objects.isEmpty else { continue }
+            let matching = Set(try matchingKeys(txn, schema: schema, className: className, domain: objects.map(\.key)))
+            for object in objects where matching.contains(object.key) { out.insert(object.ref) }
+        }
+        return out
     }
 
     /// A partition value as a query constant.
