@@ -198,3 +198,37 @@ final class GroupCommitTests: ServerTestCase {
                        "an empty upload stays one, to be acknowledged")
     }
 }
+
+/// A group commit that fails puts every session's view back from its journal of
+/// changes (no copy of the view is kept): what entered leaves, what left comes back,
+/// in any interleaving; a committed group keeps its changes.
+final class ViewJournalTests: ServerTestCase {
+    func testAFailedGroupPutsTheViewBackAndACommittedOneKeepsIt() throws {
+        let app = try server.auth.apps.app("todo")
+        let session = SyncSession(number: 1, app: app, userId: "u", file: ClientFileRecord(
+            ident: 7, salt: 1, userId: "u", lastIntegratedClientVersion: 0), bindServerVersion: 0, output: { _ in })
+        func ref(_ i: Int) -> WireObjectRef { WireObjectRef(className: "Task", primaryKey: .int(Int64(i))) }
+        let start = Set((0..<50).map(ref))
+        session.viewObjects = start
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<20 {
+            session.beginViewJournal()
+            for _ in 0..<200 {
+                let r = ref(Int.random(in: 0..<100, using: &rng))
+                if Bool.random(using: &rng) { session.enterView(r) } else { session.leaveView(r) }
+            }
+            XCTAssertNotEqual(session.viewObjects, start)
+            session.rollBackView()
+            XCTAssertEqual(session.viewObjects, start)
+            // Once rolled back, nothing is journaled until the next group begins.
+            session.rollBackView()
+            XCTAssertEqual(session.viewObjects, start)
+        }
+        session.beginViewJournal()
+        session.enterView(ref(99))
+        session.leaveView(ref(0))
+        session.endViewJournal()
+        session.rollBackView()
+        XCTAssertEqual(session.viewObjects, start.union([ref(99)]).subtracting([ref(0)]))
+    }
+}

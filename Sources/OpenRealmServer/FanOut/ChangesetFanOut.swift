@@ -184,8 +184,8 @@ struct ChangesetFanOut {
     /// it has the changeset.
     func applyViews() {
         for delivery in deliveries {
-            for ref in entering[delivery.group] { delivery.session.viewObjects.insert(ref) }
-            for ref in leaving[delivery.group] { delivery.session.viewObjects.remove(ref) }
+            for ref in entering[delivery.group] { delivery.session.enterView(ref) }
+            for ref in leaving[delivery.group] { delivery.session.leaveView(ref) }
         }
     }
 

@@ -64,6 +64,9 @@ struct Integrator {
     ///   class or property, a value of the wrong type, an embedded path; `invalidSchemaChange`.
     mutating func apply(_ instructions: [WireInstruction]) throws -> [WireInstruction] {
         var applied: [WireInstruction] = []
+        applied.reserveCapacity(instructions.count)
+        clocks.reserveCapacity(instructions.count)
+        storedClocks.reserveCapacity(instructions.count)
         for (index, instruction) in instructions.enumerated() {
             defer { txn.scratch.reset() }
             do {

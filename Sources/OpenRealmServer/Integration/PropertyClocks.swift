@@ -87,19 +87,29 @@ struct PropertyClocks: Sendable, Hashable {
     func encoded() -> [UInt8] {
         var size = 4
         for entry in entries { size += 4 + entry.name.utf8.count + 20 }
-        var out: [UInt8] = []
-        out.reserveCapacity(size)
-        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
-        func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
-        u32(UInt32(entries.count))
-        for entry in entries {
-            u32(UInt32(entry.name.utf8.count))
-            out.append(contentsOf: entry.name.utf8)
-            u64(entry.stamp.timestamp.milliseconds)
-            u32(entry.stamp.timestamp.counter)
-            u64(entry.stamp.originFileIdent)
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            var at = 0
+            func put<T: FixedWidthInteger>(_ v: T) {
+                raw.storeBytes(of: v.littleEndian, toByteOffset: at, as: T.self)
+                at += MemoryLayout<T>.size
+            }
+            put(UInt32(entries.count))
+            for entry in entries {
+                var name = entry.name
+                name.withUTF8 { bytes in
+                    put(UInt32(bytes.count))
+                    if let source = bytes.baseAddress, bytes.count > 0 {
+                        raw.baseAddress!.advanced(by: at).copyMemory(from: source, byteCount: bytes.count)
+                        at += bytes.count
+                    }
+                }
+                put(entry.stamp.timestamp.milliseconds)
+                put(entry.stamp.timestamp.counter)
+                put(entry.stamp.originFileIdent)
+            }
+            count = at
         }
-        return out
     }
 
     /// Decodes ``encoded()``; malformed bytes give no clocks (every write then wins once).

@@ -63,7 +63,9 @@ extension SyncConnection {
         let store = app.store
         let sessions = app.boundSessions
         let involved = sessions + jobs.map(\.session)
-        let saved = involved.map { ($0, $0.viewObjects, $0.lastIntegratedClientVersion) }
+        let saved = involved.map { ($0, $0.lastIntegratedClientVersion) }
+        for session in involved { session.beginViewJournal() }
+        defer { for session in involved { session.endViewJournal() } }
         var integrated: [IntegratedChangeset] = []
         do {
             let last = try store.environment.write { txn -> UInt64 in
@@ -95,10 +97,8 @@ extension SyncConnection {
             // The index and memos were extended over versions of the aborted transaction.
             app.historyIndex.forget(after: store.serverVersion)
             for job in jobs { job.session.concurrentMemo.clear() }
-            for (session, view, clientVersion) in saved {
-                session.viewObjects = view
-                session.lastIntegratedClientVersion = clientVersion
-            }
+            for session in involved { session.rollBackView() }
+            for (session, clientVersion) in saved { session.lastIntegratedClientVersion = clientVersion }
             for job in jobs {
                 do {
                     try integrateAlone(job, app: app)
@@ -226,7 +226,7 @@ extension SyncConnection {
         func apply() {
             session.lastIntegratedClientVersion = changeset.clientVersion
             for (ref, inView) in originView {
-                if inView { session.viewObjects.insert(ref) } else { session.viewObjects.remove(ref) }
+                if inView { session.enterView(ref) } else { session.leaveView(ref) }
             }
             fanOut.applyViews()
         }
@@ -263,6 +263,7 @@ extension SyncConnection {
         var originView: [(ref: WireObjectRef, inView: Bool)] = []
         var objects: [WireObjectRef] = []
         var seen: Set<WireObjectRef> = []
+        seen.reserveCapacity(changeset.instructions.count)
         for instruction in changeset.instructions {
             if let ref = instruction.topLevelObject, seen.insert(ref).inserted { objects.append(ref) }
         }

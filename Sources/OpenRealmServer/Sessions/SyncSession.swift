@@ -35,8 +35,14 @@ final class SyncSession: @unchecked Sendable {
     let bindServerVersion: UInt64
     /// The highest query version received (accepted or refused).
     var lastQueryVersion: UInt64 = 0
-    /// The objects the client holds through its subscriptions.
+    /// The objects the client holds through its subscriptions. Uploads change it through
+    /// ``enterView(_:)`` and ``leaveView(_:)``, which a group commit journals.
     var viewObjects: Set<WireObjectRef> = []
+    /// While a group commit integrates: the changes of ``viewObjects`` so far, oldest
+    /// first, so that a failed transaction puts the view back (``rollBackView()``)
+    /// without having kept a copy of it (a copy made every commit copied the whole set
+    /// at the first change after it).
+    private var viewJournal: [(ref: WireObjectRef, wasIn: Bool)]?
     /// What the file's uploads are transformed against, kept from one upload to the
     /// next (``SyncConnection/ConcurrentMemo``).
     let concurrentMemo = SyncConnection.ConcurrentMemo()
@@ -52,6 +58,31 @@ final class SyncSession: @unchecked Sendable {
         self.fileIdent = file.ident
         self.lastIntegratedClientVersion = file.lastIntegratedClientVersion
         self.output = output
+    }
+
+    /// Starts journaling changes of ``viewObjects`` (a group commit begins).
+    func beginViewJournal() { viewJournal = [] }
+
+    /// Stops journaling and keeps the changes (the group commit committed).
+    func endViewJournal() { viewJournal = nil }
+
+    /// Undoes the journaled changes, newest first, and stops journaling.
+    func rollBackView() {
+        guard let journal = viewJournal else { return }
+        viewJournal = nil
+        for change in journal.reversed() {
+            if change.wasIn { viewObjects.insert(change.ref) } else { viewObjects.remove(change.ref) }
+        }
+    }
+
+    /// The client now holds `ref`.
+    func enterView(_ ref: WireObjectRef) {
+        if viewObjects.insert(ref).inserted { viewJournal?.append((ref, false)) }
+    }
+
+    /// The client no longer holds `ref`.
+    func leaveView(_ ref: WireObjectRef) {
+        if viewObjects.remove(ref) != nil { viewJournal?.append((ref, true)) }
     }
 
     func send(_ message: WireMessage) {
