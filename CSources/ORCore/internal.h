@@ -209,6 +209,12 @@ static inline bool prop_may_link(const orc_prop *p) { return p->type == ORC_TYPE
 typedef struct orc_table_state {
     uint64_t next_key;
     uint64_t count;
+    /*
+     * Not stored: primary keys of this transaction's creates that did not come after
+     * every primary key of the table (object.c, create_row). While there are none,
+     * a new primary key is first put with MDB_APPEND.
+     */
+    uint32_t pk_unordered;
 } orc_table_state;
 
 /** The shared, per-file environment. */

@@ -615,6 +615,7 @@ orc_table_state *txn_table_state(orc_txn *txn, uint32_t table)
         for (uint32_t t = txn->ntables_state + 1; t <= table; t++) {
             a[t].next_key = 1;
             a[t].count = 0;
+            a[t].pk_unordered = 0;
         }
         txn->tables = a;
         txn->ntables_state = table;
