@@ -28,9 +28,11 @@ public struct Persisted<Value: _Persistable> {
         case unmanaged(Value)
     }
 
-    /// The index of the property in its class once the object is managed, else -1.
-    /// It is the first stored field, at offset 0 whatever `Value` is, so that making an
-    /// accessor writes one integer per property without generic code.
+    /// The index of the property in its class once the object is managed, -1 while it
+    /// is unmanaged, and `-2 - index` on an instance recording a typed key path
+    /// (``_KeyPathRecorder``), so that a read of a managed property looks at this field
+    /// only. It is the first stored field, at offset 0 whatever `Value` is, so that
+    /// making an accessor writes one integer per property without generic code.
     @usableFromInline var managedIndex: Int32 = -1
     @usableFromInline var storage: Storage
     @usableFromInline let options: PersistedOptions
@@ -77,11 +79,10 @@ public struct Persisted<Value: _Persistable> {
             // unmanaged value's storage too (a retain and release per read).
             let managedIndex = observed[keyPath: storageKeyPath].managedIndex
             if managedIndex >= 0 {
-                let index = Int(managedIndex)
-                if let recorder = observed._recorder {
-                    return Value._orRecord(recorder, observed, index)
-                }
-                return Value._orGet(observed, index)
+                return Value._orGet(observed, Int(managedIndex))
+            }
+            if managedIndex < -1, let recorder = observed._recorder {
+                return Value._orRecord(recorder, observed, Int(-2 - managedIndex))
             }
             switch observed[keyPath: storageKeyPath].storage {
             case .unmanaged(let value):
@@ -96,11 +97,11 @@ public struct Persisted<Value: _Persistable> {
         set {
             let index = observed[keyPath: storageKeyPath].managedIndex
             if index >= 0 {
-                if observed._recorder != nil { return }
                 Value._orSet(observed, Int(index), newValue)
-            } else {
+            } else if index == -1 {
                 observed[keyPath: storageKeyPath].storage = .unmanaged(newValue)
             }
+            // Below -1: an instance recording a key path, whose writes go nowhere.
         }
     }
 }

@@ -60,6 +60,11 @@ final class ObjectTypeInfo: @unchecked Sendable {
             (Unmanaged.passUnretained(object).toOpaque() + indexOffset).storeBytes(of: Int32(index), as: Int32.self)
         }
 
+        /// Makes the field of `object` record its reads as property `index` (``_KeyPathRecorder``).
+        func makeRecording(_ object: ObjectBase, _ index: Int) {
+            (Unmanaged.passUnretained(object).toOpaque() + indexOffset).storeBytes(of: Int32(-2 - index), as: Int32.self)
+        }
+
         var isLinkingObjects: Bool { descriptor.isLinkingObjects }
         /// Stored in a column (everything but `LinkingObjects`).
         var isStored: Bool { !descriptor.isLinkingObjects }
@@ -254,7 +259,7 @@ public final class _KeyPathRecorder {
         let info = ObjectTypeInfo.of(type)
         let object = type.init()
         for (i, property) in info.properties.enumerated() {
-            property.makeManaged(object, i)
+            property.makeRecording(object, i)
         }
         object._recorder = self
         objects.append(object)
