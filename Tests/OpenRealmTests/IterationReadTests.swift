@@ -80,15 +80,9 @@ final class IterationReadTests: XCTestCase {
         var names: [String] = []
         for item in realm.objects(IRItem.self) {
             if item.id == 2 {
-                let done = DispatchSemaphore(value: 0)
-                Thread {
-                    let other = try! Realm(configuration: configuration)
-                    try! other.write {
-                        for row in other.objects(IRItem.self) { row.name = "other\(row.id)" }
-                    }
-                    done.signal()
-                }.start()
-                XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+                try writeOnAnotherThread(configuration) { other in
+                    for row in other.objects(IRItem.self) { row.name = "other\(row.id)" }
+                }
                 // Not refreshed yet: the old snapshot is still read.
                 XCTAssertEqual(item.name, "n2")
                 XCTAssertTrue(realm.refresh())
@@ -190,17 +184,11 @@ final class IterationReadTests: XCTestCase {
         for item in realm.objects(IRItem.self) {
             ids.append(item.id)
             if item.id == 2 {
-                let done = DispatchSemaphore(value: 0)
-                Thread {
-                    let other = try! Realm(configuration: configuration)
-                    try! other.write {
-                        other.delete(other.object(ofType: IRItem.self, forPrimaryKey: 3)!)
-                        other.delete(other.object(ofType: IRItem.self, forPrimaryKey: 6)!)
-                        other.add(IRItem(value: ["id": 100, "name": "late", "minutes": 1]))
-                    }
-                    done.signal()
-                }.start()
-                XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+                try writeOnAnotherThread(configuration) { other in
+                    other.delete(other.object(ofType: IRItem.self, forPrimaryKey: 3)!)
+                    other.delete(other.object(ofType: IRItem.self, forPrimaryKey: 6)!)
+                    other.add(IRItem(value: ["id": 100, "name": "late", "minutes": 1]))
+                }
                 XCTAssertTrue(realm.refresh())
             }
         }
@@ -254,6 +242,16 @@ final class IterationReadTests: XCTestCase {
         XCTAssertEqual(Array(realm.objects(IRItem.self)).count, 0)
         try realm.write { realm.add(IRItem(value: ["id": 7, "name": "one", "minutes": 1])) }
         XCTAssertEqual(realm.objects(IRItem.self).map(\.name), ["one"])
+    }
+
+    /// Commits `body` in a realm of its own on a new thread, and waits (with a deadline).
+    private func writeOnAnotherThread(_ configuration: Realm.Configuration, _ body: @escaping (Realm) -> Void) throws {
+        let committed = try readOnAnotherThread { () -> Bool in
+            let other = try! Realm(configuration: configuration)
+            try! other.write { body(other) }
+            return true
+        }
+        XCTAssertTrue(committed)
     }
 
     /// Runs `body` on a new thread and waits (with a deadline) for its result.
