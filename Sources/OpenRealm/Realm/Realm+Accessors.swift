@@ -8,7 +8,13 @@ extension Realm {
     /// is added (with the classes it links to) if the realm is in a write transaction;
     /// otherwise nil. A class outside the configuration's `objectTypes` is an error.
     func _bind(_ type: ObjectBase.Type, create: Bool) throws(RealmError) -> BoundClass? {
-        if let bound = _coordinator.binding(type) { return bound }
+        let id = ObjectIdentifier(type)
+        let generation = _coordinator.bindingsGeneration
+        if let last = state.lastBound, last.type == id, last.generation == generation { return last.bound }
+        if let bound = _coordinator.binding(type) {
+            state.lastBound = (id, bound, generation)
+            return bound
+        }
         let info = ObjectTypeInfo.of(type)
         if let types = configuration.objectTypes,
            !ObjectTypeInfo.closure(of: types).contains(where: { $0.type == type }) {

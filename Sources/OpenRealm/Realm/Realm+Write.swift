@@ -115,7 +115,9 @@ extension Realm {
             }
             return object
         }
-        let info = object._typeInfo
+        // The class added last (a loop of adds) needs no registry lookup.
+        let info = state.lastBound.flatMap { $0.type == ObjectIdentifier(type(of: object)) ? $0.bound.info : nil }
+            ?? object._typeInfo
         if info.kind == ORC_CLASS_EMBEDDED {
             throw RealmError(.invalidValue, "Embedded objects of class '\(info.className)' cannot be added directly: set them as the value of a parent's property.")
         }

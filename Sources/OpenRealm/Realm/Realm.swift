@@ -341,6 +341,9 @@ final class RealmState {
     let arena = ByteArena()
     /// How deep `create` is inside nested values (a guard against cycles).
     var createDepth = 0
+    /// The class bound last, with the coordinator's bindings generation it was read at:
+    /// adds and lookups of one class after another skip the coordinator's lock.
+    var lastBound: (type: ObjectIdentifier, bound: BoundClass, generation: UInt64)?
     /// The file; nil for frozen realms, which never advance.
     let coordinator: RealmCoordinator?
     var autorefresh = true

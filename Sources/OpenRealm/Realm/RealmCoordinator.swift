@@ -15,6 +15,9 @@ package final class RealmCoordinator: @unchecked Sendable {
     /// Orders `asyncWrite` calls of this process without blocking their actors.
     let asyncWriteGate = AsyncWriteGate()
     private let state = Mutex<State>(State())
+    /// Bumped whenever a binding is made or replaced, so that a realm's cached binding
+    /// (``RealmState/lastBound``) is checked with one load instead of the lock and a lookup.
+    private let generation = Atomic<UInt64>(0)
 
     struct State {
         var bindings: [ObjectIdentifier: BoundClass] = [:]
@@ -148,6 +151,9 @@ package final class RealmCoordinator: @unchecked Sendable {
         return schema
     }
 
+    /// Changes whenever the bindings change.
+    var bindingsGeneration: UInt64 { generation.load(ordering: .acquiring) }
+
     func binding(_ type: ObjectBase.Type) -> BoundClass? {
         state.withLock { $0.bindings[ObjectIdentifier(type)] }
     }
@@ -166,6 +172,7 @@ package final class RealmCoordinator: @unchecked Sendable {
             let bound = BoundClass(info: info, entry: entry)
             s.bindings[ObjectIdentifier(info.type)] = bound
             s.byTable[entry.table] = bound
+            generation.add(1, ordering: .releasing)
             return bound
         }
     }
@@ -174,6 +181,7 @@ package final class RealmCoordinator: @unchecked Sendable {
         state.withLock { s in
             s.bindings.removeAll()
             s.byTable.removeAll()
+            generation.add(1, ordering: .releasing)
             s.stored = nil
             s.storedVersion = .max
         }
