@@ -282,7 +282,13 @@ struct orc_txn {
      * move; renew changes `generation`. (Write transactions move pages as they write,
      * so they do not use it.)
      */
-    struct { uint64_t generation, key; uint32_t table; const uint8_t *data; size_t size; } last_row;
+    struct {
+        uint64_t generation, key;
+        uint32_t table;
+        const uint8_t *data;
+        size_t size;
+        const orc_class *cls; /* the table's class when known (NULL: look it up) */
+    } last_row;
     uint32_t obj_cursor_table;
     orc_coll_cache *coll_cache;
     bool replaying;        /* log_replay is redoing the transaction after map growth */

@@ -72,13 +72,14 @@ static int obj_cursor_on(orc_txn *txn, uint32_t table, MDB_dbi dbi)
     return ORC_OK;
 }
 
-static void remember_row(orc_txn *txn, uint32_t table, uint64_t key, const MDB_val *d)
+static void remember_row(orc_txn *txn, uint32_t table, uint64_t key, const MDB_val *d, const orc_class *cls)
 {
     txn->last_row.generation = txn->generation;
     txn->last_row.key = key;
     txn->last_row.table = table;
     txn->last_row.data = d->mv_data;
     txn->last_row.size = d->mv_size;
+    txn->last_row.cls = cls;
 }
 
 static int read_row(orc_txn *txn, uint32_t table, uint64_t key, MDB_val *d)
@@ -124,7 +125,7 @@ int obj_row(orc_txn *txn, uint32_t table, uint64_t key, const uint8_t **row, siz
     if (rc) return rc;
     *row = d.mv_data;
     *size = d.mv_size;
-    if (!txn->write) remember_row(txn, table, key, &d);
+    if (!txn->write) remember_row(txn, table, key, &d, NULL);
     return ORC_OK;
 }
 
@@ -134,13 +135,15 @@ int orc_obj_next(orc_txn *txn, uint32_t table, uint64_t after, uint64_t *key_out
     if (!key_out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_obj_next needs an out pointer");
     MDB_val k, d;
     int mrc;
+    const orc_class *c;
     if (txn && !txn->write && txn->last_row.key == after && obj_cursor_positioned(txn, table)) {
         /* One step from the row returned last: the table was looked up for it. */
+        c = txn->last_row.cls;
         txn->last_row.data = NULL;
         mrc = mdb_cursor_get(txn->obj_cursor, &k, &d, MDB_NEXT);
         goto stepped;
     }
-    if (!schema_class_req(txn, table, &rc)) return rc;
+    if (!(c = schema_class_req(txn, table, &rc))) return rc;
     if (after == UINT64_MAX) return ORC_ERR_NOT_FOUND;
     MDB_dbi dbi;
     if ((rc = txn_table_dbi(txn, table, &dbi))) return rc;
@@ -163,7 +166,7 @@ stepped:
     if (k.mv_size != 8) return orc_fail(ORC_ERR_CORRUPT, "an object key has %zu bytes", k.mv_size);
     uint64_t key = ld64be(k.mv_data);
     if (key <= after) return orc_fail(ORC_ERR_CORRUPT, "table %u's keys are out of order", (unsigned)table);
-    if (!txn->write) remember_row(txn, table, key, &d);
+    if (!txn->write) remember_row(txn, table, key, &d, c);
     *key_out = key;
     return ORC_OK;
 }
@@ -479,7 +482,7 @@ int orc_obj_get(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, orc_va
      * another): decode it from that row, under the same conditions obj_row reuses it. */
     if (txn && out && !txn->write && txn->last_row.data && txn->last_row.key == key && txn->last_row.table == table
         && txn->last_row.generation == txn->generation) {
-        const orc_class *c = schema_class(txn, table);
+        const orc_class *c = txn->last_row.cls ? txn->last_row.cls : schema_class(txn, table);
         if (c) return row_get(c, txn->last_row.data, txn->last_row.size, col, out);
     }
     int rc;
@@ -489,6 +492,7 @@ int orc_obj_get(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, orc_va
     const uint8_t *row = NULL;
     size_t size = 0;
     if ((rc = obj_row(txn, table, key, &row, &size))) return rc;
+    if (!txn->write) txn->last_row.cls = c;
     return row_get(c, row, size, col, out);
 }
 

@@ -243,49 +243,83 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
 }
 
 /// Iterates `Results`, one accessor at a time.
+///
+/// `next()` is inlinable so that it is specialized for the element type in the loop's
+/// module: all it does there is hand out the accessor ``_ResultsCursor`` made, without
+/// generic code per element.
 public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
-    let results: Results<Element>
+    @usableFromInline var cursor: _ResultsCursor
+    /// Whether an accessor of the bound class is an `Element` as it is (a reference to
+    /// the same object): known after the first checked cast, so that the following
+    /// accessors, all of the same class, are handed out without a dynamic cast each.
+    @usableFromInline var castIsIdentity = false
+
+    init(results: Results<Element>, keys: [UInt64]) {
+        cursor = _ResultsCursor(core: results.core, keys: keys, walking: nil)
+    }
+
+    init(results: Results<Element>, walking table: UInt32) {
+        cursor = _ResultsCursor(core: results.core, keys: [], walking: table)
+    }
+
+    @inlinable
+    public mutating func next() -> Element? {
+        guard let object = cursor.nextObject() else { return nil }
+        if castIsIdentity { return unsafeBitCast(object, to: Element.self) }
+        return firstElement(object)
+    }
+
+    /// `object` (an accessor of the bound class) as an `Element`, learning whether the
+    /// following ones can be handed out as they are.
+    @usableFromInline
+    mutating func firstElement(_ object: ObjectBase) -> Element {
+        let cast = object as! Element
+        castIsIdentity = MemoryLayout<Element>.size == MemoryLayout<ObjectBase>.size
+            && Element.self is AnyObject.Type && unsafeBitCast(cast, to: ObjectBase.self) === object
+        return cast
+    }
+}
+
+/// Which object a ``ResultsIterator`` hands out next, and its accessor: the part of the
+/// iteration that does not depend on the element type.
+@usableFromInline
+struct _ResultsCursor {
+    let core: ResultsCore
     let keys: [UInt64]
     var position = 0
     /// When the iterator walks the class's table instead of `keys`: the table, and the
     /// key handed out last (0 before the first).
-    private var walk: (table: UInt32, after: UInt64)?
-    /// The realm's state, for the snapshot each step of a walk reads (`results` holds the
+    var walk: (table: UInt32, after: UInt64)?
+    /// The realm's state, for the snapshot each step of a walk reads (`core` holds the
     /// realm, so the state outlives the iterator: no reference counting per step).
-    private let state: Unmanaged<RealmState>
+    let state: Unmanaged<RealmState>
     /// The class binding, looked up once per iteration rather than per element.
-    private var bound: BoundClass?
+    var bound: BoundClass?
     /// The accessor returned last. When the next element is asked for and nothing else
     /// holds it (no strong, weak or unowned reference: the loop body let it go), it is
     /// re-pointed at the next row rather than a new accessor being made — only for
     /// classes whose accessors hold nothing else (`recyclesAccessors`), so no value can
     /// be seen to move from one row to another.
-    private var recycled: ObjectBase?
-    /// Whether an accessor of the bound class is an `Element` as it is (a reference to
-    /// the same object): known after the first checked cast, so that the following
-    /// accessors, all of the same class, are handed out without a dynamic cast each.
-    private var castIsIdentity = false
+    var recycled: ObjectBase?
 
-    init(results: Results<Element>, keys: [UInt64]) {
-        self.results = results
+    init(core: ResultsCore, keys: [UInt64], walking table: UInt32?) {
+        self.core = core
         self.keys = keys
-        state = Unmanaged.passUnretained(results.core.realm.state)
+        state = Unmanaged.passUnretained(core.realm.state)
+        walk = table.map { ($0, 0) }
     }
 
-    init(results: Results<Element>, walking table: UInt32) {
-        self.init(results: results, keys: [])
-        walk = (table, 0)
-    }
-
-    public mutating func next() -> Element? {
+    /// The accessor of the next object, or nil after the last.
+    @usableFromInline
+    mutating func nextObject() -> ObjectBase? {
         let key: UInt64
         if let (table, after) = walk {
             var found: UInt64 = 0
-            let txn = state._withUnsafeGuaranteedRef { $0.readTxnOnOwnerThread } ?? results.core.realm.txn
+            let txn = state._withUnsafeGuaranteedRef { $0.readTxnOnOwnerThread } ?? core.realm.txn
             let status = orc_obj_next(txn, table, after, &found)
             guard status == ORC_OK else {
                 if status == ORC_ERR_NOT_FOUND { return nil }
-                preconditionFailure("Iterating results of '\(results.core.className)': \(ORC.lastMessage)")
+                preconditionFailure("Iterating results of '\(core.className)': \(ORC.lastMessage)")
             }
             walk = (table, found)
             key = found
@@ -295,7 +329,7 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
             position += 1
         }
         // `recycled` is only ever set once the binding is known: nothing else to look up.
-        // The checks borrow it unretained (this iterator holds it); only the element
+        // The checks borrow it unretained (this iterator holds it); only the accessor
         // handed out is retained.
         if isKnownUniquelyReferenced(&recycled),
            Unmanaged.passUnretained(recycled.unsafelyUnwrapped)._withUnsafeGuaranteedRef({ object in
@@ -303,27 +337,13 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
                object._key = key
                return true
            }) {
-            return element(recycled.unsafelyUnwrapped)
+            return recycled.unsafelyUnwrapped
         }
-        return makeElement(key)
-    }
-
-    /// A new accessor for `key` (the first element, or when the last one is still held).
-    private mutating func makeElement(_ key: UInt64) -> Element {
-        if bound == nil { bound = results.core.bound }
-        guard let bound else { return results.object(forKey: key) }
-        let object = results.core.realm._accessor(bound, key)
+        if bound == nil { bound = core.bound }
+        guard let bound else { preconditionFailure("Class '\(core.className)' is not in the realm.") }
+        let object = core.realm._accessor(bound, key)
         if bound.info.recyclesAccessors { recycled = object }
-        return element(object)
-    }
-
-    /// `object` (an accessor of the bound class) as an `Element`.
-    private mutating func element(_ object: ObjectBase) -> Element {
-        if castIsIdentity { return unsafeBitCast(object, to: Element.self) }
-        let cast = object as! Element
-        castIsIdentity = MemoryLayout<Element>.size == MemoryLayout<ObjectBase>.size
-            && Element.self is AnyObject.Type && unsafeBitCast(cast, to: ObjectBase.self) === object
-        return cast
+        return object
     }
 }
 
