@@ -277,6 +277,15 @@ struct orc_txn {
     size_t arena_count, arena_cap;
     MDB_cursor *obj_cursor; /* reused cursor for object reads */
     /*
+     * Write transactions: the cursors that put the rows and primary keys of the last
+     * objects created in `table` with MDB_APPEND (object.c, create_row). LMDB appends
+     * through a cursor already at the end of the tree by comparing with the last key,
+     * without a search from the root, and it trusts that position: any other write to
+     * those databases drops the cursors first (obj_append_forget), as does the end of
+     * the LMDB transaction.
+     */
+    struct { uint32_t table; MDB_cursor *row, *pk; } append;
+    /*
      * The last row obj_row returned in a read transaction: reading several properties
      * of one object descends the table's B-tree once. A read snapshot's pages never
      * move; renew changes `generation`. (Write transactions move pages as they write,
@@ -338,6 +347,9 @@ int txn_require_write(orc_txn *txn);
 int txn_poison(orc_txn *txn, int rc);
 /** The object / primary-key database of a table, opening (or, in a write txn, creating) it. */
 int txn_table_dbi(orc_txn *txn, uint32_t table, MDB_dbi *out);
+/* Closes the append cursors of create_row (before any other write to a table's or a
+ * primary-key database, and before the LMDB transaction ends). Cannot fail. */
+void obj_append_forget(orc_txn *txn);
 int txn_pk_dbi(orc_txn *txn, uint32_t table, MDB_dbi *out);
 /** The table's state (next key, count); write transactions get a mutable copy. */
 orc_table_state *txn_table_state(orc_txn *txn, uint32_t table);

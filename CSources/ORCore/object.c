@@ -362,6 +362,24 @@ static int gather_values(orc_txn *txn, const orc_class *c, const uint16_t *cols,
 /* Creates the row and its index entries; `log_it` false for embedded children (logged by their parent). */
 #define PK_APPEND_RETRY 64
 
+void obj_append_forget(orc_txn *txn)
+{
+    if (txn->append.row) mdb_cursor_close(txn->append.row);
+    if (txn->append.pk) mdb_cursor_close(txn->append.pk);
+    txn->append.row = txn->append.pk = NULL;
+    txn->append.table = 0;
+}
+
+/* The append cursor `slot` (&txn->append.row or .pk) on `dbi` of `table`. */
+static int append_cursor(orc_txn *txn, uint32_t table, MDB_dbi dbi, MDB_cursor **slot)
+{
+    if (txn->append.table != table) obj_append_forget(txn);
+    txn->append.table = table;
+    if (*slot) return ORC_OK;
+    int mrc = mdb_cursor_open(txn->mdb, dbi, slot);
+    return mrc ? orc_fail_mdb(mrc, "opening an append cursor") : ORC_OK;
+}
+
 static int create_row(orc_txn *txn, const orc_class *c, uint64_t key, const uint16_t *cols, const orc_value *values,
                       size_t n, bool log_it, uint64_t *key_out)
 {
@@ -407,9 +425,15 @@ static int create_row(orc_txn *txn, const orc_class *c, uint64_t key, const uint
         MDB_val pk = {b->size, b->data}, pv = {8, &key};
         mrc = MDB_KEYEXIST;
         bool append = st->pk_unordered == 0 || st->pk_unordered % PK_APPEND_RETRY == 0;
-        if (append) mrc = mdb_put(txn->mdb, pk_dbi, &pk, &pv, MDB_NOOVERWRITE | MDB_APPEND);
+        if (append) {
+            if ((rc = append_cursor(txn, c->table, pk_dbi, &txn->append.pk))) goto done;
+            mrc = mdb_cursor_put(txn->append.pk, &pk, &pv, MDB_NOOVERWRITE | MDB_APPEND);
+        }
         if (mrc == MDB_KEYEXIST) {
             st->pk_unordered++;
+            /* The ordinary put below writes the primary keys under the append cursor. */
+            if (txn->append.pk) mdb_cursor_close(txn->append.pk);
+            txn->append.pk = NULL;
             pv = (MDB_val){8, &key};
             mrc = mdb_put(txn->mdb, pk_dbi, &pk, &pv, MDB_NOOVERWRITE);
         }
@@ -424,7 +448,14 @@ static int create_row(orc_txn *txn, const orc_class *c, uint64_t key, const uint
     }
     uint8_t kb[8];
     MDB_val k = key_val(kb, key), d = {txn->scratch.size, txn->scratch.data};
-    mrc = mdb_put(txn->mdb, dbi, &k, &d, key >= st->next_key ? MDB_APPEND : MDB_NOOVERWRITE);
+    if (key >= st->next_key) {
+        /* A new largest key (invariant 1): appended through the table's cursor. */
+        if ((rc = append_cursor(txn, c->table, dbi, &txn->append.row))) goto done;
+        mrc = mdb_cursor_put(txn->append.row, &k, &d, MDB_APPEND);
+    } else {
+        obj_append_forget(txn);
+        mrc = mdb_put(txn->mdb, dbi, &k, &d, MDB_NOOVERWRITE);
+    }
     if (mrc) {
         rc = write_rc(txn, mrc, "storing an object");
         goto done;
@@ -542,6 +573,7 @@ static int set_columns(orc_txn *txn, const orc_class *c, uint64_t key, const uin
     if (!rc) {
         uint8_t kb[8];
         MDB_val k = key_val(kb, key), d = {txn->scratch.size, txn->scratch.data};
+        obj_append_forget(txn); /* a longer row may split the page the append cursor is on */
         int mrc = mdb_put(txn->mdb, dbi, &k, &d, 0);
         if (mrc) rc = write_rc(txn, mrc, "updating an object");
         txn_touched(txn);
@@ -739,6 +771,7 @@ int obj_erase_internal(orc_txn *txn, uint32_t table, uint64_t key, bool derived)
     if (c->pk_col >= 0 && (rc = row_get(c, row, size, (uint16_t)c->pk_col, &pk))) return rc;
     /* Log first: pk may point into the row, which goes below. */
     if ((rc = log_erase(txn, c, key, c->pk_col >= 0 ? &pk : NULL, derived))) return rc;
+    obj_append_forget(txn);
     if (c->pk_col >= 0) {
         MDB_dbi pdbi;
         orc_buf *b = &txn->scratch3;

@@ -444,6 +444,7 @@ static int class_remove_impl(orc_txn *txn, uint32_t table)
         if (mc->props[i].name && (mc->props[i].flags & ORC_PROP_INDEXED) && (rc = idx_drop(txn, table, i)))
             return txn_poison(txn, rc);
     MDB_dbi dbi;
+    obj_append_forget(txn);
     if (mc->pk_col >= 0 && !(rc = txn_pk_dbi(txn, table, &dbi))) {
         int mrc = mdb_drop(txn->mdb, dbi, 0);
         if (mrc) return txn_poison(txn, orc_fail_mdb(mrc, "emptying a primary key index"));
@@ -498,6 +499,7 @@ static int pk_rebuild(orc_txn *txn, uint32_t table, int32_t col)
     MDB_dbi dbi;
     int rc = txn_pk_dbi(txn, table, &dbi);
     if (rc) return rc;
+    obj_append_forget(txn);
     int mrc = mdb_drop(txn->mdb, dbi, 0);
     if (mrc) return orc_fail_mdb(mrc, "emptying a primary key index");
     if (col < 0) return ORC_OK;

@@ -270,6 +270,7 @@ static void mdb_end(orc_txn *txn, bool commit_reader)
         mdb_cursor_close(txn->obj_cursor);
         txn->obj_cursor = NULL;
     }
+    obj_append_forget(txn);
     if (txn->mdb) {
         if (!txn->write && commit_reader) mdb_txn_commit(txn->mdb);
         else mdb_txn_abort(txn->mdb);
@@ -407,6 +408,7 @@ int orc_txn_commit(orc_txn *txn, uint64_t *version_out)
                 mdb_cursor_close(txn->obj_cursor);
                 txn->obj_cursor = NULL;
             }
+            obj_append_forget(txn);
             int mrc = mdb_txn_commit(txn->mdb);
             txn->mdb = NULL;
             rc = mrc == MDB_MAP_FULL ? ORC_ERR_MAP_FULL : mrc ? orc_fail_mdb(mrc, "committing") : ORC_OK;
