@@ -347,10 +347,10 @@ int txn_require_write(orc_txn *txn);
 int txn_poison(orc_txn *txn, int rc);
 /** The object / primary-key database of a table, opening (or, in a write txn, creating) it. */
 int txn_table_dbi(orc_txn *txn, uint32_t table, MDB_dbi *out);
+int txn_pk_dbi(orc_txn *txn, uint32_t table, MDB_dbi *out);
 /* Closes the append cursors of create_row (before any other write to a table's or a
  * primary-key database, and before the LMDB transaction ends). Cannot fail. */
 void obj_append_forget(orc_txn *txn);
-int txn_pk_dbi(orc_txn *txn, uint32_t table, MDB_dbi *out);
 /** The table's state (next key, count); write transactions get a mutable copy. */
 orc_table_state *txn_table_state(orc_txn *txn, uint32_t table);
 /** Keeps `p` (malloc'ed) until the transaction ends. */

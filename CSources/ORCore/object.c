@@ -359,14 +359,18 @@ static int gather_values(orc_txn *txn, const orc_class *c, const uint16_t *cols,
     return ORC_OK;
 }
 
-/* Creates the row and its index entries; `log_it` false for embedded children (logged by their parent). */
 #define PK_APPEND_RETRY 64
+
+static void cursor_drop(MDB_cursor **cur)
+{
+    if (*cur) mdb_cursor_close(*cur);
+    *cur = NULL;
+}
 
 void obj_append_forget(orc_txn *txn)
 {
-    if (txn->append.row) mdb_cursor_close(txn->append.row);
-    if (txn->append.pk) mdb_cursor_close(txn->append.pk);
-    txn->append.row = txn->append.pk = NULL;
+    cursor_drop(&txn->append.row);
+    cursor_drop(&txn->append.pk);
     txn->append.table = 0;
 }
 
@@ -380,6 +384,7 @@ static int append_cursor(orc_txn *txn, uint32_t table, MDB_dbi dbi, MDB_cursor *
     return mrc ? orc_fail_mdb(mrc, "opening an append cursor") : ORC_OK;
 }
 
+/* Creates the row and its index entries; `log_it` false for embedded children (logged by their parent). */
 static int create_row(orc_txn *txn, const orc_class *c, uint64_t key, const uint16_t *cols, const orc_value *values,
                       size_t n, bool log_it, uint64_t *key_out)
 {
@@ -432,8 +437,7 @@ static int create_row(orc_txn *txn, const orc_class *c, uint64_t key, const uint
         if (mrc == MDB_KEYEXIST) {
             st->pk_unordered++;
             /* The ordinary put below writes the primary keys under the append cursor. */
-            if (txn->append.pk) mdb_cursor_close(txn->append.pk);
-            txn->append.pk = NULL;
+            cursor_drop(&txn->append.pk);
             pv = (MDB_val){8, &key};
             mrc = mdb_put(txn->mdb, pk_dbi, &pk, &pv, MDB_NOOVERWRITE);
         }

@@ -263,14 +263,20 @@ static int mdb_begin(orc_txn *txn)
     }
 }
 
-/* Ends the LMDB transaction (commit for readers, see invariant 4) and releases the map lock. */
-static void mdb_end(orc_txn *txn, bool commit_reader)
+/* Closes the cursors the transaction keeps open (before the LMDB transaction ends). */
+static void close_cursors(orc_txn *txn)
 {
     if (txn->obj_cursor) {
         mdb_cursor_close(txn->obj_cursor);
         txn->obj_cursor = NULL;
     }
     obj_append_forget(txn);
+}
+
+/* Ends the LMDB transaction (commit for readers, see invariant 4) and releases the map lock. */
+static void mdb_end(orc_txn *txn, bool commit_reader)
+{
+    close_cursors(txn);
     if (txn->mdb) {
         if (!txn->write && commit_reader) mdb_txn_commit(txn->mdb);
         else mdb_txn_abort(txn->mdb);
@@ -404,11 +410,7 @@ int orc_txn_commit(orc_txn *txn, uint64_t *version_out)
         size_t mark = txn->changeset.size;
         rc = commit_prepare(txn, version);
         if (!rc) {
-            if (txn->obj_cursor) {
-                mdb_cursor_close(txn->obj_cursor);
-                txn->obj_cursor = NULL;
-            }
-            obj_append_forget(txn);
+            close_cursors(txn);
             int mrc = mdb_txn_commit(txn->mdb);
             txn->mdb = NULL;
             rc = mrc == MDB_MAP_FULL ? ORC_ERR_MAP_FULL : mrc ? orc_fail_mdb(mrc, "committing") : ORC_OK;
