@@ -57,12 +57,17 @@ final class ObjectTypeInfo: @unchecked Sendable {
         /// Makes the field of `object` read and write the realm as property `index`.
         @inline(__always)
         func makeManaged(_ object: ObjectBase, _ index: Int) {
-            (Unmanaged.passUnretained(object).toOpaque() + indexOffset).storeBytes(of: Int32(index), as: Int32.self)
+            storeManagedIndex(object, Int32(index))
         }
 
         /// Makes the field of `object` record its reads as property `index` (``_KeyPathRecorder``).
         func makeRecording(_ object: ObjectBase, _ index: Int) {
-            (Unmanaged.passUnretained(object).toOpaque() + indexOffset).storeBytes(of: Int32(-2 - index), as: Int32.self)
+            storeManagedIndex(object, Int32(-2 - index))
+        }
+
+        @inline(__always)
+        private func storeManagedIndex(_ object: ObjectBase, _ value: Int32) {
+            (Unmanaged.passUnretained(object).toOpaque() + indexOffset).storeBytes(of: value, as: Int32.self)
         }
 
         var isLinkingObjects: Bool { descriptor.isLinkingObjects }

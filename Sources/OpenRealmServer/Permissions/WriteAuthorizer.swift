@@ -22,25 +22,12 @@ struct WriteAuthorizer {
     /// view and the write rule run once over all of its objects.
     func refusals(_ txn: StoreTransaction, schema: any QuerySchema, _ refs: [WireObjectRef],
                   at moment: Moment) throws -> [WireObjectRef: String] {
-        var byClass: [String: [(ref: WireObjectRef, key: UInt64)]] = [:]
-        var order: [String] = []
-        var tables: [String: UInt32?] = [:]
-        for ref in refs where !ref.className.hasPrefix(AppStore.reservedPrefix) {
-            let table: UInt32?
-            if let known = tables[ref.className] {
-                table = known
-            } else {
-                table = try txn.findClass(ref.className)?.table
-                tables[ref.className] = table
-            }
-            guard let table, let key = try txn.findObject(table, ref.primaryKey) else { continue }
-            if byClass[ref.className] == nil { order.append(ref.className) }
-            byClass[ref.className, default: []].append((ref, key))
+        let stored = try txn.storedObjects(refs.filter { !$0.className.hasPrefix(AppStore.reservedPrefix) }) {
+            try txn.findClass($0)?.table
         }
         let when = moment == .before ? "" : " after the write"
         var out: [WireObjectRef: String] = [:]
-        for className in order {
-            let objects = byClass[className] ?? []
+        for (className, objects) in stored {
             let excluded = try view.exclusions(txn, schema: schema, className: className, keys: objects.map(\.key))
             var inView: [(ref: WireObjectRef, key: UInt64)] = []
             for object in objects {

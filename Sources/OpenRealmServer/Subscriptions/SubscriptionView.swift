@@ -163,29 +163,13 @@ struct SubscriptionView: Sendable {
     /// Which of `refs` are stored objects in the view (``contains(_:schema:_:)`` for many,
     /// each class's query run once over its objects).
     func containing(_ txn: StoreTransaction, schema: any QuerySchema, _ refs: [WireObjectRef]) throws -> Set<WireObjectRef> {
-        var byClass: [String: [(ref: WireObjectRef, key: UInt64)]] = [:]
-        var tables: [String: UInt32?] = [:]
-        var order: [String] = []
-        for ref in refs {
-            let table: UInt32?
-            if let known = tables[ref.className] {
-                table = known
-            } else {
-                if predicate(for: ref.className, schema: schema) != nil, let cls = try txn.findClass(ref.className),
-                   cls.kind != ORC_CLASS_EMBEDDED {
-                    table = cls.table
-                    order.append(ref.className)
-                } else {
-                    table = nil
-                }
-                tables[ref.className] = table
-            }
-            guard let table, let key = try txn.findObject(table, ref.primaryKey) else { continue }
-            byClass[ref.className, default: []].append((ref, key))
+        let stored = try txn.storedObjects(refs) { className in
+            guard predicate(for: className, schema: schema) != nil, let cls = try txn.findClass(className),
+                  cls.kind != ORC_CLASS_EMBEDDED else { return nil }
+            return cls.table
         }
         var out: Set<WireObjectRef> = []
-        for className in order {
-            guard let objects = byClass[className], !objects.isEmpty else { continue }
+        for (className, objects) in stored {
             let matching = Set(try matchingKeys(txn, schema: schema, className: className, domain: objects.map(\.key)))
             for object in objects where matching.contains(object.key) { out.insert(object.ref) }
         }
