@@ -82,6 +82,125 @@ static int entry_order(const void *a, const void *b)
     return c ? c : (nx > ny) - (nx < ny);
 }
 
+/*
+ * ORDERING BY VALUE GROUPS
+ * An entry is its value's group (table | col | keyenc(value)) and then the object
+ * key. keyenc is prefix-free, so no group is a prefix of another and the entries'
+ * order is the groups' order, then the object keys'. A bulk insert gives few groups
+ * (one per distinct value) whose keys arrive ascending: the entries are ordered by
+ * hashing each into its group (one pass over the buffer) and sorting the groups
+ * only, instead of comparing entries n log n times through pointers scattered over
+ * the buffer. A group whose keys did not arrive ascending is sorted by key; when
+ * the groups are not much fewer than the entries, qsort is as good and is used.
+ */
+typedef struct igroup {
+    const uint8_t *v;  /* the group's bytes (an entry without its object key) */
+    uint32_t nv;
+    uint32_t first, last; /* the entry chain: order[] holds each entry's successor */
+    uint32_t count;
+    uint64_t top;         /* the largest object key so far */
+    bool ascending;
+} igroup;
+
+static int group_order(const void *a, const void *b)
+{
+    const igroup *x = a, *y = b;
+    int c = memcmp(x->v, y->v, x->nv < y->nv ? x->nv : y->nv);
+    return c ? c : (x->nv > y->nv) - (x->nv < y->nv);
+}
+
+static int u64_order(const void *a, const void *b)
+{
+    uint64_t x = ld64be(*(const uint8_t *const *)a), y = ld64be(*(const uint8_t *const *)b);
+    return (x > y) - (x < y);
+}
+
+static uint64_t group_hash(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) h = (h ^ ld64(p + i)) * 0xFF51AFD7ED558CCDULL;
+    uint64_t tail = 0;
+    if (n > i) memcpy(&tail, p + i, n - i);
+    h = (h ^ tail) * 0xC4CEB9FE1A85EC53ULL;
+    return h ^ (h >> 29);
+}
+
+/*
+ * Puts e[0..n) (entry pointers in buffer order) into LMDB key order through value
+ * groups. Returns 1 when it did, 0 when the caller should qsort (too many groups,
+ * or an entry too short to hold an object key), -1 when out of memory.
+ */
+static int order_by_groups(const uint8_t **e, size_t n)
+{
+    size_t gmax = n / 4, slots = 64;
+    while (slots < 2 * gmax) slots *= 2;
+    igroup *g = malloc((gmax ? gmax : 1) * sizeof *g);
+    uint32_t *slot = malloc(slots * sizeof *slot), *next = malloc(n * sizeof *next);
+    const uint8_t **tmp = malloc(n * sizeof *tmp);
+    int result = -1;
+    if (!g || !slot || !next || !tmp) goto out;
+    memset(slot, 0xFF, slots * sizeof *slot);
+    size_t ng = 0;
+    result = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = ld16(e[i]);
+        if (len < IDX_PREFIX + 8) goto out;
+        const uint8_t *v = e[i] + 2;
+        uint32_t nv = (uint32_t)(len - 8);
+        uint64_t key = ld64be(v + nv);
+        size_t at = group_hash(v, nv) & (slots - 1);
+        while (slot[at] != UINT32_MAX && (g[slot[at]].nv != nv || memcmp(g[slot[at]].v, v, nv)))
+            at = (at + 1) & (slots - 1);
+        if (slot[at] == UINT32_MAX) {
+            if (ng == gmax) goto out; /* about as many groups as entries: qsort */
+            slot[at] = (uint32_t)ng;
+            g[ng++] = (igroup){.v = v, .nv = nv, .first = (uint32_t)i, .last = (uint32_t)i, .count = 1,
+                               .top = key, .ascending = true};
+        } else {
+            igroup *gr = &g[slot[at]];
+            next[gr->last] = (uint32_t)i;
+            gr->last = (uint32_t)i;
+            gr->count++;
+            if (key < gr->top) gr->ascending = false;
+            else gr->top = key;
+        }
+    }
+    qsort(g, ng, sizeof *g, group_order);
+    for (size_t j = 1; j < ng; j++)
+        if (g[j - 1].nv < g[j].nv && !memcmp(g[j - 1].v, g[j].v, g[j - 1].nv)) goto out; /* not prefix-free */
+    size_t o = 0;
+    for (size_t j = 0; j < ng; j++) {
+        size_t start = o;
+        for (uint32_t i = g[j].first, c = 0; c < g[j].count; c++, i = next[i]) tmp[o++] = e[i];
+        if (!g[j].ascending) {
+            /* sort by object key: the last 8 bytes */
+            for (size_t m = start; m < o; m++) tmp[m] += 2 + g[j].nv;
+            qsort(tmp + start, o - start, sizeof *tmp, u64_order);
+            for (size_t m = start; m < o; m++) tmp[m] -= 2 + g[j].nv;
+        }
+    }
+    memcpy(e, tmp, n * sizeof *e);
+    result = 1;
+out:
+    free(g);
+    free(slot);
+    free(next);
+    free(tmp);
+    return result;
+}
+
+int idx_order(const uint8_t **e, size_t n)
+{
+    size_t ordered = 1; /* entries that arrive in order (ascending values) need no sort */
+    while (ordered < n && entry_order(&e[ordered - 1], &e[ordered]) <= 0) ordered++;
+    if (ordered >= n) return ORC_OK;
+    int grouped = n >= 64 && n < UINT32_MAX ? order_by_groups(e, n) : 0;
+    if (grouped < 0) return ORC_ERR_NOMEM;
+    if (!grouped) qsort(e, n, sizeof *e, entry_order);
+    return ORC_OK;
+}
+
 int idx_flush(orc_txn *txn)
 {
     size_t n = txn->idx_pending_n;
@@ -93,9 +212,10 @@ int idx_flush(orc_txn *txn)
         e[i] = at;
         at += 2 + ld16(at);
     }
-    size_t ordered = 1; /* entries that arrive in order (ascending values) need no sort */
-    while (ordered < n && entry_order(&e[ordered - 1], &e[ordered]) <= 0) ordered++;
-    if (ordered < n) qsort(e, n, sizeof *e, entry_order);
+    if (idx_order(e, n)) {
+        free(e);
+        return txn_poison(txn, orc_fail(ORC_ERR_NOMEM, "sorting %zu index entries", n));
+    }
     MDB_cursor *cur = NULL;
     int mrc = mdb_cursor_open(txn->mdb, txn->core->dbi_idx, &cur);
     /* the database's last key, copied (the puts move pages) */

@@ -104,6 +104,10 @@ static inline void st64be(uint8_t *p, uint64_t v) { st64(p, __builtin_bswap64(v)
 
 /** Appends the tagged encoding of `v` (the `value` production of the query grammar). */
 int val_encode(orc_buf *b, const orc_value *v);
+/** Whether `v` has a tagged encoding: ORC_OK, or the error val_encode would report. */
+int val_encodable(const orc_value *v);
+/** Writes the encoding of a value val_encodable admits at `p` (val_encoded_size(v) bytes); returns its size. */
+size_t val_write(uint8_t *p, const orc_value *v);
 /**
  * Decodes a tagged value at data[*pos], bounds-checked against `size`;
  * advances *pos. Strings point into `data`. Returns ORC_OK or ORC_ERR_CORRUPT
@@ -438,7 +442,18 @@ typedef struct tscan {
 } tscan;
 int tscan_open(orc_txn *txn, uint32_t table, tscan *s);
 /** Advances to the first (first call) or next row. Returns ORC_OK or ORC_ERR_NOT_FOUND at the end. */
-int tscan_next(tscan *s);
+static inline int tscan_next(tscan *s)
+{
+    MDB_val k, d;
+    int mrc = mdb_cursor_get(s->cur, &k, &d, s->key || s->row ? MDB_NEXT : MDB_FIRST);
+    if (mrc == MDB_NOTFOUND) return ORC_ERR_NOT_FOUND;
+    if (mrc) return orc_fail_mdb(mrc, "scanning a table");
+    if (k.mv_size != 8) return orc_fail(ORC_ERR_CORRUPT, "an object key has %zu bytes", k.mv_size);
+    s->key = ld64be(k.mv_data);
+    s->row = d.mv_data;
+    s->size = d.mv_size;
+    return ORC_OK;
+}
 void tscan_close(tscan *s);
 
 /** Erases every object of a table as derived erasures; `log_clear` also records CLEAR_TABLE. */
@@ -466,6 +481,12 @@ int idx_remove(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *v, u
  * status after poisoning the transaction.
  */
 int idx_flush(orc_txn *txn);
+/**
+ * Puts pending entries (pointers to u16 size | key, as idx_insert lays them out) into
+ * LMDB's key order, by value groups when there are few (index.c, "ORDERING BY VALUE
+ * GROUPS"), else by qsort. ORC_OK or ORC_ERR_NOMEM (nothing reported; e[] unchanged).
+ */
+int idx_order(const uint8_t **e, size_t n);
 /** Drops the deferred index entries (the LMDB transaction they belonged to ended). */
 void idx_forget(orc_txn *txn);
 /** Builds / drops every entry of an index. */

@@ -210,8 +210,13 @@ int log_create(orc_txn *txn, const orc_class *c, uint64_t key, const uint16_t *c
                 pki = i;
                 break;
             }
+    /* Checked and measured first, so the record is then written in one pass. */
     size_t body = CS_VARINT_MAX;
-    for (size_t i = 0; i < n; i++) body += 3 + val_encoded_size(&vals[i]);
+    for (size_t i = 0; i < n; i++) {
+        int rc = val_encodable(&vals[i]);
+        if (rc) return rec_fail(txn, start, rc);
+        body += 3 + val_encoded_size(&vals[i]);
+    }
     /* A class with a primary key whose value was not given is named by null. */
     orc_value null_pk = {.type = ORC_TYPE_NULL};
     bool explicit_pk = c->pk_col >= 0 && pki == n;
@@ -221,14 +226,12 @@ int log_create(orc_txn *txn, const orc_class *c, uint64_t key, const uint16_t *c
     w_var(b, n);
     if (pki < n) {
         w_var(b, cols[pki]);
-        if ((rc = val_encode(b, &vals[pki]))) return rec_fail(txn, start, rc);
+        b->size += val_write(b->data + b->size, &vals[pki]);
     }
     for (size_t i = 0; i < n; i++) {
         if (i == pki) continue;
         w_var(b, cols[i]);
-        if ((rc = val_encode(b, &vals[i]))) return rec_fail(txn, start, rc);
-        /* val_encode reserved on its own; our estimate stays ahead of it. */
-        if ((rc = buf_reserve(b, CS_VARINT_MAX))) return rec_fail(txn, start, rc);
+        b->size += val_write(b->data + b->size, &vals[i]);
     }
     return rec_done(txn);
 }

@@ -183,19 +183,6 @@ int tscan_open(orc_txn *txn, uint32_t table, tscan *s)
     return mrc ? orc_fail_mdb(mrc, "opening a table cursor") : ORC_OK;
 }
 
-int tscan_next(tscan *s)
-{
-    MDB_val k, d;
-    int mrc = mdb_cursor_get(s->cur, &k, &d, s->key || s->row ? MDB_NEXT : MDB_FIRST);
-    if (mrc == MDB_NOTFOUND) return ORC_ERR_NOT_FOUND;
-    if (mrc) return orc_fail_mdb(mrc, "scanning a table");
-    if (k.mv_size != 8) return orc_fail(ORC_ERR_CORRUPT, "an object key has %zu bytes", k.mv_size);
-    s->key = ld64be(k.mv_data);
-    s->row = d.mv_data;
-    s->size = d.mv_size;
-    return ORC_OK;
-}
-
 void tscan_close(tscan *s)
 {
     if (s->cur) mdb_cursor_close(s->cur);

@@ -438,21 +438,46 @@ static inline bool fast_op(const qnode *n, const orc_value *l)
 
 /*
  * The scan's tightest case: an int column compared with an int constant, read in
- * place from the row (no orc_value, no type dispatch). Returns 1 (match), 0 (no
- * match) or -1 when the row is not the plain case (the column is null or absent,
- * the header is unusual): the caller then goes the general way, which also
- * reports damage.
+ * place from the row (no orc_value, no type dispatch). The probe holds where the
+ * field sits in a row that has every column of the class, for both row widths
+ * (row.c), so a row costs its header, one null bit and one load.
  */
-static inline int int_match(const orc_class *c, const uint8_t *row, size_t size, uint16_t col, uint8_t op, int64_t b)
+typedef struct int_probe {
+    uint16_t ncols;
+    uint8_t op;
+    uint8_t null_bit;
+    uint32_t null_byte;
+    uint32_t at[2], need[2]; /* [wide]: the field's offset; the fixed part's end */
+    int64_t b;
+} int_probe;
+
+static void int_probe_init(int_probe *p, const orc_class *c, uint16_t col, uint8_t op, int64_t b)
+{
+    size_t fixed = 4 + ((size_t)c->ncols + 7) / 8;
+    p->ncols = c->ncols;
+    p->op = op;
+    p->null_byte = 4 + col / 8;
+    p->null_bit = (uint8_t)(1u << (col % 8));
+    for (int wide = 0; wide < 2; wide++) {
+        const uint32_t *off = c->row_off + wide * (c->ncols + 1);
+        p->at[wide] = (uint32_t)(fixed + off[col]);
+        p->need[wide] = (uint32_t)(fixed + off[c->ncols]);
+    }
+    p->b = b;
+}
+
+/*
+ * 1 (match), 0 (no match) or -1 when the row is not the plain case (the column is
+ * null, the row predates columns added later, the header is unusual): the caller
+ * then goes the general way, which also reports damage.
+ */
+static inline int int_probe_match(const int_probe *p, const uint8_t *row, size_t size)
 {
     if (size < 4) return -1;
     uint16_t k = ld16(row), flags = ld16(row + 2);
-    if (col >= k || k > c->ncols || (flags & ~1u)) return -1;
-    const uint32_t *off = c->row_off + ((flags & 1) ? c->ncols + 1 : 0);
-    size_t fixed = 4 + ((size_t)k + 7) / 8;
-    if (fixed + off[k] > size || (row[4 + col / 8] & (1u << (col % 8)))) return -1;
-    int64_t a = (int64_t)ld64(row + fixed + off[col]);
-    switch (op) {
+    if (k != p->ncols || flags > 1 || p->need[flags] > size || (row[p->null_byte] & p->null_bit)) return -1;
+    int64_t a = (int64_t)ld64(row + p->at[flags]), b = p->b;
+    switch (p->op) {
     case ORC_CMP_EQ: return a == b;
     case ORC_CMP_NE: return a != b;
     case ORC_CMP_LT: return a < b;
@@ -462,7 +487,7 @@ static inline int int_match(const orc_class *c, const uint8_t *row, size_t size,
     }
 }
 
-/* Whether a fast predicate can use int_match: an int property against an int constant. */
+/* Whether a fast predicate can use an int_probe: an int property against an int constant. */
 static bool int_scan_op(const orc_class *c, const qnode *n)
 {
     if (!n->fast || n->rhs.val.type != ORC_TYPE_INT) return false;
@@ -763,7 +788,8 @@ static int each_match(orc_txn *txn, orc_query *q, bool need_row, qmatch_fn fn, v
     /* the hot path: one property against one constant, straight out of the row */
     uint16_t fast_col = root->fast ? root->lhs.path.steps[0].col : 0;
     bool fast_int = o.cls && int_scan_op(o.cls, root);
-    int64_t fast_b = fast_int ? root->rhs.val.integer : 0;
+    int_probe probe = {0};
+    if (fast_int) int_probe_init(&probe, o.cls, fast_col, root->op, root->rhs.val.integer);
     for (;;) {
         bool m;
         rc = tscan_next(&s);
@@ -774,7 +800,7 @@ static int each_match(orc_txn *txn, orc_query *q, bool need_row, qmatch_fn fn, v
         o.key = s.key;
         o.row = s.row;
         o.size = s.size;
-        int im = fast_int ? int_match(o.cls, o.row, o.size, fast_col, root->op, fast_b) : -1;
+        int im = fast_int ? int_probe_match(&probe, o.row, o.size) : -1;
         if (im >= 0) {
             m = im;
         } else if (root->kind == ORC_OP_TRUE) {

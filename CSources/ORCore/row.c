@@ -206,8 +206,12 @@ int row_build(const orc_class *c, const orc_value *vals, orc_buf *out)
         case ORC_TYPE_BINARY:
         case ORC_TYPE_MIXED: {
             /* Reserved above: the buffer does not move, so `f` stays valid. */
-            rc = p->type == ORC_TYPE_MIXED ? val_encode(out, v) : buf_put(out, v->string.data, v->string.size);
-            if (rc) return rc;
+            if (p->type == ORC_TYPE_MIXED) {
+                if ((rc = val_encode(out, v))) return rc;
+            } else if (v->string.size) {
+                memcpy(out->data + out->size, v->string.data, v->string.size);
+                out->size += v->string.size;
+            }
             uint32_t end = (uint32_t)(out->size - var);
             if (wide) st32(f, end);
             else st16(f, (uint16_t)end);

@@ -116,54 +116,63 @@ size_t val_encoded_size(const orc_value *v)
     return n < 0 ? 0 : 1 + (size_t)n;
 }
 
-int val_encode(orc_buf *b, const orc_value *v)
+int val_encodable(const orc_value *v)
 {
-    uint8_t p[1 + 16];
-    size_t n = 1;
-    p[0] = (uint8_t)v->type;
     switch (v->type) {
-    case ORC_TYPE_NULL: break;
-    case ORC_TYPE_BOOL: p[1] = v->boolean ? 1 : 0; n = 2; break;
-    case ORC_TYPE_INT: st64(p + 1, (uint64_t)v->integer); n = 9; break;
-    case ORC_TYPE_FLOAT: memcpy(p + 1, &v->fnum, 4); n = 5; break;
-    case ORC_TYPE_DOUBLE: memcpy(p + 1, &v->dnum, 8); n = 9; break;
     case ORC_TYPE_STRING:
-    case ORC_TYPE_BINARY: {
+    case ORC_TYPE_BINARY:
         if (v->string.size > UINT32_MAX)
             return orc_fail(ORC_ERR_INVALID_ARG, "a %s value of %zu bytes is too long (at most 4 GiB)",
                             v->type == ORC_TYPE_STRING ? "string" : "binary", v->string.size);
         if (v->string.size && !v->string.data)
             return orc_fail(ORC_ERR_INVALID_ARG, "a %s value of %zu bytes has no data",
                             v->type == ORC_TYPE_STRING ? "string" : "binary", v->string.size);
-        st32(p + 1, (uint32_t)v->string.size);
-        int rc = buf_reserve(b, 5 + v->string.size);
-        if (!rc) rc = buf_put(b, p, 5);
-        if (!rc) rc = buf_put(b, v->string.data, v->string.size);
-        return rc;
+        return ORC_OK;
+    case ORC_TYPE_MIXED: return orc_fail(ORC_ERR_WRONG_TYPE, "MIXED is a property type, not a value type");
+    default:
+        if (fixed_payload(v->type) < 0) return orc_fail(ORC_ERR_INVALID_ARG, "unknown value type %d", (int)v->type);
+        return ORC_OK;
     }
+}
+
+size_t val_write(uint8_t *p, const orc_value *v)
+{
+    p[0] = (uint8_t)v->type;
+    switch (v->type) {
+    case ORC_TYPE_BOOL: p[1] = v->boolean ? 1 : 0; return 2;
+    case ORC_TYPE_INT: st64(p + 1, (uint64_t)v->integer); return 9;
+    case ORC_TYPE_FLOAT: memcpy(p + 1, &v->fnum, 4); return 5;
+    case ORC_TYPE_DOUBLE: memcpy(p + 1, &v->dnum, 8); return 9;
+    case ORC_TYPE_STRING:
+    case ORC_TYPE_BINARY:
+        st32(p + 1, (uint32_t)v->string.size);
+        if (v->string.size) memcpy(p + 5, v->string.data, v->string.size);
+        return 5 + v->string.size;
     case ORC_TYPE_TIMESTAMP:
         st64(p + 1, (uint64_t)v->timestamp.seconds);
         st32(p + 9, (uint32_t)v->timestamp.nanoseconds);
-        n = 13;
-        break;
+        return 13;
     case ORC_TYPE_DECIMAL:
         st64(p + 1, v->decimal.w[0]);
         st64(p + 9, v->decimal.w[1]);
-        n = 17;
-        break;
-    case ORC_TYPE_OBJECT_ID: memcpy(p + 1, v->object_id, 12); n = 13; break;
-    case ORC_TYPE_UUID: memcpy(p + 1, v->uuid, 16); n = 17; break;
+        return 17;
+    case ORC_TYPE_OBJECT_ID: memcpy(p + 1, v->object_id, 12); return 13;
+    case ORC_TYPE_UUID: memcpy(p + 1, v->uuid, 16); return 17;
     case ORC_TYPE_LINK:
         st32(p + 1, v->link.table);
         st64(p + 5, v->link.key);
-        n = 13;
-        break;
-    case ORC_TYPE_MIXED:
-        return orc_fail(ORC_ERR_WRONG_TYPE, "MIXED is a property type, not a value type");
-    default:
-        return orc_fail(ORC_ERR_INVALID_ARG, "unknown value type %d", (int)v->type);
+        return 13;
+    default: return 1; /* NULL; val_encodable admits nothing else */
     }
-    return buf_put(b, p, n);
+}
+
+int val_encode(orc_buf *b, const orc_value *v)
+{
+    int rc = val_encodable(v);
+    if (!rc) rc = buf_reserve(b, val_encoded_size(v));
+    if (rc) return rc;
+    b->size += val_write(b->data + b->size, v);
+    return ORC_OK;
 }
 
 int val_decode(const uint8_t *data, size_t size, size_t *pos, orc_value *out)

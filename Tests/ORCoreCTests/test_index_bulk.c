@@ -9,6 +9,7 @@
  * insert leaves the index pages full (the reason for deferring).
  */
 #include "harness.h"
+#include "internal.h"
 
 #include <lmdb.h>
 #include <stdio.h>
@@ -186,4 +187,98 @@ TEST(index_bulk_insert_fills_pages)
     /* one by one, the splits behind each value's insertion point leave pages about half full */
     if (st.ms_leaf_pages > least + least / 10)
         test_fail(__FILE__, __LINE__, "%zu leaf pages for entries that fit in %zu", st.ms_leaf_pages, least);
+}
+
+/* LMDB's key order over pending entries (u16 size | key), as qsort would give it. */
+static int pending_order(const void *a, const void *b)
+{
+    const uint8_t *x = *(const uint8_t *const *)a, *y = *(const uint8_t *const *)b;
+    size_t nx = ld16(x), ny = ld16(y);
+    int c = memcmp(x + 2, y + 2, nx < ny ? nx : ny);
+    return c ? c : (nx > ny) - (nx < ny);
+}
+
+/*
+ * idx_order against a plain sort, on entries made as idx_insert makes them: few
+ * value groups (the grouped path) and many (its qsort fallback), object keys that
+ * arrive ascending, descending or shuffled within a group, the same entry twice,
+ * values of several lengths that share leading bytes, two columns and two tables.
+ */
+TEST(index_bulk_orders_entries_as_lmdb_does)
+{
+    uint64_t seed = test_seed();
+    for (int round = 0; round < 24; round++) {
+        size_t n = 64 + (size_t)(test_rand(&seed) % 5000);
+        size_t groups = round % 3 == 0 ? 1 + test_rand(&seed) % 8 : round % 3 == 1 ? 1 + n / 10 : n;
+        int arrival = round % 4; /* 0 ascending keys, 1 descending, 2 shuffled, 3 ascending with repeats */
+        orc_buf buf = {0};
+        const uint8_t **e = malloc(n * sizeof *e), **want = malloc(n * sizeof *want);
+        size_t *at = malloc(n * sizeof *at);
+        CHECK(e && want && at);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t g = test_rand(&seed) % groups;
+            char text[40];
+            /* "v", "v1", "v12", ...: values that are prefixes of one another before keyenc */
+            int len = snprintf(text, sizeof text, "v%llu", (unsigned long long)(g * 7919 % 100000));
+            orc_value v = g % 5 == 4 ? (orc_value){.type = ORC_TYPE_INT, .integer = (int64_t)g - 40}
+                                     : (orc_value){.type = ORC_TYPE_STRING, .string = {text, (size_t)len}};
+            uint64_t key = arrival == 1 ? n - i : arrival == 2 ? test_rand(&seed) % (4 * n) + 1 : arrival == 3 ? i / 3 + 1 : i + 1;
+            orc_buf k = {0};
+            CHECK_OK(buf_reserve(&k, 6));
+            st32be(k.data, 3 + (uint32_t)(g % 2));
+            st16be(k.data + 4, (uint16_t)(g % 3));
+            k.size = 6;
+            CHECK_OK(keyenc(&k, &v, NULL));
+            CHECK_OK(buf_reserve(&k, 8));
+            st64be(k.data + k.size, key);
+            k.size += 8;
+            at[i] = buf.size;
+            CHECK_OK(buf_put_u16(&buf, (uint16_t)k.size));
+            CHECK_OK(buf_put(&buf, k.data, k.size));
+            buf_free(&k);
+        }
+        for (size_t i = 0; i < n; i++) e[i] = want[i] = buf.data + at[i];
+        qsort(want, n, sizeof *want, pending_order);
+        CHECK_OK(idx_order(e, n));
+        for (size_t i = 0; i < n; i++) {
+            /* equal entries may come in either order: compare the bytes */
+            size_t ne = ld16(e[i]), nw = ld16(want[i]);
+            if (ne != nw || memcmp(e[i], want[i], 2 + ne))
+                test_fail(__FILE__, __LINE__, "round %d (%zu entries, %zu groups, arrival %d): entry %zu out of order",
+                          round, n, groups, arrival, i);
+        }
+        free(e);
+        free(want);
+        free(at);
+        buf_free(&buf);
+    }
+}
+
+/* A bulk insert whose indexed values are all distinct (the ordering's qsort fallback) and
+ * one with a few values whose objects arrive across two classes. */
+TEST(index_bulk_distinct_values_are_all_found)
+{
+    bfx f = {0};
+    orc_txn *w;
+    const int N = 5000;
+    CHECK_OK(orc_env_open(test_path("distinct.realm"), ORC_ENV_NO_SYNC, NULL, &f.env));
+    CHECK_OK(orc_txn_begin(f.env, ORC_TXN_WRITE, &w));
+    CHECK_OK(bfx_schema(w, &f));
+    for (int i = 0; i < N; i++) {
+        char name[16];
+        int len = snprintf(name, sizeof name, "u%d", (i * 7919) % N);
+        uint16_t cols[2] = {f.who, f.n};
+        orc_value vals[2] = {{.type = ORC_TYPE_STRING, .string = {name, (size_t)len}}, vi(N - i)};
+        CHECK_OK(orc_obj_create(w, f.T, cols, vals, 2, NULL));
+    }
+    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK_ENV(f.env);
+    orc_txn *r;
+    CHECK_OK(orc_txn_begin(f.env, ORC_TXN_READ, &r));
+    CHECK_EQ(index_count(r, &f, f.who, vs("u4999")), 1);
+    CHECK_EQ(index_count(r, &f, f.who, vs("u0")), 1);
+    CHECK_EQ(index_count(r, &f, f.n, vi(1)), 1);
+    CHECK_EQ(index_count(r, &f, f.n, vi(N + 1)), 0);
+    orc_txn_abort(r);
+    orc_env_close(f.env);
 }

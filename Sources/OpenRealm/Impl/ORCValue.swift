@@ -110,7 +110,9 @@ final class ByteArena {
 /// What a value needs while being written: the realm (to add linked objects), the
 /// update policy for those objects, and scratch memory for bytes.
 public final class _ORWriteContext {
-    let realm: Realm?
+    /// Unowned: a realm keeps its `add` context (``Realm/addContext(_:)``), and every
+    /// other context lives inside a call on its realm.
+    unowned let realm: Realm?
     let policy: Realm.UpdatePolicy
     let arena: ByteArena
     /// Set by `create`: unmanaged objects given as values are copied, not added.

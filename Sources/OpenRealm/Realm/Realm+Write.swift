@@ -128,7 +128,7 @@ extension Realm {
             throw RealmError(.schemaMismatch, "Class '\(info.className)' is not in the realm's schema.")
         }
         let txn = writeTxn!
-        let context = _ORWriteContext(realm: self, policy: policy, arena: arena)
+        let context = addContext(policy)
         let properties = info.properties
 
         var existingKey: UInt64?

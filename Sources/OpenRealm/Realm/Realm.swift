@@ -48,6 +48,15 @@ public final class Realm {
         set { state.pendingWriteError = newValue }
     }
     var arena: ByteArena { state.arena }
+    /// The write context `add` used last. A context holds nothing of one call for the
+    /// next, so a loop of adds with one policy shares one instead of allocating each.
+    private var lastAddContext: _ORWriteContext?
+    func addContext(_ policy: UpdatePolicy) -> _ORWriteContext {
+        if let context = lastAddContext, context.policy == policy { return context }
+        let context = _ORWriteContext(realm: self, policy: policy, arena: arena)
+        lastAddContext = context
+        return context
+    }
     /// True for a frozen realm: its snapshot never moves and it cannot write.
     public let isFrozen: Bool
 
