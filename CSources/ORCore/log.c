@@ -105,6 +105,7 @@
 
 #define COMPRESS_MIN 4096
 #define COMPRESS_LEVEL 1
+#define COMPRESS_THREADED_MIN ((size_t)4 << 20)
 #define HOLD_PREFIX "orc.hold."
 #define HOLD_PREFIX_LEN 9
 
@@ -401,6 +402,9 @@ static int compress_entry(const uint8_t *header, const uint8_t *instr, size_t n,
     }
     size_t zr = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, COMPRESS_LEVEL);
     if (!ZSTD_isError(zr)) zr = ZSTD_CCtx_setPledgedSrcSize(cc, raw);
+    /* A large changeset (a bulk insert) is compressed by two threads; a libzstd built
+     * without threads refuses the parameter, and one thread does it all. */
+    if (!ZSTD_isError(zr) && raw >= COMPRESS_THREADED_MIN) (void)ZSTD_CCtx_setParameter(cc, ZSTD_c_nbWorkers, 2);
     ZSTD_outBuffer ob = {dst + 5, bound, 0};
     ZSTD_inBuffer ih = {header, CS_HEADER_SIZE, 0};
     while (!ZSTD_isError(zr) && ih.pos < ih.size) zr = ZSTD_compressStream2(cc, &ob, &ih, ZSTD_e_continue);

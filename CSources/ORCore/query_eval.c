@@ -444,18 +444,19 @@ static inline bool fast_op(const qnode *n, const orc_value *l)
  */
 typedef struct int_probe {
     uint16_t ncols;
-    uint8_t op;
     uint8_t null_bit;
+    bool negate;           /* NE: outside [lo, hi] */
     uint32_t null_byte;
     uint32_t at[2], need[2]; /* [wide]: the field's offset; the fixed part's end */
-    int64_t b;
+    uint64_t lo, span;     /* a matches when (a - lo) <= span, unsigned; span UINT64_MAX... */
+    bool none;             /* ...unless the range is empty (< INT64_MIN, > INT64_MAX) */
 } int_probe;
 
 static void int_probe_init(int_probe *p, const orc_class *c, uint16_t col, uint8_t op, int64_t b)
 {
     size_t fixed = 4 + ((size_t)c->ncols + 7) / 8;
+    memset(p, 0, sizeof *p);
     p->ncols = c->ncols;
-    p->op = op;
     p->null_byte = 4 + col / 8;
     p->null_bit = (uint8_t)(1u << (col % 8));
     for (int wide = 0; wide < 2; wide++) {
@@ -463,7 +464,18 @@ static void int_probe_init(int_probe *p, const orc_class *c, uint16_t col, uint8
         p->at[wide] = (uint32_t)(fixed + off[col]);
         p->need[wide] = (uint32_t)(fixed + off[c->ncols]);
     }
-    p->b = b;
+    /* every comparison as one range of int64 [lo, hi] */
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    switch (op) {
+    case ORC_CMP_EQ: lo = hi = b; break;
+    case ORC_CMP_NE: lo = hi = b; p->negate = true; break;
+    case ORC_CMP_LT: if (b == INT64_MIN) p->none = true; else hi = b - 1; break;
+    case ORC_CMP_LE: hi = b; break;
+    case ORC_CMP_GT: if (b == INT64_MAX) p->none = true; else lo = b + 1; break;
+    default: lo = b; break; /* ORC_CMP_GE: int_scan_op admits no other */
+    }
+    p->lo = (uint64_t)lo;
+    p->span = (uint64_t)hi - (uint64_t)lo;
 }
 
 /*
@@ -476,15 +488,8 @@ static inline int int_probe_match(const int_probe *p, const uint8_t *row, size_t
     if (size < 4) return -1;
     uint16_t k = ld16(row), flags = ld16(row + 2);
     if (k != p->ncols || flags > 1 || p->need[flags] > size || (row[p->null_byte] & p->null_bit)) return -1;
-    int64_t a = (int64_t)ld64(row + p->at[flags]), b = p->b;
-    switch (p->op) {
-    case ORC_CMP_EQ: return a == b;
-    case ORC_CMP_NE: return a != b;
-    case ORC_CMP_LT: return a < b;
-    case ORC_CMP_LE: return a <= b;
-    case ORC_CMP_GT: return a > b;
-    default: return a >= b; /* ORC_CMP_GE: int_scan_op admits no other */
-    }
+    bool in = ld64(row + p->at[flags]) - p->lo <= p->span && !p->none;
+    return in != p->negate;
 }
 
 /* Whether a fast predicate can use an int_probe: an int property against an int constant. */
@@ -797,12 +802,13 @@ static int each_match(orc_txn *txn, orc_query *q, bool need_row, qmatch_fn fn, v
             if (rc == ORC_ERR_NOT_FOUND) rc = ORC_OK;
             break;
         }
+        int im = fast_int ? int_probe_match(&probe, s.row, s.size) : -1;
+        if (im == 0) continue;
         o.key = s.key;
         o.row = s.row;
         o.size = s.size;
-        int im = fast_int ? int_probe_match(&probe, o.row, o.size) : -1;
-        if (im >= 0) {
-            m = im;
+        if (im > 0) {
+            m = true;
         } else if (root->kind == ORC_OP_TRUE) {
             m = true; /* every object (iterating a whole table): nothing to evaluate */
         } else if (root->fast) {

@@ -1394,3 +1394,76 @@ TEST(query_count_large)
     orc_env_close(env);
     free(pr.b);
 }
+
+/*
+ * The scan's int probe (query_eval.c) against a plain evaluation, on every
+ * comparison and the constants at and next to the ends of int64: the values
+ * include both ends, nulls (the general way) and objects from before a second
+ * int column was added (their rows hold fewer columns: the general way too).
+ */
+TEST(query_int_scan_extremes)
+{
+    orc_env *env;
+    orc_txn *t;
+    uint32_t T;
+    uint16_t a, b;
+    prog pr = {0};
+    const int64_t vals[] = {INT64_MIN, INT64_MIN + 1, -1, 0, 1, 60, INT64_MAX - 1, INT64_MAX};
+    const int NV = (int)(sizeof vals / sizeof vals[0]);
+    CHECK_OK(orc_env_open(test_path("extremes.realm"), ORC_ENV_NO_SYNC, NULL, &env));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &t));
+    CHECK_OK(orc_class_add(t, "R", ORC_CLASS_TOP_LEVEL, &T));
+    CHECK_OK(add_prop(t, T, "a", ORC_TYPE_INT, ORC_COLL_NONE, ORC_PROP_OPTIONAL, 0, &a));
+    /* rows of one column: b is added after them */
+    for (int i = 0; i < NV; i++) {
+        orc_value v = vi(vals[i]);
+        CHECK_OK(orc_obj_create(t, T, &a, &v, 1, NULL));
+    }
+    CHECK_OK(add_prop(t, T, "b", ORC_TYPE_INT, ORC_COLL_NONE, ORC_PROP_OPTIONAL, 0, &b));
+    for (int i = 0; i <= NV; i++) {
+        orc_value v[2] = {i < NV ? vi(vals[i]) : vn(), i < NV ? vi(vals[NV - 1 - i]) : vn()};
+        uint16_t cols[2] = {a, b};
+        CHECK_OK(orc_obj_create(t, T, cols, v, 2, NULL));
+    }
+    CHECK_OK(orc_txn_commit(t, NULL));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &t));
+    const int ops[] = {ORC_CMP_EQ, ORC_CMP_NE, ORC_CMP_LT, ORC_CMP_LE, ORC_CMP_GT, ORC_CMP_GE};
+    for (int oi = 0; oi < 6; oi++)
+        for (int ci = 0; ci < NV; ci++) {
+            int64_t c = vals[ci];
+            /* expected: column a holds vals twice plus one null; b holds vals once, then
+             * nulls (the NV old rows read b as null, and the last row's b is null) */
+            uint64_t want_a = 0, want_b = 0;
+            for (int i = 0; i < NV; i++) {
+                int64_t x = vals[i];
+                bool m = ops[oi] == ORC_CMP_EQ ? x == c : ops[oi] == ORC_CMP_NE ? x != c : ops[oi] == ORC_CMP_LT ? x < c
+                       : ops[oi] == ORC_CMP_LE ? x <= c : ops[oi] == ORC_CMP_GT ? x > c : x >= c;
+                want_a += m ? 2 : 0;
+                want_b += m ? 1 : 0;
+            }
+            /* null != any int; null matches no ordering */
+            if (ops[oi] == ORC_CMP_NE) {
+                want_a += 1;
+                want_b += (uint64_t)NV + 1;
+            }
+            for (int col = 0; col < 2; col++) {
+                orc_query *q;
+                uint64_t n;
+                orc_keys k = {0};
+                pr.n = 0;
+                cmpc(&pr, ops[oi], 0, col ? b : a, vi(c));
+                CHECK_OK(orc_query_compile(t, T, pr.b, pr.n, &q));
+                CHECK_OK(orc_query_count(t, q, &n));
+                CHECK_OK(orc_query_run(t, q, &k));
+                if (n != (col ? want_b : want_a) || k.count != n)
+                    test_fail(__FILE__, __LINE__, "op %d constant %lld column %c: count %llu, run %zu, want %llu",
+                              ops[oi], (long long)c, col ? 'b' : 'a', (unsigned long long)n, k.count,
+                              (unsigned long long)(col ? want_b : want_a));
+                orc_keys_free(&k);
+                orc_query_free(q);
+            }
+        }
+    orc_txn_abort(t);
+    orc_env_close(env);
+    free(pr.b);
+}
