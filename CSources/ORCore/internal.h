@@ -588,8 +588,30 @@ int log_create_embedded(orc_txn *txn, const orc_class *parent, uint64_t parent_k
 /** Schema instructions; `name`, `prop` as the op needs (NULL otherwise). */
 int log_schema(orc_txn *txn, orc_instr_op op, uint32_t table, uint16_t col, const char *name,
                const orc_prop *prop, orc_class_kind kind);
-/** Stores the changeset under `version` (compressing above a threshold). */
-int log_commit(orc_txn *txn, uint64_t version);
+/** A changeset's log entry in the making: its header, and its compressed form (log.c). */
+#define LOG_PACK_HEADER 21 /* CS_HEADER_SIZE of log_format.h */
+typedef struct log_pack {
+    uint64_t version;
+    uint32_t count;
+    const uint8_t *instr;
+    size_t n;
+    int workers;
+    pthread_t thread;
+    bool started, done;
+    int rc;
+    const char *zerr;
+    uint8_t header[LOG_PACK_HEADER];
+    uint8_t *packed;
+    size_t packed_size;
+} log_pack;
+/** Starts packing a large changeset on a thread of its own, while the commit goes on
+ *  (log.c, "PACKING BESIDE THE REST OF THE COMMIT"); small ones wait for log_commit. */
+void log_pack_start(orc_txn *txn, uint64_t version, log_pack *pk);
+/** Stores the changeset under `version` (compressing above a threshold), with what
+ *  log_pack_start packed when it is this changeset. */
+int log_commit(orc_txn *txn, uint64_t version, log_pack *pk);
+/** Waits for the packing thread if it still runs, and frees the pack. */
+void log_pack_end(log_pack *pk);
 /** Re-executes the non-derived instructions of a changeset (map growth replays the transaction). */
 int log_replay(orc_txn *txn, const uint8_t *data, size_t size);
 

@@ -106,6 +106,7 @@
 #define COMPRESS_MIN 4096
 #define COMPRESS_LEVEL 1
 #define COMPRESS_THREADED_MIN ((size_t)4 << 20)
+_Static_assert(LOG_PACK_HEADER == CS_HEADER_SIZE, "log_pack's header is a changeset header");
 #define HOLD_PREFIX "orc.hold."
 #define HOLD_PREFIX_LEN 9
 
@@ -387,8 +388,13 @@ static void header_build(uint8_t *h, uint64_t version, uint32_t count, const uin
     st64(h + 13, cs_checksum(version, count, instr, n));
 }
 
-/* Compresses header + instructions into a malloc'ed entry; *out NULL when it does not pay. */
-static int compress_entry(const uint8_t *header, const uint8_t *instr, size_t n, uint8_t **out, size_t *out_size)
+/*
+ * Compresses header + instructions into a malloc'ed entry; *out NULL when it does not
+ * pay. Reports nothing itself (it may run on the packing thread): returns ORC_OK,
+ * ORC_ERR_NOMEM, or ORC_ERR_INTERNAL with *zerr naming zstd's error.
+ */
+static int compress_entry(const uint8_t *header, const uint8_t *instr, size_t n, int workers, uint8_t **out,
+                          size_t *out_size, const char **zerr)
 {
     *out = NULL;
     size_t raw = CS_HEADER_SIZE + n;
@@ -398,13 +404,12 @@ static int compress_entry(const uint8_t *header, const uint8_t *instr, size_t n,
     if (!dst || !cc) {
         free(dst);
         ZSTD_freeCCtx(cc);
-        return orc_fail(ORC_ERR_NOMEM, "allocating %zu bytes to compress a changeset", bound);
+        return ORC_ERR_NOMEM;
     }
     size_t zr = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, COMPRESS_LEVEL);
     if (!ZSTD_isError(zr)) zr = ZSTD_CCtx_setPledgedSrcSize(cc, raw);
-    /* A large changeset (a bulk insert) is compressed by two threads; a libzstd built
-     * without threads refuses the parameter, and one thread does it all. */
-    if (!ZSTD_isError(zr) && raw >= COMPRESS_THREADED_MIN) (void)ZSTD_CCtx_setParameter(cc, ZSTD_c_nbWorkers, 2);
+    /* a libzstd built without threads refuses the parameter: one thread does it all */
+    if (!ZSTD_isError(zr) && workers > 0) (void)ZSTD_CCtx_setParameter(cc, ZSTD_c_nbWorkers, workers);
     ZSTD_outBuffer ob = {dst + 5, bound, 0};
     ZSTD_inBuffer ih = {header, CS_HEADER_SIZE, 0};
     while (!ZSTD_isError(zr) && ih.pos < ih.size) zr = ZSTD_compressStream2(cc, &ob, &ih, ZSTD_e_continue);
@@ -416,7 +421,8 @@ static int compress_entry(const uint8_t *header, const uint8_t *instr, size_t n,
     ZSTD_freeCCtx(cc);
     if (ZSTD_isError(zr)) {
         free(dst);
-        return orc_fail(ORC_ERR_INTERNAL, "compressing a changeset: %s", ZSTD_getErrorName(zr));
+        *zerr = ZSTD_getErrorName(zr);
+        return ORC_ERR_INTERNAL;
     }
     if (ob.pos > raw - raw / 8) {
         free(dst);
@@ -429,7 +435,53 @@ static int compress_entry(const uint8_t *header, const uint8_t *instr, size_t n,
     return ORC_OK;
 }
 
-int log_commit(orc_txn *txn, uint64_t version)
+/*
+ * PACKING BESIDE THE REST OF THE COMMIT
+ * A large changeset (a bulk insert: ~90 MB for a million objects) takes as long to
+ * checksum and compress as the commit's index flush takes to put its entries, and
+ * neither reads what the other writes: the changeset is final once the commit begins
+ * (invariant 1), the flush and the metadata puts record nothing. So log_pack_start
+ * runs the packing on a thread of its own while the commit flushes, and log_commit
+ * waits for it. Small changesets are packed in place by log_commit; a thread that
+ * cannot be started leaves the packing to log_commit too.
+ */
+static void pack_run(log_pack *pk)
+{
+    header_build(pk->header, pk->version, pk->count, pk->instr, pk->n);
+    pk->rc = ORC_OK;
+    if (CS_HEADER_SIZE + pk->n > COMPRESS_MIN)
+        pk->rc = compress_entry(pk->header, pk->instr, pk->n, pk->workers, &pk->packed, &pk->packed_size, &pk->zerr);
+    pk->done = true;
+}
+
+static void *pack_thread(void *arg)
+{
+    pack_run(arg);
+    return NULL;
+}
+
+void log_pack_start(orc_txn *txn, uint64_t version, log_pack *pk)
+{
+    memset(pk, 0, sizeof *pk);
+    pk->version = version;
+    pk->count = txn->instr_count;
+    pk->instr = txn->changeset.data;
+    pk->n = txn->changeset.size;
+    if (CS_HEADER_SIZE + pk->n < COMPRESS_THREADED_MIN || CS_HEADER_SIZE + pk->n > UINT32_MAX) return;
+    /* one thread packs beside the flush; two zstd workers would only compete with it */
+    pk->workers = 0;
+    pk->started = pthread_create(&pk->thread, NULL, pack_thread, pk) == 0;
+}
+
+void log_pack_end(log_pack *pk)
+{
+    if (pk->started) pthread_join(pk->thread, NULL);
+    pk->started = false;
+    free(pk->packed);
+    pk->packed = NULL;
+}
+
+int log_commit(orc_txn *txn, uint64_t version, log_pack *pk)
 {
     const uint8_t *instr = txn->changeset.data;
     size_t n = txn->changeset.size;
@@ -437,15 +489,28 @@ int log_commit(orc_txn *txn, uint64_t version)
     if (raw > UINT32_MAX)
         return txn_poison(txn, orc_fail(ORC_ERR_INVALID_ARG, "the changeset of version %llu has %zu bytes; at most %u fit",
                                         (unsigned long long)version, raw, UINT32_MAX));
-    uint8_t header[CS_HEADER_SIZE];
-    header_build(header, version, txn->instr_count, instr, n);
-
-    uint8_t *packed = NULL;
-    size_t packed_size = 0;
-    if (raw > COMPRESS_MIN) {
-        int rc = compress_entry(header, instr, n, &packed, &packed_size);
-        if (rc) return txn_poison(txn, rc);
+    if (pk->started) {
+        pthread_join(pk->thread, NULL);
+        pk->started = false;
     }
+    if (!pk->done || pk->version != version || pk->instr != instr || pk->n != n) {
+        /* not packed beside the flush: pack here, with zstd's workers for a large one */
+        free(pk->packed);
+        memset(pk, 0, sizeof *pk);
+        pk->version = version;
+        pk->count = txn->instr_count;
+        pk->instr = instr;
+        pk->n = n;
+        pk->workers = raw >= COMPRESS_THREADED_MIN ? 2 : 0;
+        pack_run(pk);
+    }
+    if (pk->rc == ORC_ERR_NOMEM)
+        return txn_poison(txn, orc_fail(ORC_ERR_NOMEM, "allocating %zu bytes to compress a changeset", ZSTD_compressBound(raw)));
+    if (pk->rc)
+        return txn_poison(txn, orc_fail(ORC_ERR_INTERNAL, "compressing a changeset: %s", pk->zerr ? pk->zerr : "unknown error"));
+    const uint8_t *header = pk->header;
+    uint8_t *packed = pk->packed;
+    size_t packed_size = pk->packed_size;
     uint8_t kbuf[8];
     st64be(kbuf, version);
     MDB_val k = {8, kbuf};
@@ -455,7 +520,6 @@ int log_commit(orc_txn *txn, uint64_t version)
         v.mv_size = packed_size;
         v.mv_data = packed;
         mrc = mdb_put(txn->mdb, txn->core->dbi_log, &k, &v, MDB_APPEND);
-        free(packed);
     } else {
         /* Raw: reserve the value in place, saving a copy of the whole changeset. */
         v.mv_size = 5 + raw;

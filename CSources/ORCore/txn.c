@@ -378,6 +378,8 @@ static int store_tables(orc_txn *txn)
 /* Everything a commit writes before mdb_txn_commit (invariant 3). */
 static int commit_prepare(orc_txn *txn, uint64_t version)
 {
+    log_pack pk;
+    log_pack_start(txn, version, &pk);
     int rc = idx_flush(txn);
     if (!rc && txn->schema_dirty) {
         orc_buf *b = &txn->scratch3;
@@ -387,7 +389,8 @@ static int commit_prepare(orc_txn *txn, uint64_t version)
     }
     if (!rc && txn->tables_dirty) rc = store_tables(txn);
     if (!rc) rc = meta_put(txn, META_VERSION, &version, 8);
-    if (!rc) rc = log_commit(txn, version);
+    if (!rc) rc = log_commit(txn, version, &pk);
+    log_pack_end(&pk);
     return rc;
 }
 
