@@ -141,6 +141,21 @@ extension Realm {
             }
         }
 
+        // A new object of a class of scalars only: every value encoded in order, one create.
+        if existingKey == nil, let plan = bound.scalarPlan {
+            let key: UInt64 = try withUnsafeTemporaryAllocation(of: orc_value.self, capacity: plan.encoders.count) { encoded in
+                try plan.encoders.withUnsafeBufferPointer { encoders in
+                    for i in encoders.indices { encoded[i] = try encoders[i](object, context) }
+                }
+                return try plan.columns.withUnsafeBufferPointer { columns in
+                    try _createRow(object, info, bound, columns.baseAddress, encoded.baseAddress, plan.encoders.count)
+                }
+            }
+            arena.reset()
+            _manage(object, bound, key)
+            return object
+        }
+
         // Single values are encoded straight out of the unmanaged instance (with code
         // specialized per property type) into buffers on the stack; links and
         // collections are read out before the instance becomes managed and written
@@ -182,14 +197,7 @@ extension Realm {
                     }
                     return existingKey
                 }
-                var newKey: UInt64 = 0
-                let status = orc_obj_create(txn, bound.table, cols.baseAddress, encoded.baseAddress, count, &newKey)
-                if status == ORC_ERR_EXISTS, let pkIndex = info.primaryKeyIndex {
-                    let pk = properties[pkIndex].field.unmanagedValue(object, properties[pkIndex].offset)
-                    throw RealmError(.primaryKeyExists, "Attempting to create an object of type '\(info.className)' with an existing primary key value '\(pk)'.")
-                }
-                try ORC.check(status, "Creating an object of class '\(info.className)'")
-                return newKey
+                return try _createRow(object, info, bound, cols.baseAddress, encoded.baseAddress, count)
             }
         }
         arena.reset()
@@ -213,6 +221,19 @@ extension Realm {
         }
         if !links.isEmpty || !later.isEmpty { arena.reset() }
         return object
+    }
+
+    /// Creates the row of an unmanaged object being added, from its encoded values.
+    private func _createRow(_ object: ObjectBase, _ info: ObjectTypeInfo, _ bound: BoundClass,
+                            _ columns: UnsafePointer<UInt16>?, _ values: UnsafePointer<orc_value>?, _ count: Int) throws -> UInt64 {
+        var key: UInt64 = 0
+        let status = orc_obj_create(writeTxn!, bound.table, columns, values, count, &key)
+        if status == ORC_ERR_EXISTS, let pkIndex = info.primaryKeyIndex {
+            let pk = info.properties[pkIndex].field.unmanagedValue(object, info.properties[pkIndex].offset)
+            throw RealmError(.primaryKeyExists, "Attempting to create an object of type '\(info.className)' with an existing primary key value '\(pk)'.")
+        }
+        try ORC.check(status, "Creating an object of class '\(info.className)'")
+        return key
     }
 
     /// Sets an embedded-object property: the previous child is deleted and `child`'s

@@ -79,15 +79,33 @@ final class BoundClass: @unchecked Sendable {
     /// `columns` in memory this binding owns, for property reads: an accessor keeps the
     /// address (it holds the binding) and indexes it without touching the array.
     let columnBuffer: UnsafeMutablePointer<UInt16>
+    /// How `add` writes a new object of a class whose stored properties are all single
+    /// scalar values (no links, collections or embedded objects): each one's encoder
+    /// and column, in property order, for one `orc_obj_create`. nil for other classes,
+    /// which `add` walks property by property.
+    let scalarPlan: (encoders: [UnmanagedEncoder], columns: [UInt16])?
 
     init(info: ObjectTypeInfo, entry: StoredSchema.ClassEntry) {
         self.info = info
         table = entry.table
-        columns = info.properties.map { entry.property(named: $0.name)?.column ?? BoundClass.noColumn }
+        let columns = info.properties.map { entry.property(named: $0.name)?.column ?? BoundClass.noColumn }
+        self.columns = columns
         primaryKeyColumn = entry.primaryKeyColumn >= 0 ? UInt16(entry.primaryKeyColumn) : nil
         columnBuffer = .allocate(capacity: Swift.max(columns.count, 1))
         columnBuffer.initialize(repeating: BoundClass.noColumn, count: Swift.max(columns.count, 1))
         for (i, column) in columns.enumerated() { columnBuffer[i] = column }
+        var encoders: [UnmanagedEncoder] = [], scalarColumns: [UInt16] = []
+        var scalar = true
+        for (i, property) in info.properties.enumerated() where property.isStored {
+            guard property.descriptor.collection == ORC_COLL_NONE, property.descriptor.type != ORC_TYPE_LINK,
+                  let encoder = property.unmanagedEncoder, columns[i] != BoundClass.noColumn else {
+                scalar = false
+                break
+            }
+            encoders.append(encoder)
+            scalarColumns.append(columns[i])
+        }
+        scalarPlan = scalar ? (encoders, scalarColumns) : nil
     }
 
     deinit { columnBuffer.deallocate() }
