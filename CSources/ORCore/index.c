@@ -96,7 +96,7 @@ static int entry_order(const void *a, const void *b)
 typedef struct igroup {
     const uint8_t *v;  /* the group's bytes (an entry without its object key) */
     uint32_t nv;
-    uint32_t first, last; /* the entry chain: order[] holds each entry's successor */
+    uint32_t first, last; /* the group's chain of entries: next[i] follows entry i */
     uint32_t count;
     uint64_t top;         /* the largest object key so far */
     bool ascending;
