@@ -352,6 +352,12 @@ int txn_poison(orc_txn *txn, int rc);
 /** The object / primary-key database of a table, opening (or, in a write txn, creating) it. */
 int txn_table_dbi(orc_txn *txn, uint32_t table, MDB_dbi *out);
 int txn_pk_dbi(orc_txn *txn, uint32_t table, MDB_dbi *out);
+/* Closes a cursor the transaction keeps, if open, and forgets it. */
+static inline void cursor_drop(MDB_cursor **cur)
+{
+    if (*cur) mdb_cursor_close(*cur);
+    *cur = NULL;
+}
 /* Closes the append cursors of create_row (before any other write to a table's or a
  * primary-key database, and before the LMDB transaction ends). Cannot fail. */
 void obj_append_forget(orc_txn *txn);

@@ -463,16 +463,21 @@ static void *pack_thread(void *arg)
     return NULL;
 }
 
-void log_pack_start(orc_txn *txn, uint64_t version, log_pack *pk)
+/* An empty pack of the transaction's changeset as it stands, for `version`. */
+static void pack_init(log_pack *pk, orc_txn *txn, uint64_t version)
 {
     memset(pk, 0, sizeof *pk);
     pk->version = version;
     pk->count = txn->instr_count;
     pk->instr = txn->changeset.data;
     pk->n = txn->changeset.size;
+}
+
+void log_pack_start(orc_txn *txn, uint64_t version, log_pack *pk)
+{
+    pack_init(pk, txn, version);
     if (CS_HEADER_SIZE + pk->n < COMPRESS_THREADED_MIN || CS_HEADER_SIZE + pk->n > UINT32_MAX) return;
-    /* one thread packs beside the flush; two zstd workers would only compete with it */
-    pk->workers = 0;
+    /* one thread packs beside the flush (workers 0): two zstd workers would only compete with it */
     pk->started = pthread_create(&pk->thread, NULL, pack_thread, pk) == 0;
 }
 
@@ -499,11 +504,7 @@ int log_commit(orc_txn *txn, uint64_t version, log_pack *pk)
     if (!pk->done || pk->version != version || pk->instr != instr || pk->n != n) {
         /* not packed beside the flush: pack here, with zstd's workers for a large one */
         free(pk->packed);
-        memset(pk, 0, sizeof *pk);
-        pk->version = version;
-        pk->count = txn->instr_count;
-        pk->instr = instr;
-        pk->n = n;
+        pack_init(pk, txn, version);
         pk->workers = raw >= COMPRESS_THREADED_MIN ? 2 : 0;
         pack_run(pk);
     }

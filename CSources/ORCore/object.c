@@ -60,10 +60,7 @@ static bool obj_cursor_positioned(const orc_txn *txn, uint32_t table)
 /* Makes txn->obj_cursor a cursor on `table` (a read transaction's). */
 static int obj_cursor_on(orc_txn *txn, uint32_t table, MDB_dbi dbi)
 {
-    if (txn->obj_cursor && txn->obj_cursor_table != table) {
-        mdb_cursor_close(txn->obj_cursor);
-        txn->obj_cursor = NULL;
-    }
+    if (txn->obj_cursor_table != table) cursor_drop(&txn->obj_cursor);
     if (!txn->obj_cursor) {
         int mrc = mdb_cursor_open(txn->mdb, dbi, &txn->obj_cursor);
         if (mrc) return orc_fail_mdb(mrc, "opening an object cursor");
@@ -183,11 +180,7 @@ int tscan_open(orc_txn *txn, uint32_t table, tscan *s)
     return mrc ? orc_fail_mdb(mrc, "opening a table cursor") : ORC_OK;
 }
 
-void tscan_close(tscan *s)
-{
-    if (s->cur) mdb_cursor_close(s->cur);
-    s->cur = NULL;
-}
+void tscan_close(tscan *s) { cursor_drop(&s->cur); }
 
 /* ---- values ------------------------------------------------------------------------ */
 
@@ -347,12 +340,6 @@ static int gather_values(orc_txn *txn, const orc_class *c, const uint16_t *cols,
 }
 
 #define PK_APPEND_RETRY 64
-
-static void cursor_drop(MDB_cursor **cur)
-{
-    if (*cur) mdb_cursor_close(*cur);
-    *cur = NULL;
-}
 
 void obj_append_forget(orc_txn *txn)
 {

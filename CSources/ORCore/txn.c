@@ -266,10 +266,7 @@ static int mdb_begin(orc_txn *txn)
 /* Closes the cursors the transaction keeps open (before the LMDB transaction ends). */
 static void close_cursors(orc_txn *txn)
 {
-    if (txn->obj_cursor) {
-        mdb_cursor_close(txn->obj_cursor);
-        txn->obj_cursor = NULL;
-    }
+    cursor_drop(&txn->obj_cursor);
     obj_append_forget(txn);
 }
 

@@ -275,7 +275,7 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     mutating func firstElement(_ object: ObjectBase) -> Element {
         let cast = object as! Element
         castIsIdentity = MemoryLayout<Element>.size == MemoryLayout<ObjectBase>.size
-            && Element.self is AnyObject.Type && unsafeBitCast(cast, to: ObjectBase.self) === object
+            && Element.self is AnyObject.Type && (cast as AnyObject) === object
         return cast
     }
 }
