@@ -349,6 +349,7 @@ int env_grow_map(orc_envcore *core, size_t min_size)
         mdb_env_info(core->mdb, &info);
         core->map_size = info.me_mapsize;
     }
+    core->scan_map = NULL; /* LMDB mapped the file again (scan.c finds it anew) */
     pthread_rwlock_unlock(&core->map_lock);
     if (rc) return orc_fail(ORC_ERR_MAP_FULL, "growing the map of '%s' to %zu bytes: %s", core->path, want, mdb_strerror(rc));
     return ORC_OK;
@@ -364,6 +365,7 @@ int env_adopt_map(orc_envcore *core)
         mdb_env_info(core->mdb, &info);
         core->map_size = info.me_mapsize;
     }
+    core->scan_map = NULL; /* LMDB mapped the file again (scan.c finds it anew) */
     pthread_rwlock_unlock(&core->map_lock);
     return rc ? orc_fail_mdb(rc, "adopting the map size set by another process") : ORC_OK;
 }

@@ -49,6 +49,7 @@
 #define ORCORE_INTERNAL_H
 
 #include "orcore.h"
+#include "lmdb_page.h"
 
 #include <lmdb.h>
 #include <pthread.h>
@@ -243,6 +244,10 @@ typedef struct orc_envcore {
     pthread_t writer;      /* that thread, valid while has_writer */
     bool has_writer;
     size_t map_size;
+    /* Where LMDB mapped the file, for scan.c's page walk: found on first use (under
+     * lock), forgotten whenever the map is set again (under map_lock exclusively). */
+    const uint8_t *scan_map;
+    size_t scan_map_len;
     pthread_t *txn_threads; /* the thread that began each live transaction (under lock) */
     size_t txn_thread_count, txn_thread_cap;
     struct orc_envcore *next;
@@ -439,26 +444,60 @@ void prop_default(const orc_prop *p, orc_value *out);
 /** The row record of an object. Returns ORC_OK or ORC_ERR_NOT_FOUND. The pointer follows LIFETIMES. */
 int obj_row(orc_txn *txn, uint32_t table, uint64_t key, const uint8_t **row, size_t *size);
 
-/** A sequential scan over a table's rows, in key order. */
+/*
+ * A sequential scan over a table's rows, in key order (scan.c). In a read
+ * transaction it walks the table's leaf pages in the map itself; in a write
+ * transaction, and for small tables, it steps an LMDB cursor.
+ */
 typedef struct tscan {
-    MDB_cursor *cur;
-    const uint8_t *row;
+    MDB_cursor *cur;          /* the cursor path */
+    const uint8_t *row;       /* the current row: its bytes, size and object key */
     size_t size;
     uint64_t key;
+    uint32_t table;
+    bool started;             /* the cursor path: MDB_FIRST was done */
+    /* the page walk (scan.c, "WALKING THE LEAVES") */
+    const uint8_t *leaf;      /* the current leaf page */
+    unsigned li, ln;          /* its next node and its node count (0 when not walking) */
+    unsigned upper;           /* where its node area starts */
+    bool walk;
+    const uint8_t *map;
+    size_t psize;
+    uint64_t last_pg;         /* the last page number the walk may read */
+    uint64_t left;            /* rows the table's database record still promises */
+    unsigned depth, top;      /* the tree's depth; branch pages on the stack */
+    struct tscan_level { const uint8_t *page; unsigned i, n, upper; } up[MAX_DEPTH]; /* last */
 } tscan;
+/* How many rows ahead the walk asks the cache for a row it will read (the offset is in the page). */
+#define TSCAN_AHEAD 4
 int tscan_open(orc_txn *txn, uint32_t table, tscan *s);
+/** The page walk's step to the next leaf, and the cursor path. */
+int tscan_next_slow(tscan *s);
+/** Reads the current leaf's node s->li (scan.c checks each field against the page). */
+int tscan_node(tscan *s);
 /** Advances to the first (first call) or next row. Returns ORC_OK or ORC_ERR_NOT_FOUND at the end. */
 static inline int tscan_next(tscan *s)
 {
-    MDB_val k, d;
-    int mrc = mdb_cursor_get(s->cur, &k, &d, s->key || s->row ? MDB_NEXT : MDB_FIRST);
-    if (mrc == MDB_NOTFOUND) return ORC_ERR_NOT_FOUND;
-    if (mrc) return orc_fail_mdb(mrc, "scanning a table");
-    if (k.mv_size != 8) return orc_fail(ORC_ERR_CORRUPT, "an object key has %zu bytes", k.mv_size);
-    s->key = ld64be(k.mv_data);
-    s->row = d.mv_data;
-    s->size = d.mv_size;
-    return ORC_OK;
+    if (s->li < s->ln && s->left) {
+        /* the common step: a plain row on the current leaf */
+        const uint8_t *pg = s->leaf;
+        unsigned off = ld16(pg + PAGEHDRSZ + 2u * s->li);
+        if (s->li + TSCAN_AHEAD < s->ln) __builtin_prefetch(pg + ld16(pg + PAGEHDRSZ + 2u * (s->li + TSCAN_AHEAD)));
+        if (off >= s->upper && off <= s->psize - NODESIZE - 8u) {
+            const uint8_t *n = pg + off;
+            size_t dsize = (size_t)ld16(n) | (size_t)ld16(n + 2) << 16;
+            if (ld16(n + 4) == 0 && ld16(n + 6) == 8 && dsize <= s->psize - off - NODESIZE - 8u) {
+                s->li++;
+                s->left--;
+                s->key = ld64be(n + NODESIZE);
+                s->row = n + NODESIZE + 8u;
+                s->size = dsize;
+                return ORC_OK;
+            }
+        }
+        return tscan_node(s); /* an overflow row, or damage */
+    }
+    return tscan_next_slow(s);
 }
 void tscan_close(tscan *s);
 

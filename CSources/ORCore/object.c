@@ -168,20 +168,6 @@ stepped:
     return ORC_OK;
 }
 
-/* ---- sequential scans ----------------------------------------------------------- */
-
-int tscan_open(orc_txn *txn, uint32_t table, tscan *s)
-{
-    memset(s, 0, sizeof *s);
-    MDB_dbi dbi;
-    int rc = txn_table_dbi(txn, table, &dbi);
-    if (rc) return rc;
-    int mrc = mdb_cursor_open(txn->mdb, dbi, &s->cur);
-    return mrc ? orc_fail_mdb(mrc, "opening a table cursor") : ORC_OK;
-}
-
-void tscan_close(tscan *s) { cursor_drop(&s->cur); }
-
 /* ---- values ------------------------------------------------------------------------ */
 
 static const char *type_name(orc_type t)

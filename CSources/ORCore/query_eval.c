@@ -34,7 +34,8 @@
  * order, skipping keys that no longer exist), the planner's candidates from
  * the primary key or an index (deduplicated, in key order, each row checked
  * against the whole predicate unless the plan is exact, when run and count
- * read no row at all), or the whole table with a tscan cursor.
+ * read no row at all), or the whole table with a tscan (scan.c: a walk of
+ * the leaf pages in a read transaction, an LMDB cursor in a write one).
  */
 #include "query_impl.h"
 

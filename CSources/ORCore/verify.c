@@ -118,26 +118,12 @@
 
 _Static_assert(sizeof(size_t) == 8 && sizeof(void *) == 8, "verify.c decodes the 64-bit LMDB page layout");
 
-#define PAGEHDRSZ 16u
-#define NODESIZE 8u
-#define DBREC_SIZE 48u
 #define META_END 152u /* page header + MDB_meta */
-#define NUM_METAS 2u
 #define MIN_PSIZE 512u
 #define MAX_PSIZE 32768u /* LMDB 0.9's MAX_PAGESIZE */
-#define MAX_DEPTH 32u    /* LMDB's cursor stack */
 #define MAX_KEYSIZE 511u
 #define LMDB_MAGIC 0xBEEFC0DEu
 #define LMDB_DATA_VERSION 1u
-#define PGNO_NONE UINT64_MAX
-
-#define P_BRANCH 0x01u
-#define P_LEAF 0x02u
-#define P_OVERFLOW 0x04u
-#define P_META 0x08u
-#define F_BIGDATA 0x01u
-#define F_SUBDATA 0x02u
-#define F_DUPDATA 0x04u
 
 #define DUP_FLAGS (MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP | MDB_REVERSEDUP)
 #define ATTEMPTS 4

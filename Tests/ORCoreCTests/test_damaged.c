@@ -909,6 +909,171 @@ TEST(damaged_verify_targeted_structures)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The scan's page walk on damaged pages                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Where the targeted damage goes in t1 (Person): its root, first leaf, and a row on overflow pages. */
+typedef struct person_tree {
+    uint64_t root, first_leaf, big_leaf;
+    uint16_t depth;
+    unsigned big_node; /* index of an F_BIGDATA node in big_leaf */
+} person_tree;
+
+static bool child_of(const char *path, const meta_info *mi, uint64_t pg, unsigned i, uint64_t *child)
+{
+    uint8_t *page = malloc(mi->psize);
+    if (!page || !read_at(path, pg * mi->psize, page, mi->psize)) {
+        free(page);
+        DFAIL("reading page %llu", (unsigned long long)pg);
+    }
+    const uint8_t *nd = page + ld16(page + 16 + 2 * i);
+    *child = (uint64_t)ld16(nd) | (uint64_t)ld16(nd + 2) << 16 | (uint64_t)ld16(nd + 4) << 32;
+    free(page);
+    return true;
+}
+
+/* The leaves under a branch page one level above them: finds the first with an F_BIGDATA row. */
+static bool find_person_tree(const char *path, const meta_info *mi, person_tree *t)
+{
+    memset(t, 0, sizeof *t);
+    if (!named_root(path, mi, "t1", &t->root, &t->depth)) return false;
+    if (t->depth != 2) DFAIL("the fixture's Person tree has depth %u, not 2", t->depth);
+    uint8_t *root = malloc(mi->psize), *leaf = malloc(mi->psize);
+    bool ok = root && leaf && read_at(path, t->root * mi->psize, root, mi->psize);
+    unsigned n = ok ? (ld16(root + 12) - 16u) / 2 : 0;
+    for (unsigned i = 0; ok && i < n && !t->big_leaf; i++) {
+        uint64_t pg;
+        ok = child_of(path, mi, t->root, i, &pg) && read_at(path, pg * mi->psize, leaf, mi->psize);
+        if (!ok) break;
+        if (i == 0) t->first_leaf = pg;
+        unsigned m = (ld16(leaf + 12) - 16u) / 2;
+        for (unsigned j = 0; j < m && !t->big_leaf; j++)
+            if (ld16(leaf + ld16(leaf + 16 + 2 * j) + 4) == 0x01) {
+                t->big_leaf = pg;
+                t->big_node = j;
+            }
+    }
+    free(root);
+    free(leaf);
+    if (ok && !t->big_leaf) DFAIL("no Person row on overflow pages");
+    return ok;
+}
+
+/* Applies `edit` to page `pg` of a fresh copy. */
+typedef void (*page_edit)(uint8_t *page, const person_tree *t, const meta_info *mi);
+static const char *damage_page(const char *name, bool big, page_edit edit, meta_info *mi, person_tree *t)
+{
+    const char *p = fresh_copy(name);
+    if (!p || !read_meta(p, mi) || !find_person_tree(p, mi, t)) return NULL;
+    uint64_t pg = big ? t->big_leaf : t->first_leaf;
+    uint8_t *page = malloc(mi->psize);
+    bool ok = page && read_at(p, pg * mi->psize, page, mi->psize);
+    if (ok) {
+        edit(page, t, mi);
+        ok = write_at(p, pg * mi->psize, page, mi->psize);
+    }
+    free(page);
+    return ok ? p : NULL;
+}
+
+static uint8_t *node0(uint8_t *page) { return page + ld16(page + 16); }
+static void e_bounds(uint8_t *pg, const person_tree *t, const meta_info *mi) { (void)t; (void)mi; st16(pg + 12, (uint16_t)(ld16(pg + 14) + 2)); }
+static void e_label(uint8_t *pg, const person_tree *t, const meta_info *mi) { (void)mi; st64(pg, t->first_leaf + 1); }
+static void e_offset(uint8_t *pg, const person_tree *t, const meta_info *mi) { (void)t; (void)mi; st16(pg + 16, 18); }
+static void e_ksize(uint8_t *pg, const person_tree *t, const meta_info *mi) { (void)t; (void)mi; st16(node0(pg) + 6, 7); }
+static void e_flags(uint8_t *pg, const person_tree *t, const meta_info *mi) { (void)t; (void)mi; st16(node0(pg) + 4, 0x02); }
+static void e_dsize(uint8_t *pg, const person_tree *t, const meta_info *mi)
+{
+    (void)t;
+    st16(node0(pg), (uint16_t)mi->psize);
+}
+static void e_overflow(uint8_t *pg, const person_tree *t, const meta_info *mi)
+{
+    (void)mi;
+    uint8_t *nd = pg + ld16(pg + 16 + 2 * t->big_node);
+    st64(nd + 8 + 8, t->root); /* a branch page, not an overflow run */
+}
+
+/* Opens without ORC_ENV_VERIFY (the damage is in data pages it does not read) and scans Person. */
+static void scan_reports(const char *p, const char *needle)
+{
+    CHECK(p);
+    orc_env *env;
+    orc_txn *r;
+    orc_class_info ci;
+    CHECK_OK(orc_env_open(p, ORC_ENV_READ_ONLY, NULL, &env));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
+    CHECK_OK(orc_schema_class_find(r, "Person", &ci));
+    static const uint8_t all[] = {ORC_OP_TRUE};
+    orc_query *q;
+    orc_keys out = {0};
+    CHECK_OK(orc_query_compile(r, ci.table, all, sizeof all, &q));
+    int rc = orc_query_run(r, q, &out);
+    orc_keys_free(&out);
+    orc_query_free(q);
+    orc_txn_abort(r);
+    orc_env_close(env);
+    CHECK_RC(rc, ORC_ERR_CORRUPT);
+    CHECK_MSG("table 1's rows are damaged");
+    CHECK_MSG(needle);
+}
+
+/*
+ * In a read transaction a scan reads the table's pages itself (scan.c); LMDB's
+ * cursor, which the walk replaces, would follow most of these into wild reads.
+ * Each case damages one field of Person's tree; the scan reports it.
+ */
+TEST(damaged_scan_walk_reports_damaged_pages)
+{
+    meta_info mi;
+    person_tree t;
+    scan_reports(damage_page("s-bounds.realm", false, e_bounds, &mi, &t), "damaged node table");
+    scan_reports(damage_page("s-label.realm", false, e_label, &mi, &t), "is not the leaf page");
+    scan_reports(damage_page("s-offset.realm", false, e_offset, &mi, &t), "node outside its node area");
+    scan_reports(damage_page("s-ksize.realm", false, e_ksize, &mi, &t), "not 8 bytes");
+    scan_reports(damage_page("s-flags.realm", false, e_flags, &mi, &t), "not a row");
+    scan_reports(damage_page("s-dsize.realm", false, e_dsize, &mi, &t), "runs past the page");
+    scan_reports(damage_page("s-overflow.realm", true, e_overflow, &mi, &t), "overflow run");
+
+    /* a branch page naming a child far past the end of the file: no read there */
+    const char *p = fresh_copy("s-far.realm");
+    CHECK(p && read_meta(p, &mi) && find_person_tree(p, &mi, &t));
+    uint8_t *page = malloc(mi.psize);
+    CHECK(page && read_at(p, t.root * mi.psize, page, mi.psize));
+    uint8_t *nd = page + ld16(page + 16 + 2 * 1);
+    uint64_t far = (uint64_t)1 << 40;
+    st16(nd, (uint16_t)far);
+    st16(nd + 2, (uint16_t)(far >> 16));
+    st16(nd + 4, (uint16_t)(far >> 32));
+    bool wrote = write_at(p, t.root * mi.psize, page, mi.psize);
+    free(page);
+    CHECK(wrote);
+    scan_reports(p, "is not the leaf page");
+
+    /* the record counting one row more, and one fewer, than the tree holds */
+    for (int delta = -1; delta <= 1; delta += 2) {
+        p = fresh_copy("s-count.realm");
+        CHECK(p && read_meta(p, &mi));
+        page = malloc(mi.psize);
+        CHECK(page && read_at(p, mi.main_root * mi.psize, page, mi.psize));
+        unsigned n = (ld16(page + 12) - 16u) / 2;
+        bool patched = false;
+        for (unsigned i = 0; i < n && !patched; i++) {
+            nd = page + ld16(page + 16 + 2 * i);
+            if (ld16(nd + 6) == 2 && memcmp(nd + 8, "t1", 2) == 0) {
+                uint8_t *rec = nd + 8 + 2;
+                st64(rec + 32, ld64(rec + 32) + (uint64_t)(int64_t)delta);
+                patched = true;
+            }
+        }
+        wrote = patched && write_at(p, mi.main_root * mi.psize, page, mi.psize);
+        free(page);
+        CHECK(wrote);
+        scan_reports(p, delta > 0 ? "are missing" : "more rows than");
+    }
+}
+
+/* ------------------------------------------------------------------------ */
 /* A valid file may end before its last page                                */
 /* ------------------------------------------------------------------------ */
 

@@ -1,0 +1,367 @@
+/*
+ * test_scan.c — the table scan (group `scan`).
+ *
+ * In a read transaction a scan walks the table's leaf pages in the map (scan.c);
+ * in a write transaction it steps an LMDB cursor. The tests hold the walk to the
+ * cursor: the same keys, row sizes and row bytes in the same order, over tables
+ * of every shape the engine makes (one leaf or several levels, rows on overflow
+ * pages, leaves thinned by erasures, rows rewritten longer and shorter), at the
+ * size where the walk starts to be used, and across map growth, which moves the
+ * map the walk reads. Damaged pages are test_damaged.c's.
+ */
+#include "harness.h"
+#include "internal.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+
+typedef struct seen {
+    uint64_t *keys;
+    size_t *sizes;
+    uint64_t *sums;
+    size_t n, cap;
+} seen;
+
+static void seen_free(seen *s)
+{
+    free(s->keys);
+    free(s->sizes);
+    free(s->sums);
+    memset(s, 0, sizeof *s);
+}
+
+static uint64_t fnv(const uint8_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+/*
+ * Every row of `table` as `txn` scans it. *walked tells whether the scan walked
+ * the pages (no cursor after tscan_open).
+ */
+static int scan_all(orc_txn *txn, uint32_t table, seen *out, bool *walked)
+{
+    tscan s;
+    int rc = tscan_open(txn, table, &s);
+    if (rc) return rc;
+    *walked = s.cur == NULL && s.walk;
+    while ((rc = tscan_next(&s)) == ORC_OK) {
+        if (out->n == out->cap) {
+            size_t cap = out->cap ? out->cap * 2 : 1024;
+            uint64_t *k = realloc(out->keys, cap * sizeof *k);
+            if (k) out->keys = k;
+            size_t *z = realloc(out->sizes, cap * sizeof *z);
+            if (z) out->sizes = z;
+            uint64_t *h = realloc(out->sums, cap * sizeof *h);
+            if (h) out->sums = h;
+            if (!k || !z || !h) {
+                tscan_close(&s);
+                return ORC_ERR_NOMEM;
+            }
+            out->cap = cap;
+        }
+        out->keys[out->n] = s.key;
+        out->sizes[out->n] = s.size;
+        out->sums[out->n] = fnv(s.row, s.size);
+        out->n++;
+    }
+    tscan_close(&s);
+    return rc == ORC_ERR_NOT_FOUND ? ORC_OK : rc;
+}
+
+/* The read snapshot's walk against a write transaction's cursor over the same data. */
+static void same_as_cursor(orc_env *env, uint32_t table, size_t want_rows, const char *what)
+{
+    orc_txn *r, *w;
+    seen a = {0}, b = {0};
+    bool walked = false, cursor_walked = true;
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
+    CHECK_OK(scan_all(r, table, &a, &walked));
+    orc_txn_abort(r);
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(scan_all(w, table, &b, &cursor_walked));
+    orc_txn_abort(w);
+    if (a.n != want_rows || b.n != want_rows) {
+        test_fail(__FILE__, __LINE__, "%s: the walk saw %zu rows, the cursor %zu, the table holds %zu", what, a.n,
+                  b.n, want_rows);
+        goto out;
+    }
+    if (walked != (want_rows >= 64) || cursor_walked) {
+        test_fail(__FILE__, __LINE__, "%s: %zu rows, walked %d in the read transaction, %d in the write one", what,
+                  want_rows, walked, cursor_walked);
+        goto out;
+    }
+    for (size_t i = 0; i < a.n; i++)
+        if (a.keys[i] != b.keys[i] || a.sizes[i] != b.sizes[i] || a.sums[i] != b.sums[i]) {
+            test_fail(__FILE__, __LINE__, "%s: row %zu differs: key %llu/%llu, %zu/%zu bytes", what, i,
+                      (unsigned long long)a.keys[i], (unsigned long long)b.keys[i], a.sizes[i], b.sizes[i]);
+            goto out;
+        }
+out:
+    seen_free(&a);
+    seen_free(&b);
+}
+
+static void add_prop(orc_txn *w, uint32_t table, const char *name, orc_type type, uint16_t *col)
+{
+    orc_prop_spec spec = {.name = name, .type = type, .collection = ORC_COLL_NONE, .flags = 0, .link_table = 0};
+    CHECK_OK(orc_prop_add(w, table, &spec, col));
+}
+
+/* A text of n bytes that differs with `seed` (over a page: an overflow row). */
+static const char *text_of(size_t n, uint64_t seed)
+{
+    static char buf[20000];
+    for (size_t i = 0; i < n && i < sizeof buf; i++) buf[i] = (char)('a' + (seed + i * 7) % 26);
+    return buf;
+}
+
+static size_t random_size(uint64_t *rnd)
+{
+    uint64_t r = test_rand(rnd) % 100;
+    if (r < 3) return 4097 + (size_t)(test_rand(rnd) % 15000); /* overflow pages */
+    if (r < 10) return 600 + (size_t)(test_rand(rnd) % 1400);  /* few rows a leaf */
+    return (size_t)(test_rand(rnd) % 80);
+}
+
+TEST(scan_walk_matches_cursor_over_random_tables)
+{
+    orc_env *env;
+    orc_txn *w;
+    uint32_t T;
+    uint16_t c_n, c_s;
+    uint64_t rnd = test_seed();
+    CHECK_OK(orc_env_open(test_path("scan-random.realm"), ORC_ENV_NO_SYNC, NULL, &env));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(orc_class_add(w, "Row", ORC_CLASS_TOP_LEVEL, &T));
+    add_prop(w, T, "n", ORC_TYPE_INT, &c_n);
+    add_prop(w, T, "s", ORC_TYPE_STRING, &c_s);
+    CHECK_OK(orc_txn_commit(w, NULL));
+
+    size_t cap = 40000, live = 0;
+    uint64_t *keys = malloc(cap * sizeof *keys);
+    CHECK(keys);
+    for (int round = 0; round < 8; round++) {
+        CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+        /* grow: a few thousand new rows of random sizes */
+        size_t add = 1000 + (size_t)(test_rand(&rnd) % 3000);
+        for (size_t i = 0; i < add && live < cap; i++) {
+            size_t n = random_size(&rnd);
+            uint16_t cols[2] = {c_n, c_s};
+            orc_value vals[2] = {v_int((int64_t)(test_rand(&rnd) % 1000)), v_strn(text_of(n, i), n)};
+            CHECK_OK(orc_obj_create(w, T, cols, vals, 2, &keys[live]));
+            live++;
+        }
+        /* thin: erase a random share, in runs (whole leaves) and singly */
+        size_t erase = live / (3 + (size_t)(test_rand(&rnd) % 5));
+        for (size_t erased = 0; erased < erase;) {
+            size_t at = (size_t)(test_rand(&rnd) % live);
+            size_t run = test_rand(&rnd) % 4 ? 1 : 1 + (size_t)(test_rand(&rnd) % 60);
+            for (; run && at < live && erased < erase; at++) {
+                if (!keys[at]) continue; /* erased before */
+                CHECK_OK(orc_obj_erase(w, T, keys[at]));
+                keys[at] = 0;
+                erased++;
+                run--;
+            }
+        }
+        size_t kept = 0; /* keys stay ascending: a run of them is a run of neighbouring rows */
+        for (size_t i = 0; i < live; i++)
+            if (keys[i]) keys[kept++] = keys[i];
+        live = kept;
+        /* rewrite: rows grow onto overflow pages and shrink back */
+        for (size_t i = 0; i < live / 10; i++) {
+            size_t n = random_size(&rnd);
+            orc_value v = v_strn(text_of(n, (uint64_t)round), n);
+            CHECK_OK(orc_obj_set(w, T, keys[(size_t)(test_rand(&rnd) % live)], c_s, &v));
+        }
+        CHECK_OK(orc_txn_commit(w, NULL));
+        char what[64];
+        snprintf(what, sizeof what, "round %d", round);
+        same_as_cursor(env, T, live, what);
+    }
+
+    /* a query's count over the walk equals the write transaction's over the cursor */
+    uint8_t prog[32] = {ORC_OP_CMP, ORC_CMP_GE, 0, ORC_Q_DEFAULT, ORC_EXPR_PATH, 1, ORC_STEP_PROP};
+    st16(prog + 7, c_n);
+    prog[9] = ORC_AGG_NONE;
+    prog[10] = ORC_EXPR_CONST;
+    prog[11] = ORC_TYPE_INT;
+    st64(prog + 12, 500);
+    uint64_t counted[2];
+    for (int k = 0; k < 2; k++) {
+        orc_txn *t;
+        orc_query *q;
+        CHECK_OK(orc_txn_begin(env, k ? ORC_TXN_WRITE : ORC_TXN_READ, &t));
+        CHECK_OK(orc_query_compile(t, T, prog, 20, &q));
+        CHECK_OK(orc_query_count(t, q, &counted[k]));
+        orc_query_free(q);
+        orc_txn_abort(t);
+    }
+    CHECK_EQ(counted[0], counted[1]);
+    if (!(counted[0] > live / 3 && counted[0] < live * 2 / 3)) test_fail(__FILE__, __LINE__, "%llu of %zu rows have n >= 500", (unsigned long long)counted[0], live);
+    CHECK_OK(orc_env_check(env, NULL));
+    free(keys);
+    orc_env_close(env);
+}
+
+/* Tables around the size where the walk takes over, and an emptied one. */
+TEST(scan_walk_starts_at_its_threshold)
+{
+    orc_env *env;
+    orc_txn *w;
+    CHECK_OK(orc_env_open(test_path("scan-sizes.realm"), ORC_ENV_NO_SYNC, NULL, &env));
+    static const size_t sizes[] = {0, 1, 63, 64, 65, 200, 5000};
+    uint32_t T[7];
+    uint16_t col[7];
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    for (int t = 0; t < 7; t++) {
+        char name[16];
+        snprintf(name, sizeof name, "S%d", t);
+        CHECK_OK(orc_class_add(w, name, ORC_CLASS_TOP_LEVEL, &T[t]));
+        add_prop(w, T[t], "n", ORC_TYPE_INT, &col[t]);
+        for (size_t i = 0; i < sizes[t]; i++) {
+            orc_value v = v_int((int64_t)i);
+            CHECK_OK(orc_obj_create(w, T[t], &col[t], &v, 1, NULL));
+        }
+    }
+    CHECK_OK(orc_txn_commit(w, NULL));
+    for (int t = 0; t < 7; t++) {
+        char what[32];
+        snprintf(what, sizeof what, "%zu rows", sizes[t]);
+        same_as_cursor(env, T[t], sizes[t], what);
+    }
+    /* emptied by erasing every row: the database is there, the walk is not used */
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(orc_table_clear(w, T[6]));
+    CHECK_OK(orc_txn_commit(w, NULL));
+    same_as_cursor(env, T[6], 0, "cleared");
+    orc_env_close(env);
+}
+
+/*
+ * The map moves when it grows (LMDB maps the file again): a scan after growth
+ * must read the new map. Each round scans (the walk finds the map), then writes
+ * enough to outgrow a map that starts at 1 MiB, then scans again.
+ */
+TEST(scan_walk_follows_the_map_when_it_grows)
+{
+    orc_env *env;
+    orc_txn *w;
+    uint32_t T;
+    uint16_t c;
+    orc_env_options opt = {.initial_map_size = 1u << 20};
+    CHECK_OK(orc_env_open(test_path("scan-grow.realm"), ORC_ENV_NO_SYNC, &opt, &env));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(orc_class_add(w, "Row", ORC_CLASS_TOP_LEVEL, &T));
+    add_prop(w, T, "s", ORC_TYPE_STRING, &c);
+    CHECK_OK(orc_txn_commit(w, NULL));
+    size_t rows = 0;
+    for (int round = 0; round < 6; round++) {
+        CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+        size_t add = (size_t)2000 << round;
+        for (size_t i = 0; i < add; i++) {
+            orc_value v = v_strn(text_of(100, i), 100);
+            CHECK_OK(orc_obj_create(w, T, &c, &v, 1, NULL));
+        }
+        rows += add;
+        CHECK_OK(orc_txn_commit(w, NULL));
+        same_as_cursor(env, T, rows, "after growth");
+    }
+    /* the map did grow past its first size: the rounds scanned more than one map */
+    orc_txn *r;
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
+    CHECK(r->core->map_size > (1u << 20));
+    orc_txn_abort(r);
+    orc_env_close(env);
+}
+
+/*
+ * Readers scanning while a writer grows the table and the map under them. A
+ * reader scans once after each commit it sees (the map can grow only while no
+ * transaction of the process is open, so readers must leave it gaps).
+ */
+typedef struct scanner {
+    orc_env *env;
+    uint32_t table;
+    int commits; /* written by the writer */
+    int stop;
+    int scans, failures;
+    char why[256];
+} scanner;
+
+static void *scan_loop(void *arg)
+{
+    scanner *sc = arg;
+    int last = -1;
+    for (;;) {
+        int now = __atomic_load_n(&sc->commits, __ATOMIC_ACQUIRE);
+        if (now == last) {
+            if (__atomic_load_n(&sc->stop, __ATOMIC_ACQUIRE)) break;
+            sched_yield();
+            continue;
+        }
+        last = now;
+        orc_txn *r;
+        if (orc_txn_begin(sc->env, ORC_TXN_READ, &r) != ORC_OK) continue;
+        uint64_t count = 0;
+        int rc = orc_table_count(r, sc->table, &count);
+        seen s = {0};
+        bool walked = false;
+        if (rc == ORC_OK) rc = scan_all(r, sc->table, &s, &walked);
+        /* every row of the snapshot, in ascending key order */
+        bool ok = rc == ORC_OK && s.n == count && walked == (count >= 64);
+        for (size_t i = 1; ok && i < s.n; i++) ok = s.keys[i] > s.keys[i - 1];
+        if (!ok && __atomic_fetch_add(&sc->failures, 1, __ATOMIC_RELAXED) == 0)
+            snprintf(sc->why, sizeof sc->why, "rc %d (%s), %zu rows scanned of %llu, walked %d", rc, orc_last_error(),
+                     s.n, (unsigned long long)count, walked);
+        seen_free(&s);
+        orc_txn_abort(r);
+        __atomic_fetch_add(&sc->scans, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+TEST(scan_walk_beside_a_growing_writer)
+{
+    orc_env *env;
+    orc_txn *w;
+    scanner sc = {0};
+    uint16_t col;
+    orc_env_options opt = {.initial_map_size = 1u << 20};
+    CHECK_OK(orc_env_open(test_path("scan-threads.realm"), ORC_ENV_NO_SYNC, &opt, &env));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(orc_class_add(w, "Row", ORC_CLASS_TOP_LEVEL, &sc.table));
+    add_prop(w, sc.table, "s", ORC_TYPE_STRING, &col);
+    CHECK_OK(orc_txn_commit(w, NULL));
+    sc.env = env;
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) CHECK(pthread_create(&th[i], NULL, scan_loop, &sc) == 0);
+    for (int commit = 1; commit <= 40; commit++) {
+        CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+        for (int i = 0; i < 1000; i++) {
+            orc_value v = v_strn(text_of(120, (uint64_t)i), 120);
+            CHECK_OK(orc_obj_create(w, sc.table, &col, &v, 1, NULL));
+        }
+        CHECK_OK(orc_txn_commit(w, NULL));
+        __atomic_store_n(&sc.commits, commit, __ATOMIC_RELEASE);
+    }
+    /* each reader scans the final table too: wait, with a deadline, until both have */
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int before = __atomic_load_n(&sc.scans, __ATOMIC_RELAXED);
+    __atomic_store_n(&sc.stop, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (sc.failures) test_fail(__FILE__, __LINE__, "%d scans failed; the first: %s", sc.failures, sc.why);
+    CHECK(sc.scans >= 2 && sc.scans >= before);
+    orc_txn *r;
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
+    CHECK(r->core->map_size > (1u << 20));
+    orc_txn_abort(r);
+    orc_env_close(env);
+}
