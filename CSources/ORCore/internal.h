@@ -308,6 +308,11 @@ struct orc_txn {
         const orc_class *cls; /* the table's class when known (NULL: look it up) */
     } last_row;
     uint32_t obj_cursor_table;
+    /* Read transactions: the row readers (scan.c), allocated on first use, and what
+     * their walks share for one generation of the snapshot. */
+    struct row_reader *readers;
+    unsigned reader_next;
+    struct { uint64_t generation; const uint8_t *map; size_t psize; uint64_t last_pg; } walkenv;
     orc_coll_cache *coll_cache;
     bool replaying;        /* log_replay is redoing the transaction after map growth */
     struct { uint32_t table; bool pk; MDB_dbi dbi; } *new_dbis; /* created here, published at commit */
@@ -465,6 +470,7 @@ typedef struct tscan {
     size_t psize;
     uint64_t last_pg;         /* the last page number the walk may read */
     uint64_t left;            /* rows the table's database record still promises */
+    uint64_t root;            /* the tree's root page */
     unsigned depth, top;      /* the tree's depth; branch pages on the stack */
     struct tscan_level { const uint8_t *page; unsigned i, n, upper; } up[MAX_DEPTH]; /* last */
 } tscan;
@@ -500,6 +506,29 @@ static inline int tscan_next(tscan *s)
     return tscan_next_slow(s);
 }
 void tscan_close(tscan *s);
+
+/*
+ * A read transaction's reader of one table's rows by key (scan.c, "READING ROWS BY
+ * KEY"): a walk kept standing after the last row it returned.
+ */
+typedef struct row_reader {
+    uint32_t table;        /* 0: a free slot */
+    uint64_t generation;   /* the transaction generation it belongs to */
+    bool usable;           /* the walk reads this table (else the cursor does) */
+    bool positioned;       /* w.li is the first node past every key <= at */
+    uint64_t at;
+    tscan w;
+} row_reader;
+#define ROW_READERS 4
+/* rows_get / rows_next: this table is read through the LMDB cursor instead. */
+#define ROWS_BY_CURSOR 1
+/**
+ * The row of `key` (read transactions). ORC_OK, ORC_ERR_NOT_FOUND (no such row;
+ * nothing reported), ROWS_BY_CURSOR, or a reported error (ORC_ERR_CORRUPT).
+ */
+int rows_get(orc_txn *txn, uint32_t table, uint64_t key, MDB_val *row);
+/** The first row with a key above `after`; statuses as rows_get (NOT_FOUND: none). */
+int rows_next(orc_txn *txn, uint32_t table, uint64_t after, uint64_t *key, MDB_val *row);
 
 /** Erases every object of a table as derived erasures; `log_clear` also records CLEAR_TABLE. */
 int table_clear_internal(orc_txn *txn, uint32_t table, bool log_clear);

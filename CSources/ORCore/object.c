@@ -35,7 +35,9 @@ static int write_rc(orc_txn *txn, int mrc, const char *what)
 }
 
 /*
- * Reads in a read transaction go through one cursor (txn->obj_cursor, on the table
+ * Reads in a read transaction go through the table's row reader (scan.c, READING
+ * ROWS BY KEY), which walks the pages itself. Tables it does not read (small ones)
+ * go through one cursor (txn->obj_cursor, on the table
  * txn->obj_cursor_table) that stays on the last row returned. A key above that
  * row's is first looked for one step further (MDB_NEXT), which is where it is when
  * objects are read in key order (iterating a table's Results): no B-tree descent.
@@ -90,6 +92,7 @@ static int read_row(orc_txn *txn, uint32_t table, uint64_t key, MDB_val *d)
         int mrc = mdb_get(txn->mdb, dbi, &k, d);
         return mrc == MDB_NOTFOUND ? ORC_ERR_NOT_FOUND : mrc ? orc_fail_mdb(mrc, "reading an object") : ORC_OK;
     }
+    if ((rc = rows_get(txn, table, key, d)) != ROWS_BY_CURSOR) return rc;
     bool positioned = obj_cursor_positioned(txn, table);
     if ((rc = obj_cursor_on(txn, table, dbi))) return rc;
     /* The cursor's position is only known while last_row describes it. */
@@ -141,6 +144,18 @@ int orc_obj_next(orc_txn *txn, uint32_t table, uint64_t after, uint64_t *key_out
         goto stepped;
     }
     if (!(c = schema_class_req(txn, table, &rc))) return rc;
+    if (txn && !txn->write) {
+        /* the table's row reader (scan.c), unless the table is read through the cursor */
+        uint64_t key;
+        rc = rows_next(txn, table, after, &key, &d);
+        if (rc == ORC_OK) {
+            if (key <= after) return orc_fail(ORC_ERR_CORRUPT, "table %u's keys are out of order", (unsigned)table);
+            remember_row(txn, table, key, &d, c);
+            *key_out = key;
+            return ORC_OK;
+        }
+        if (rc != ROWS_BY_CURSOR) return rc;
+    }
     if (after == UINT64_MAX) return ORC_ERR_NOT_FOUND;
     MDB_dbi dbi;
     if ((rc = txn_table_dbi(txn, table, &dbi))) return rc;

@@ -49,6 +49,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -267,10 +268,42 @@ static const uint8_t *map_base(orc_envcore *core, const void *inside, size_t psi
 }
 
 /*
- * Sets up the page walk. ORC_OK, ORC_ERR_NOT_FOUND when the cursor should be
- * used instead (nothing reported), or ORC_ERR_CORRUPT.
+ * What every walk of a read transaction's snapshot shares: the map, the page size
+ * and the last page a walk may read. Found once per transaction generation (a
+ * renewed snapshot may see a grown file and a new map). False: use the cursor.
  */
-static int walk_open(orc_txn *txn, uint32_t table, MDB_dbi dbi, tscan *s)
+static bool walk_env(orc_txn *txn, const void *inside, size_t psize)
+{
+    if (txn->walkenv.generation == txn->generation) return txn->walkenv.map != NULL;
+    txn->walkenv.generation = txn->generation;
+    txn->walkenv.map = NULL;
+    MDB_envinfo info;
+    mdb_env_info(txn->core->mdb, &info);
+    int fd;
+    struct stat fs;
+    if (mdb_env_get_fd(txn->core->mdb, &fd) || fstat(fd, &fs)) return false;
+    if (psize < 512 || psize > 32768 || (psize & (psize - 1))) return false;
+    if ((uint64_t)fs.st_size < NUM_METAS * psize) return false;
+    size_t map_len;
+    const uint8_t *map = map_base(txn->core, inside, psize, &map_len);
+    if (!map) return false;
+    /* the newest meta's last page bounds every snapshot's; the map and the file bound the reads */
+    uint64_t last = info.me_last_pgno;
+    uint64_t in_map = map_len / psize, in_file = (uint64_t)fs.st_size / psize;
+    if (last > in_map - 1) last = in_map - 1;
+    if (last > in_file - 1) last = in_file - 1;
+    txn->walkenv.map = map;
+    txn->walkenv.psize = psize;
+    txn->walkenv.last_pg = last;
+    return true;
+}
+
+/*
+ * Prepares a walk of `table` in a read transaction: the table's record, checked
+ * against LMDB's view of the handle, and the snapshot's map. ORC_OK, ORC_ERR_NOT_FOUND
+ * when the cursor should be used instead (nothing reported), or ORC_ERR_CORRUPT.
+ */
+static int walk_setup(orc_txn *txn, uint32_t table, MDB_dbi dbi, tscan *s)
 {
     if (txn->write || !layout_known()) return ORC_ERR_NOT_FOUND;
     MDB_stat st;
@@ -284,30 +317,19 @@ static int walk_open(orc_txn *txn, uint32_t table, MDB_dbi dbi, tscan *s)
     uint64_t entries = ld64(rec + 32), root = ld64(rec + 40);
     /* the record must be the one LMDB reads for this handle */
     if (entries != st.ms_entries || depth != st.ms_depth || ld16(rec + 4) != 0) return ORC_ERR_NOT_FOUND;
-    MDB_envinfo info;
-    mdb_env_info(txn->core->mdb, &info);
-    int fd;
-    struct stat fs;
-    if (mdb_env_get_fd(txn->core->mdb, &fd) || fstat(fd, &fs)) return ORC_ERR_NOT_FOUND;
-    s->psize = st.ms_psize;
-    size_t map_len;
-    if (s->psize < 512 || s->psize > 32768 || (s->psize & (s->psize - 1))) return ORC_ERR_NOT_FOUND;
-    if ((uint64_t)fs.st_size < NUM_METAS * s->psize) return ORC_ERR_NOT_FOUND;
-    if (!(s->map = map_base(txn->core, rec, s->psize, &map_len))) return ORC_ERR_NOT_FOUND;
-    /* the newest meta's last page bounds every snapshot's; the map and the file bound the reads */
-    uint64_t last = info.me_last_pgno;
-    uint64_t in_map = map_len / s->psize, in_file = (uint64_t)fs.st_size / s->psize;
-    if (in_map && last > in_map - 1) last = in_map - 1;
-    if (last > in_file - 1 || !in_file) last = in_file ? in_file - 1 : 0;
-    s->last_pg = last;
+    if (!walk_env(txn, rec, st.ms_psize)) return ORC_ERR_NOT_FOUND;
+    s->map = txn->walkenv.map;
+    s->psize = txn->walkenv.psize;
+    s->last_pg = txn->walkenv.last_pg;
     s->left = entries;
     s->depth = depth;
+    s->root = root;
     s->table = table;
+    s->top = 0;
+    s->li = s->ln = 0;
     if (depth < 1 || depth > MAX_DEPTH) return bad(s, root, "is the root of a tree of impossible depth");
     s->walk = true;
-    int rc = descend(s, root);
-    if (rc != ORC_OK) s->walk = false;
-    return rc;
+    return ORC_OK;
 }
 
 int tscan_open(orc_txn *txn, uint32_t table, tscan *s)
@@ -317,8 +339,13 @@ int tscan_open(orc_txn *txn, uint32_t table, tscan *s)
     int rc = txn_table_dbi(txn, table, &dbi);
     if (rc) return rc;
     s->table = table;
-    rc = walk_open(txn, table, dbi, s);
-    if (rc != ORC_ERR_NOT_FOUND) return rc;
+    rc = walk_setup(txn, table, dbi, s);
+    if (rc == ORC_OK && (rc = descend(s, s->root)) == ORC_OK) return ORC_OK;
+    if (rc != ORC_ERR_NOT_FOUND) {
+        s->walk = false;
+        s->li = s->ln = 0;
+        return rc;
+    }
     memset(s, 0, offsetof(tscan, up));
     s->table = table;
     int mrc = mdb_cursor_open(txn->mdb, dbi, &s->cur);
@@ -326,3 +353,189 @@ int tscan_open(orc_txn *txn, uint32_t table, tscan *s)
 }
 
 void tscan_close(tscan *s) { cursor_drop(&s->cur); }
+
+/* ------------------------------------------------------------------------ */
+/* READING ROWS BY KEY                                                      */
+/* ------------------------------------------------------------------------ */
+/*
+ * A read transaction reads rows by key through a row reader per table (the last
+ * ROW_READERS tables read, for one snapshot generation): the same walk, standing
+ * after the last row it returned. A key a little above that row's (reading the
+ * objects of a Results in key order) is found by stepping on through the leaf,
+ * and across to the next one, without a descent; any other key by a descent of
+ * the walk's own, a binary search of each page on the way down (object keys are
+ * 8 bytes, big-endian: their order is the integers'). What LMDB's MDB_SET_KEY and
+ * MDB_NEXT did, in fewer instructions, with every field read checked as the scan
+ * checks it. Tables the walk does not read (small ones; see WHEN THE CURSOR IS
+ * USED) answer ROWS_BY_CURSOR and stay with the cursor.
+ */
+
+/* The key of node i of a leaf or branch page (branch nodes from 1 on carry keys). */
+static int node_key(const tscan *s, const uint8_t *pg, unsigned upper, unsigned i, uint64_t *key)
+{
+    unsigned off = ld16(pg + PAGEHDRSZ + 2u * i);
+    if (off < upper || off > s->psize - NODESIZE - 8u) return bad(s, ld64(pg), "has a node outside its node area");
+    if (ld16(pg + off + 6) != 8) return bad(s, ld64(pg), "has a key that is not an 8-byte object key");
+    *key = ld64be(pg + off + NODESIZE);
+    return ORC_OK;
+}
+
+/* Positions the walk at the first row whose key is `key` or above (li may be ln: the next leaf's first). */
+static int seek(tscan *s, uint64_t key)
+{
+    s->top = 0;
+    uint64_t pgno = s->root;
+    for (;;) {
+        bool leaf = s->top + 1 == s->depth;
+        const uint8_t *pg = page_at(s, pgno, leaf ? P_LEAF : P_BRANCH);
+        unsigned n, upper;
+        if (!pg) return bad(s, pgno, leaf ? "is not the leaf page its parent names" : "is not the branch page its parent names");
+        if (!node_table(s, pg, &n, &upper)) return bad(s, pgno, "has a damaged node table");
+        unsigned lo, hi;
+        uint64_t k = 0;
+        int rc;
+        if (leaf) {
+            for (lo = 0, hi = n; lo < hi;) { /* the first node whose key is >= key */
+                unsigned mid = lo + (hi - lo) / 2;
+                if ((rc = node_key(s, pg, upper, mid, &k))) return rc;
+                if (k < key) lo = mid + 1;
+                else hi = mid;
+            }
+            s->leaf = pg;
+            s->li = lo;
+            s->ln = n;
+            s->upper = upper;
+            return ORC_OK;
+        }
+        if (n == 0) return bad(s, pgno, "is an empty branch page");
+        if (s->top >= MAX_DEPTH) return bad(s, pgno, "lies deeper than any B-tree");
+        for (lo = 1, hi = n; lo < hi;) { /* the first child whose lower bound is above key; take the one before */
+            unsigned mid = lo + (hi - lo) / 2;
+            if ((rc = node_key(s, pg, upper, mid, &k))) return rc;
+            if (k <= key) lo = mid + 1;
+            else hi = mid;
+        }
+        unsigned child = lo - 1, off = ld16(pg + PAGEHDRSZ + 2u * child);
+        if (off < upper || off > s->psize - NODESIZE) return bad(s, pgno, "has a node outside its node area");
+        s->up[s->top].page = pg;
+        s->up[s->top].i = child + 1;
+        s->up[s->top].n = n;
+        s->up[s->top].upper = upper;
+        s->top++;
+        const uint8_t *node = pg + off;
+        pgno = (uint64_t)ld16(node) | (uint64_t)ld16(node + 2) << 16 | (uint64_t)ld16(node + 4) << 32;
+    }
+}
+
+/* Moves past emptied leaves to a node to read: ORC_OK (w.li < w.ln), ORC_ERR_NOT_FOUND at the end. */
+static int at_node(tscan *s)
+{
+    while (s->li >= s->ln) {
+        int rc = next_leaf(s);
+        if (rc) return rc;
+    }
+    return ORC_OK;
+}
+
+/* The reader of `table` in this generation, set up when needed; NULL with *rc ROWS_BY_CURSOR or an error. */
+static row_reader *reader_for(orc_txn *txn, uint32_t table, int *rc)
+{
+    *rc = ROWS_BY_CURSOR;
+    if (txn->write) return NULL;
+    if (!txn->readers && !(txn->readers = calloc(ROW_READERS, sizeof *txn->readers))) return NULL;
+    for (unsigned i = 0; i < ROW_READERS; i++) {
+        row_reader *r = &txn->readers[i];
+        if (r->table == table && r->generation == txn->generation) return r->usable ? r : NULL;
+    }
+    row_reader *r = &txn->readers[txn->reader_next++ % ROW_READERS];
+    r->table = 0;
+    MDB_dbi dbi;
+    if ((*rc = txn_table_dbi(txn, table, &dbi))) return NULL;
+    memset(&r->w, 0, offsetof(tscan, up));
+    int st = walk_setup(txn, table, dbi, &r->w);
+    if (st != ORC_OK && st != ORC_ERR_NOT_FOUND) {
+        *rc = st;
+        return NULL;
+    }
+    r->table = table;
+    r->generation = txn->generation;
+    r->usable = st == ORC_OK;
+    r->positioned = false;
+    r->w.left = UINT64_MAX; /* read by key: the record's count bounds nothing here */
+    *rc = ROWS_BY_CURSOR;
+    return r->usable ? r : NULL;
+}
+
+/* Reads node w.li (ORC_OK) into *key / *row and stands the reader after it. */
+static int take(row_reader *r, uint64_t *key, MDB_val *row)
+{
+    tscan *w = &r->w;
+    if (w->li + TSCAN_AHEAD < w->ln) __builtin_prefetch(w->leaf + ld16(w->leaf + PAGEHDRSZ + 2u * (w->li + TSCAN_AHEAD)));
+    int rc = tscan_node(w);
+    if (rc) {
+        r->positioned = false;
+        return rc;
+    }
+    r->at = r->w.key;
+    *key = r->w.key;
+    row->mv_data = (void *)r->w.row;
+    row->mv_size = r->w.size;
+    return ORC_OK;
+}
+
+/* Steps at most this far above the last row (as NEXT_STEP_GAP in object.c): farther keys descend. */
+#define STEP_GAP 64
+
+int rows_get(orc_txn *txn, uint32_t table, uint64_t key, MDB_val *row)
+{
+    int rc;
+    row_reader *r = reader_for(txn, table, &rc);
+    if (!r) return rc;
+    tscan *w = &r->w;
+    uint64_t k = 0;
+    if (r->positioned && key > r->at && key - r->at <= STEP_GAP) {
+        for (;;) {
+            rc = at_node(w);
+            if (rc == ORC_ERR_NOT_FOUND) return rc; /* past the last row: still positioned */
+            if (rc || (rc = node_key(w, w->leaf, w->upper, w->li, &k))) break;
+            if (k == key) return take(r, &k, row);
+            if (k > key) return ORC_ERR_NOT_FOUND;
+            r->at = k; /* a row between: step over it */
+            w->li++;
+        }
+        r->positioned = false;
+        return rc;
+    }
+    r->positioned = false;
+    if ((rc = seek(w, key))) return rc;
+    r->positioned = key > 0;
+    r->at = key - 1; /* seek stopped before the first key >= key */
+    if (w->li >= w->ln) return ORC_ERR_NOT_FOUND; /* the leaf's keys are all below: no such row */
+    if ((rc = node_key(w, w->leaf, w->upper, w->li, &k))) {
+        r->positioned = false;
+        return rc;
+    }
+    if (k != key) return ORC_ERR_NOT_FOUND;
+    return take(r, &k, row);
+}
+
+int rows_next(orc_txn *txn, uint32_t table, uint64_t after, uint64_t *key, MDB_val *row)
+{
+    int rc;
+    row_reader *r = reader_for(txn, table, &rc);
+    if (!r) return rc;
+    tscan *w = &r->w;
+    if (!r->positioned || r->at != after) {
+        r->positioned = false;
+        if (after == UINT64_MAX) return ORC_ERR_NOT_FOUND;
+        if ((rc = seek(w, after + 1))) return rc;
+        r->positioned = true;
+        r->at = after;
+    }
+    rc = at_node(w);
+    if (rc) {
+        if (rc != ORC_ERR_NOT_FOUND) r->positioned = false;
+        return rc;
+    }
+    return take(r, key, row);
+}

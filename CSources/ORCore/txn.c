@@ -316,6 +316,7 @@ static void txn_free(orc_txn *txn)
     buf_free(&txn->scratch3);
     buf_free(&txn->idx_pending);
     buf_free(&txn->meta_redo);
+    free(txn->readers);
     if (txn->write) {
         orc_envcore *core = txn->core;
         core->has_writer = false;

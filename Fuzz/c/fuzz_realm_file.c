@@ -13,7 +13,8 @@
  *   1. orc_env_check (the pages again, then indexes, primary keys, links,
  *      backlinks, log);
  *   2. a read transaction reads everything: every class and property, every
- *      object through the row cursor and orc_obj_get, every collection element
+ *      object through the row cursor and orc_obj_get, every table through a
+ *      query (a scan that walks the leaf pages itself), every collection element
  *      and dictionary key, backlink counts, and every log entry decoded with
  *      the changeset iterator;
  *   3. when the check found nothing wrong, a write transaction erases the
@@ -120,6 +121,17 @@ static void read_table(orc_txn *txn, const orc_class_info *cls)
     }
     if (rc != ORC_ERR_NOT_FOUND) fuzz_expect_status(rc, "orc_row_next");
     orc_row_close(row);
+    /* the whole table through a query: the scan's own walk of the leaf pages (scan.c) */
+    static const uint8_t all[] = {ORC_OP_TRUE};
+    orc_query *q;
+    rc = orc_query_compile(txn, cls->table, all, sizeof all, &q);
+    fuzz_expect_status(rc, "orc_query_compile");
+    if (rc) return;
+    orc_keys keys = {0};
+    fuzz_expect_status(orc_query_run(txn, q, &keys), "orc_query_run");
+    sink += keys.count;
+    orc_keys_free(&keys);
+    orc_query_free(q);
 }
 
 static void read_log(orc_txn *txn)

@@ -1019,6 +1019,38 @@ static void scan_reports(const char *p, const char *needle)
 }
 
 /*
+ * Reads Person's objects by key (the row reader's descents and steps) and one after
+ * another (orc_obj_next): each read succeeds, finds nothing or reports the damage,
+ * and the damaged page is met at least once.
+ */
+static void reads_report(const char *p)
+{
+    CHECK(p);
+    orc_env *env;
+    orc_txn *r;
+    orc_class_info ci;
+    CHECK_OK(orc_env_open(p, ORC_ENV_READ_ONLY, NULL, &env));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
+    CHECK_OK(orc_schema_class_find(r, "Person", &ci));
+    int corrupt = 0, other = 0;
+    for (uint64_t key = 1; key <= PERSONS + 1; key++) {
+        orc_value v;
+        int rc = orc_obj_get(r, ci.table, key, 0, &v);
+        if (rc == ORC_ERR_CORRUPT) corrupt++;
+        else if (rc != ORC_OK && rc != ORC_ERR_NOT_FOUND) other++;
+    }
+    uint64_t k = 0;
+    int rc;
+    size_t steps = 0;
+    while ((rc = orc_obj_next(r, ci.table, k, &k)) == ORC_OK && steps < 2 * PERSONS) steps++;
+    orc_txn_abort(r);
+    orc_env_close(env);
+    CHECK_EQ(other, 0);
+    CHECK(corrupt > 0);
+    CHECK_RC(rc, ORC_ERR_CORRUPT);
+}
+
+/*
  * In a read transaction a scan reads the table's pages itself (scan.c); LMDB's
  * cursor, which the walk replaces, would follow most of these into wild reads.
  * Each case damages one field of Person's tree; the scan reports it.
@@ -1034,6 +1066,13 @@ TEST(damaged_scan_walk_reports_damaged_pages)
     scan_reports(damage_page("s-flags.realm", false, e_flags, &mi, &t), "not a row");
     scan_reports(damage_page("s-dsize.realm", false, e_dsize, &mi, &t), "runs past the page");
     scan_reports(damage_page("s-overflow.realm", true, e_overflow, &mi, &t), "overflow run");
+    reads_report(damage_page("r-bounds.realm", false, e_bounds, &mi, &t));
+    reads_report(damage_page("r-label.realm", false, e_label, &mi, &t));
+    reads_report(damage_page("r-offset.realm", false, e_offset, &mi, &t));
+    reads_report(damage_page("r-ksize.realm", false, e_ksize, &mi, &t));
+    reads_report(damage_page("r-flags.realm", false, e_flags, &mi, &t));
+    reads_report(damage_page("r-dsize.realm", false, e_dsize, &mi, &t));
+    reads_report(damage_page("r-overflow.realm", true, e_overflow, &mi, &t));
 
     /* a branch page naming a child far past the end of the file: no read there */
     const char *p = fresh_copy("s-far.realm");
@@ -1049,6 +1088,7 @@ TEST(damaged_scan_walk_reports_damaged_pages)
     free(page);
     CHECK(wrote);
     scan_reports(p, "is not the leaf page");
+    reads_report(p);
 
     /* the record counting one row more, and one fewer, than the tree holds */
     for (int delta = -1; delta <= 1; delta += 2) {
