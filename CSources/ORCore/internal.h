@@ -519,7 +519,7 @@ typedef struct row_reader {
     uint64_t at;
     tscan w;
 } row_reader;
-#define ROW_READERS 4
+#define ROW_READERS 8
 /* rows_get / rows_next: this table is read through the LMDB cursor instead. */
 #define ROWS_BY_CURSOR 1
 /**

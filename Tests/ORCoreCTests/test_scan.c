@@ -392,7 +392,7 @@ TEST(scan_rows_by_key_match_the_cursor)
 {
     orc_env *env;
     orc_txn *w;
-    enum { TABLES = 6, ROWS = 3000 };
+    enum { TABLES = 10, ROWS = 3000 };
     uint32_t T[TABLES];
     uint16_t c_s[TABLES];
     uint64_t rnd = test_seed() ^ 0x5eed;
