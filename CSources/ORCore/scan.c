@@ -95,6 +95,16 @@ static bool node_table(const tscan *s, const uint8_t *pg, unsigned *n, unsigned 
     return true;
 }
 
+/* The child page named by node i of branch page `pg`; false when the node lies outside the node area. */
+static bool child_at(const tscan *s, const uint8_t *pg, unsigned upper, unsigned i, uint64_t *child)
+{
+    unsigned off = ld16(pg + PAGEHDRSZ + 2u * i);
+    if (off < upper || off > s->psize - NODESIZE) return false;
+    const uint8_t *node = pg + off;
+    *child = (uint64_t)ld16(node) | (uint64_t)ld16(node + 2) << 16 | (uint64_t)ld16(node + 4) << 32;
+    return true;
+}
+
 /*
  * Brings in the leaf after the one being entered (the parent's next child, when the
  * parent has one): a load of its header, which also fills the TLB (see MEMORY), and
@@ -105,11 +115,8 @@ static void prefetch_next_leaf(const tscan *s)
 {
     if (!s->top) return;
     const struct tscan_level *l = &s->up[s->top - 1];
-    if (l->i >= l->n) return;
-    unsigned off = ld16(l->page + PAGEHDRSZ + 2u * l->i);
-    if (off < l->upper || off > s->psize - NODESIZE) return;
-    const uint8_t *node = l->page + off;
-    uint64_t next = (uint64_t)ld16(node) | (uint64_t)ld16(node + 2) << 16 | (uint64_t)ld16(node + 4) << 32;
+    uint64_t next;
+    if (l->i >= l->n || !child_at(s, l->page, l->upper, l->i, &next)) return;
     if (next < NUM_METAS || next > s->last_pg) return;
     const uint8_t *pg = s->map + next * s->psize;
     __asm__ volatile("" : : "r"(*(const volatile uint64_t *)pg));
@@ -135,15 +142,10 @@ static int descend(tscan *s, uint64_t pgno)
         }
         if (n == 0) return bad(s, pgno, "is an empty branch page");
         if (s->top >= MAX_DEPTH) return bad(s, pgno, "lies deeper than any B-tree");
-        s->up[s->top].page = pg;
-        s->up[s->top].i = 1;
-        s->up[s->top].n = n;
-        s->up[s->top].upper = upper;
-        s->top++;
-        unsigned off = ld16(pg + PAGEHDRSZ);
-        if (off < upper || off > s->psize - NODESIZE) return bad(s, pgno, "has a node outside its node area");
-        const uint8_t *node = pg + off;
-        pgno = (uint64_t)ld16(node) | (uint64_t)ld16(node + 2) << 16 | (uint64_t)ld16(node + 4) << 32;
+        s->up[s->top++] = (struct tscan_level){.page = pg, .i = 1, .n = n, .upper = upper};
+        uint64_t child;
+        if (!child_at(s, pg, upper, 0, &child)) return bad(s, pgno, "has a node outside its node area");
+        pgno = child;
     }
 }
 
@@ -153,11 +155,8 @@ static int next_leaf(tscan *s)
     while (s->top && s->up[s->top - 1].i >= s->up[s->top - 1].n) s->top--;
     if (!s->top) return ORC_ERR_NOT_FOUND;
     struct tscan_level *l = &s->up[s->top - 1];
-    unsigned off = ld16(l->page + PAGEHDRSZ + 2u * l->i);
-    l->i++;
-    if (off < l->upper || off > s->psize - NODESIZE) return bad(s, ld64(l->page), "has a node outside its node area");
-    const uint8_t *node = l->page + off;
-    uint64_t child = (uint64_t)ld16(node) | (uint64_t)ld16(node + 2) << 16 | (uint64_t)ld16(node + 4) << 32;
+    uint64_t child;
+    if (!child_at(s, l->page, l->upper, l->i++, &child)) return bad(s, ld64(l->page), "has a node outside its node area");
     return descend(s, child);
 }
 
@@ -415,15 +414,10 @@ static int seek(tscan *s, uint64_t key)
             if (k <= key) lo = mid + 1;
             else hi = mid;
         }
-        unsigned child = lo - 1, off = ld16(pg + PAGEHDRSZ + 2u * child);
-        if (off < upper || off > s->psize - NODESIZE) return bad(s, pgno, "has a node outside its node area");
-        s->up[s->top].page = pg;
-        s->up[s->top].i = child + 1;
-        s->up[s->top].n = n;
-        s->up[s->top].upper = upper;
-        s->top++;
-        const uint8_t *node = pg + off;
-        pgno = (uint64_t)ld16(node) | (uint64_t)ld16(node + 2) << 16 | (uint64_t)ld16(node + 4) << 32;
+        uint64_t child;
+        if (!child_at(s, pg, upper, lo - 1, &child)) return bad(s, pgno, "has a node outside its node area");
+        s->up[s->top++] = (struct tscan_level){.page = pg, .i = lo, .n = n, .upper = upper};
+        pgno = child;
     }
 }
 
