@@ -123,15 +123,30 @@ static void prefetch_next_leaf(const tscan *s)
     __builtin_prefetch(pg + s->psize - 64);
 }
 
+/*
+ * Enters page `pgno` at level s->top: a leaf at the tree's depth, a branch (with at
+ * least one child, and room on the stack) above it. Sets *pg, *n and *upper.
+ */
+static int enter(tscan *s, uint64_t pgno, bool leaf, const uint8_t **pg, unsigned *n, unsigned *upper)
+{
+    if (!(*pg = page_at(s, pgno, leaf ? P_LEAF : P_BRANCH)))
+        return bad(s, pgno, leaf ? "is not the leaf page its parent names" : "is not the branch page its parent names");
+    if (!node_table(s, *pg, n, upper)) return bad(s, pgno, "has a damaged node table");
+    if (leaf) return ORC_OK;
+    if (*n == 0) return bad(s, pgno, "is an empty branch page");
+    if (s->top >= MAX_DEPTH) return bad(s, pgno, "lies deeper than any B-tree");
+    return ORC_OK;
+}
+
 /* Descends from page `pgno` at level s->top (the root is level 0) to the leftmost leaf below it. */
 static int descend(tscan *s, uint64_t pgno)
 {
     for (;;) {
         bool leaf = s->top + 1 == s->depth;
-        const uint8_t *pg = page_at(s, pgno, leaf ? P_LEAF : P_BRANCH);
-        unsigned n, upper;
-        if (!pg) return bad(s, pgno, leaf ? "is not the leaf page its parent names" : "is not the branch page its parent names");
-        if (!node_table(s, pg, &n, &upper)) return bad(s, pgno, "has a damaged node table");
+        const uint8_t *pg;
+        unsigned n = 0, upper = 0;
+        int rc = enter(s, pgno, leaf, &pg, &n, &upper);
+        if (rc) return rc;
         if (leaf) {
             prefetch_next_leaf(s);
             s->leaf = pg;
@@ -140,8 +155,6 @@ static int descend(tscan *s, uint64_t pgno)
             s->upper = upper;
             return ORC_OK;
         }
-        if (n == 0) return bad(s, pgno, "is an empty branch page");
-        if (s->top >= MAX_DEPTH) return bad(s, pgno, "lies deeper than any B-tree");
         s->up[s->top++] = (struct tscan_level){.page = pg, .i = 1, .n = n, .upper = upper};
         uint64_t child;
         if (!child_at(s, pg, upper, 0, &child)) return bad(s, pgno, "has a node outside its node area");
@@ -386,13 +399,11 @@ static int seek(tscan *s, uint64_t key)
     uint64_t pgno = s->root;
     for (;;) {
         bool leaf = s->top + 1 == s->depth;
-        const uint8_t *pg = page_at(s, pgno, leaf ? P_LEAF : P_BRANCH);
-        unsigned n, upper;
-        if (!pg) return bad(s, pgno, leaf ? "is not the leaf page its parent names" : "is not the branch page its parent names");
-        if (!node_table(s, pg, &n, &upper)) return bad(s, pgno, "has a damaged node table");
-        unsigned lo, hi;
+        const uint8_t *pg;
+        unsigned n = 0, upper = 0, lo, hi;
         uint64_t k = 0;
-        int rc;
+        int rc = enter(s, pgno, leaf, &pg, &n, &upper);
+        if (rc) return rc;
         if (leaf) {
             for (lo = 0, hi = n; lo < hi;) { /* the first node whose key is >= key */
                 unsigned mid = lo + (hi - lo) / 2;
@@ -406,8 +417,6 @@ static int seek(tscan *s, uint64_t key)
             s->upper = upper;
             return ORC_OK;
         }
-        if (n == 0) return bad(s, pgno, "is an empty branch page");
-        if (s->top >= MAX_DEPTH) return bad(s, pgno, "lies deeper than any B-tree");
         for (lo = 1, hi = n; lo < hi;) { /* the first child whose lower bound is above key; take the one before */
             unsigned mid = lo + (hi - lo) / 2;
             if ((rc = node_key(s, pg, upper, mid, &k))) return rc;

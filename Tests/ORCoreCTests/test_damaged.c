@@ -994,16 +994,28 @@ static void e_overflow(uint8_t *pg, const person_tree *t, const meta_info *mi)
     st64(nd + 8 + 8, t->root); /* a branch page, not an overflow run */
 }
 
-/* Opens without ORC_ENV_VERIFY (the damage is in data pages it does not read) and scans Person. */
+/*
+ * Opens a damaged copy without ORC_ENV_VERIFY (the damage is in data pages it does not
+ * read) and begins a read transaction; `ci` is Person's class.
+ */
+static bool open_person(const char *p, orc_env **env, orc_txn **r, orc_class_info *ci)
+{
+    if (!p) DFAIL("no damaged copy");
+    DOK(orc_env_open(p, ORC_ENV_READ_ONLY, NULL, env));
+    int rc = orc_txn_begin(*env, ORC_TXN_READ, r);
+    if (!rc && (rc = orc_schema_class_find(*r, "Person", ci))) orc_txn_abort(*r);
+    if (rc) orc_env_close(*env);
+    DOK(rc);
+    return true;
+}
+
+/* Scans Person in a damaged copy: the scan reports the damage, with `needle` in its message. */
 static void scan_reports(const char *p, const char *needle)
 {
-    CHECK(p);
     orc_env *env;
     orc_txn *r;
     orc_class_info ci;
-    CHECK_OK(orc_env_open(p, ORC_ENV_READ_ONLY, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
-    CHECK_OK(orc_schema_class_find(r, "Person", &ci));
+    CHECK(open_person(p, &env, &r, &ci));
     static const uint8_t all[] = {ORC_OP_TRUE};
     orc_query *q;
     orc_keys out = {0};
@@ -1025,13 +1037,10 @@ static void scan_reports(const char *p, const char *needle)
  */
 static void reads_report(const char *p)
 {
-    CHECK(p);
     orc_env *env;
     orc_txn *r;
     orc_class_info ci;
-    CHECK_OK(orc_env_open(p, ORC_ENV_READ_ONLY, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
-    CHECK_OK(orc_schema_class_find(r, "Person", &ci));
+    CHECK(open_person(p, &env, &r, &ci));
     int corrupt = 0, other = 0;
     for (uint64_t key = 1; key <= PERSONS + 1; key++) {
         orc_value v;
@@ -1160,9 +1169,7 @@ TEST(damaged_scan_walk_survives_flipped_bits)
         orc_env *env;
         orc_txn *r;
         orc_class_info ci;
-        CHECK_OK(orc_env_open(p, ORC_ENV_READ_ONLY, NULL, &env));
-        CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
-        CHECK_OK(orc_schema_class_find(r, "Person", &ci));
+        CHECK(open_person(p, &env, &r, &ci));
         bool saw_corrupt = false;
         static const uint8_t all[] = {ORC_OP_TRUE};
         orc_query *q;
