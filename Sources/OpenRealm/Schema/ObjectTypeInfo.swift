@@ -28,7 +28,7 @@ final class ObjectTypeInfo: @unchecked Sendable {
         /// For `LinkingObjects`: the linking class's property.
         let originProperty: String?
         /// For the scalar types: reads and encodes an unmanaged object's value with code
-        /// specialized for the type (see ``UnmanagedEncoders``); nil for other types.
+        /// specialized for the type (see ``UnmanagedEncoder``); nil for other types.
         let unmanagedEncoder: UnmanagedEncoder?
 
         init(name: String, offset: Int, field: any PersistedField.Type, valueType: any _Persistable.Type,
@@ -43,7 +43,7 @@ final class ObjectTypeInfo: @unchecked Sendable {
             self.isPrimaryKey = isPrimaryKey
             self.originProperty = originProperty
             isSingleValue = descriptor.collection == ORC_COLL_NONE && !descriptor.isLinkingObjects
-            unmanagedEncoder = descriptor.type == ORC_TYPE_LINK || !isSingleValue ? nil : UnmanagedEncoders.make(field, offset: offset)
+            unmanagedEncoder = descriptor.type == ORC_TYPE_LINK || !isSingleValue ? nil : UnmanagedEncoder(field, offset: offset)
         }
 
         /// The value an unmanaged `object` holds in this (single-valued, not link)
