@@ -129,11 +129,10 @@ extension Realm {
         }
         let txn = writeTxn!
         let context = addContext(policy)
-        let properties = info.properties
 
         var existingKey: UInt64?
         if policy != .error, let pkIndex = info.primaryKeyIndex {
-            var pk = try properties[pkIndex].encodeUnmanaged(object, context)
+            var pk = try info.properties[pkIndex].encodeUnmanaged(object, context)
             var key: UInt64 = 0
             let status = orc_obj_find(txn, bound.table, &pk, &key)
             if status == ORC_OK { existingKey = key } else if status != ORC_ERR_NOT_FOUND {
@@ -143,19 +142,16 @@ extension Realm {
 
         // A new object of a class of scalars only: every value encoded in order, one create.
         if existingKey == nil, let plan = bound.scalarPlan {
-            let key: UInt64 = try withUnsafeTemporaryAllocation(of: orc_value.self, capacity: plan.encoders.count) { encoded in
-                try plan.encoders.withUnsafeBufferPointer { encoders in
-                    for i in encoders.indices { encoded[i] = try encoders[i](object, context) }
-                }
-                return try plan.columns.withUnsafeBufferPointer { columns in
-                    try _createRow(object, info, bound, columns.baseAddress, encoded.baseAddress, plan.encoders.count)
-                }
+            let key: UInt64 = try withUnsafeTemporaryAllocation(of: orc_value.self, capacity: plan.count) { encoded in
+                for i in 0..<plan.count { encoded[i] = try plan.encoders[i](object, context) }
+                return try _createRow(object, info, bound, plan.columns, encoded.baseAddress, plan.count)
             }
             arena.reset()
             _manage(object, bound, key)
             return object
         }
 
+        let properties = info.properties
         // Single values are encoded straight out of the unmanaged instance (with code
         // specialized per property type) into buffers on the stack; links and
         // collections are read out before the instance becomes managed and written

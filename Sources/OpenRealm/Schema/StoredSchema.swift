@@ -81,9 +81,16 @@ final class BoundClass: @unchecked Sendable {
     let columnBuffer: UnsafeMutablePointer<UInt16>
     /// How `add` writes a new object of a class whose stored properties are all single
     /// scalar values (no links, collections or embedded objects): each one's encoder
-    /// and column, in property order, for one `orc_obj_create`. nil for other classes,
-    /// which `add` walks property by property.
-    let scalarPlan: (encoders: [UnmanagedEncoder], columns: [UInt16])?
+    /// and column, in property order, for one `orc_obj_create`, in memory this binding
+    /// owns (read without retaining an array per object). nil for other classes, which
+    /// `add` walks property by property.
+    let scalarPlan: ScalarPlan?
+
+    struct ScalarPlan {
+        let encoders: UnsafeMutablePointer<UnmanagedEncoder>
+        let columns: UnsafeMutablePointer<UInt16>
+        let count: Int
+    }
 
     init(info: ObjectTypeInfo, entry: StoredSchema.ClassEntry) {
         self.info = info
@@ -105,10 +112,24 @@ final class BoundClass: @unchecked Sendable {
             encoders.append(encoder)
             scalarColumns.append(columns[i])
         }
-        scalarPlan = scalar ? (encoders, scalarColumns) : nil
+        if scalar {
+            let plan = ScalarPlan(encoders: .allocate(capacity: Swift.max(encoders.count, 1)),
+                                  columns: .allocate(capacity: Swift.max(encoders.count, 1)), count: encoders.count)
+            plan.encoders.initialize(from: encoders, count: encoders.count)
+            plan.columns.initialize(from: scalarColumns, count: scalarColumns.count)
+            scalarPlan = plan
+        } else {
+            scalarPlan = nil
+        }
     }
 
-    deinit { columnBuffer.deallocate() }
+    deinit {
+        columnBuffer.deallocate()
+        if let scalarPlan {
+            scalarPlan.encoders.deallocate()
+            scalarPlan.columns.deallocate()
+        }
+    }
 
     var className: String { info.className }
 }
