@@ -359,6 +359,8 @@ int txn_grow(orc_txn *txn, size_t changeset_mark);
 int txn_require_write(orc_txn *txn);
 /** Marks a write transaction failed after a half-done change (only abort remains). Returns rc. */
 int txn_poison(orc_txn *txn, int rc);
+/** The name of a table's object ("t<table>") or primary-key ("p<table>") database. */
+void table_db_format(char name[16], uint32_t table, bool pk);
 /** The object / primary-key database of a table, opening (or, in a write txn, creating) it. */
 int txn_table_dbi(orc_txn *txn, uint32_t table, MDB_dbi *out);
 int txn_pk_dbi(orc_txn *txn, uint32_t table, MDB_dbi *out);
@@ -481,6 +483,11 @@ int tscan_open(orc_txn *txn, uint32_t table, tscan *s);
 int tscan_next_slow(tscan *s);
 /** Reads the current leaf's node s->li (scan.c checks each field against the page). */
 int tscan_node(tscan *s);
+/** Asks the cache for the row TSCAN_AHEAD nodes on in the current leaf (a hint: nothing is checked). */
+static inline void tscan_prefetch(const tscan *s)
+{
+    if (s->li + TSCAN_AHEAD < s->ln) __builtin_prefetch(s->leaf + ld16(s->leaf + PAGEHDRSZ + 2u * (s->li + TSCAN_AHEAD)));
+}
 /** Advances to the first (first call) or next row. Returns ORC_OK or ORC_ERR_NOT_FOUND at the end. */
 static inline int tscan_next(tscan *s)
 {
@@ -488,7 +495,7 @@ static inline int tscan_next(tscan *s)
         /* the common step: a plain row on the current leaf */
         const uint8_t *pg = s->leaf;
         unsigned off = ld16(pg + PAGEHDRSZ + 2u * s->li);
-        if (s->li + TSCAN_AHEAD < s->ln) __builtin_prefetch(pg + ld16(pg + PAGEHDRSZ + 2u * (s->li + TSCAN_AHEAD)));
+        tscan_prefetch(s);
         if (off >= s->upper && off <= s->psize - NODESIZE - 8u) {
             const uint8_t *n = pg + off;
             size_t dsize = (size_t)ld16(n) | (size_t)ld16(n + 2) << 16;

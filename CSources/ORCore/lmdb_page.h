@@ -8,12 +8,21 @@
 #ifndef ORCORE_LMDB_PAGE_H
 #define ORCORE_LMDB_PAGE_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #define PAGEHDRSZ 16u
 #define NODESIZE 8u
 #define DBREC_SIZE 48u
 #define NUM_METAS 2u
 #define MAX_DEPTH 32u    /* LMDB's cursor stack: no tree is deeper */
 #define PGNO_NONE UINT64_MAX
+#define MIN_PSIZE 512u
+#define MAX_PSIZE 32768u /* LMDB 0.9's MAX_PAGESIZE */
+#define LMDB_MAGIC 0xBEEFC0DEu /* a meta page's, at PAGEHDRSZ */
+
+/* A page size LMDB 0.9 can have written: a power of two in MIN_PSIZE ... MAX_PSIZE. */
+static inline bool psize_sane(uint64_t ps) { return ps >= MIN_PSIZE && ps <= MAX_PSIZE && (ps & (ps - 1)) == 0; }
 
 /* page flags (the header's u16 at offset 10) */
 #define P_BRANCH 0x01u

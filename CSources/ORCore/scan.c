@@ -268,7 +268,7 @@ static const uint8_t *map_base(orc_envcore *core, const void *inside, size_t psi
         if (base && *len >= NUM_METAS * psize)
             for (unsigned m = 0; m < NUM_METAS; m++) {
                 const uint8_t *meta = base + m * psize;
-                if (ld64(meta) != m || !(ld16(meta + 10) & P_META) || ld32(meta + PAGEHDRSZ) != 0xBEEFC0DEu) base = NULL;
+                if (ld64(meta) != m || !(ld16(meta + 10) & P_META) || ld32(meta + PAGEHDRSZ) != LMDB_MAGIC) base = NULL;
             }
         else
             base = NULL;
@@ -294,7 +294,7 @@ static bool walk_env(orc_txn *txn, const void *inside, size_t psize)
     int fd;
     struct stat fs;
     if (mdb_env_get_fd(txn->core->mdb, &fd) || fstat(fd, &fs)) return false;
-    if (psize < 512 || psize > 32768 || (psize & (psize - 1))) return false;
+    if (!psize_sane(psize)) return false;
     if ((uint64_t)fs.st_size < NUM_METAS * psize) return false;
     size_t map_len;
     const uint8_t *map = map_base(txn->core, inside, psize, &map_len);
@@ -321,7 +321,7 @@ static int walk_setup(orc_txn *txn, uint32_t table, MDB_dbi dbi, tscan *s)
     MDB_stat st;
     if (mdb_stat(txn->mdb, dbi, &st) || st.ms_entries < WALK_MIN_ROWS) return ORC_ERR_NOT_FOUND;
     char name[16];
-    snprintf(name, sizeof name, "t%u", table);
+    table_db_format(name, table, false);
     MDB_val k = {strlen(name), name}, v;
     if (mdb_get(txn->mdb, LMDB_MAIN_DBI, &k, &v) || v.mv_size != DBREC_SIZE) return ORC_ERR_NOT_FOUND;
     const uint8_t *rec = v.mv_data;
@@ -350,7 +350,6 @@ int tscan_open(orc_txn *txn, uint32_t table, tscan *s)
     MDB_dbi dbi;
     int rc = txn_table_dbi(txn, table, &dbi);
     if (rc) return rc;
-    s->table = table;
     rc = walk_setup(txn, table, dbi, s);
     if (rc == ORC_OK && (rc = descend(s, s->root)) == ORC_OK) return ORC_OK;
     if (rc != ORC_ERR_NOT_FOUND) {
@@ -473,7 +472,7 @@ static row_reader *reader_for(orc_txn *txn, uint32_t table, int *rc)
 static int take(row_reader *r, uint64_t *key, MDB_val *row)
 {
     tscan *w = &r->w;
-    if (w->li + TSCAN_AHEAD < w->ln) __builtin_prefetch(w->leaf + ld16(w->leaf + PAGEHDRSZ + 2u * (w->li + TSCAN_AHEAD)));
+    tscan_prefetch(w);
     int rc = tscan_node(w);
     if (rc) {
         r->positioned = false;

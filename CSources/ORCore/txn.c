@@ -124,7 +124,9 @@ bool env_thread_has_txn(orc_envcore *core)
     return found;
 }
 
-/* Parses an ORCore table database name ("t12", "p12"); 0 when it is not one. */
+void table_db_format(char name[16], uint32_t table, bool pk) { snprintf(name, 16, "%c%u", pk ? 'p' : 't', table); }
+
+/* Parses an ORCore table database name ("t12", "p12", as table_db_format writes them); 0 when it is not one. */
 static uint32_t table_db_name(const MDB_val *k, bool *pk)
 {
     const char *p = k->mv_data;
@@ -560,7 +562,7 @@ static int table_dbi_slow(orc_txn *txn, uint32_t table, bool pk, MDB_dbi *out)
     }
     /* A database this write transaction creates (invariant 4). */
     char name[16];
-    snprintf(name, sizeof name, "%c%u", pk ? 'p' : 't', table);
+    table_db_format(name, table, pk);
     MDB_dbi dbi;
     int mrc = mdb_dbi_open(txn->mdb, name, MDB_CREATE, &dbi);
     pthread_mutex_unlock(&core->lock);

@@ -119,10 +119,7 @@
 _Static_assert(sizeof(size_t) == 8 && sizeof(void *) == 8, "verify.c decodes the 64-bit LMDB page layout");
 
 #define META_END 152u /* page header + MDB_meta */
-#define MIN_PSIZE 512u
-#define MAX_PSIZE 32768u /* LMDB 0.9's MAX_PAGESIZE */
 #define MAX_KEYSIZE 511u
-#define LMDB_MAGIC 0xBEEFC0DEu
 #define LMDB_DATA_VERSION 1u
 
 #define DUP_FLAGS (MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP | MDB_REVERSEDUP)
@@ -253,8 +250,6 @@ static void parse_dbrec(const uint8_t *p, dbrec *d)
     d->entries = ld64(p + 32);
     d->root = ld64(p + 40);
 }
-
-static bool psize_sane(uint32_t ps) { return ps >= MIN_PSIZE && ps <= MAX_PSIZE && (ps & (ps - 1)) == 0; }
 
 /* Reads the meta page of `slot` at `off` and checks what LMDB checks before using it. */
 static int meta_read(verifier *v, meta *m, unsigned slot, uint64_t off, uint32_t want_psize)
