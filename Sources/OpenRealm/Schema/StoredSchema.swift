@@ -104,8 +104,9 @@ final class BoundClass: @unchecked Sendable {
         var encoders: [UnmanagedEncoder] = [], scalarColumns: [UInt16] = []
         var scalar = true
         for (i, property) in info.properties.enumerated() where property.isStored {
-            guard property.descriptor.collection == ORC_COLL_NONE, property.descriptor.type != ORC_TYPE_LINK,
-                  let encoder = property.unmanagedEncoder, columns[i] != BoundClass.noColumn else {
+            // Only single, non-link values have an encoder (``ObjectTypeInfo``), so a
+            // property with one is a scalar; collections, links and enums have none.
+            guard let encoder = property.unmanagedEncoder, columns[i] != BoundClass.noColumn else {
                 scalar = false
                 break
             }
