@@ -524,6 +524,10 @@ typedef struct row_reader {
     bool usable;           /* the walk reads this table (else the cursor does) */
     bool positioned;       /* w.li is the first node past every key <= at */
     uint64_t at;
+    bool pk_known;         /* pk_walk, pk_root and pk_depth are set for this generation */
+    bool pk_walk;          /* pk_get descends the primary-key index (else mdb_get does) */
+    unsigned pk_depth;
+    uint64_t pk_root;
     tscan w;
 } row_reader;
 #define ROW_READERS 8
@@ -536,6 +540,11 @@ typedef struct row_reader {
 int rows_get(orc_txn *txn, uint32_t table, uint64_t key, MDB_val *row);
 /** The first row with a key above `after`; statuses as rows_get (NOT_FOUND: none). */
 int rows_next(orc_txn *txn, uint32_t table, uint64_t after, uint64_t *key, MDB_val *row);
+/**
+ * The object key stored in `table`'s primary-key index under the key bytes t
+ * (keyenc) — read transactions; statuses as rows_get (ROWS_BY_CURSOR: use mdb_get).
+ */
+int pk_get(orc_txn *txn, uint32_t table, const uint8_t *t, size_t tn, uint64_t *key);
 
 /** Erases every object of a table as derived erasures; `log_clear` also records CLEAR_TABLE. */
 int table_clear_internal(orc_txn *txn, uint32_t table, bool log_clear);

@@ -273,6 +273,7 @@ static int pk_lookup(orc_txn *txn, const orc_class *c, const orc_value *pk, uint
     bool exact = true;
     if ((rc = keyenc(b, pk, &exact))) return rc;
     if (!exact) return ORC_ERR_NOT_FOUND; /* longer than any stored key may be */
+    if ((rc = pk_get(txn, c->table, b->data, b->size, key_out)) != ROWS_BY_CURSOR) return rc;
     MDB_val k = {b->size, b->data}, d;
     int mrc = mdb_get(txn->mdb, dbi, &k, &d);
     if (mrc == MDB_NOTFOUND) return ORC_ERR_NOT_FOUND;

@@ -374,8 +374,8 @@ void tscan_close(tscan *s) { cursor_drop(&s->cur); }
  * after the last row it returned. A key a little above that row's (reading the
  * objects of a Results in key order) is found by stepping on through the leaf,
  * and across to the next one, without a descent; any other key by a descent of
- * the walk's own, a binary search of each page on the way down (object keys are
- * 8 bytes, big-endian: their order is the integers'). What LMDB's MDB_SET_KEY and
+ * the walk's own, a search of each page on the way down (SEARCHING A PAGE; object
+ * keys are 8 bytes, big-endian: their order is the integers'). What LMDB's MDB_SET_KEY and
  * MDB_NEXT did, in fewer instructions, with every field read checked as the scan
  * checks it. Tables the walk does not read (small ones; see WHEN THE CURSOR IS
  * USED) answer ROWS_BY_CURSOR and stay with the cursor.
@@ -391,39 +391,118 @@ static int node_key(const tscan *s, const uint8_t *pg, unsigned upper, unsigned 
     return ORC_OK;
 }
 
+/*
+ * SEARCHING A PAGE
+ * A descent's time goes to memory: each page is a TLB miss and a binary search
+ * of it six or seven cache misses, each waiting on the one before. Keys are not
+ * spread at random, though: object keys are handed out in order (gaps only where
+ * rows were erased) and primary keys mostly share prefixes that leave a page's
+ * keys evenly spread after them. So a page search first reads the page's first
+ * and last keys (far apart in the page; the two loads go out together), guesses
+ * the node from where the key lies between them, and reads the guess and its
+ * neighbour: on a page of consecutive keys the answer after four key loads in
+ * two rounds. A guess that misses leaves the range on its far side to a binary
+ * search. page_search is the object keys' (u64, compared as integers), bpage_search
+ * the primary keys' (byte strings in LMDB's default order).
+ */
+
+/*
+ * What the parent page says of a page's keys: every key is at least lo and below
+ * hi (the separators beside the parent's node for it). Known for pages under a
+ * node with a separator on each side; the guess then needs no read of the page's
+ * own first and last keys.
+ */
+typedef struct ukey_bounds {
+    bool known;
+    uint64_t lo, hi;
+} ukey_bounds;
+
+/* The guess at the answer in [lo, hi - 1] for x among keys spread evenly over [f, l). */
+static unsigned guess_in(unsigned lo, unsigned hi, uint64_t f, uint64_t l, uint64_t x)
+{
+    if (l <= f || x <= f) return lo;
+    unsigned g = lo + (unsigned)((double)((x < l ? x : l) - f) / (double)(l - f) * (double)(hi - lo));
+    return g > hi - 1 ? hi - 1 : g;
+}
+
+/* The first node in [from, n) of page `pg` whose key is `key` or above (n if none), into *at. */
+static int page_search(const tscan *s, const uint8_t *pg, unsigned upper, unsigned from, unsigned n, uint64_t key,
+                       const ukey_bounds *b, unsigned *at)
+{
+    unsigned lo = from, hi = n; /* the answer lies in [lo, hi] */
+    uint64_t k = 0;
+    int rc;
+    if (hi - lo > 4) {
+        unsigned g;
+        if (b && b->known) {
+            g = guess_in(lo, hi, b->lo, b->hi, key);
+        } else {
+            uint64_t first = 0, last = 0;
+            if ((rc = node_key(s, pg, upper, lo, &first)) || (rc = node_key(s, pg, upper, hi - 1, &last))) return rc;
+            if (key <= first) return *at = lo, ORC_OK;
+            if (key > last) return *at = hi, ORC_OK;
+            g = guess_in(lo, hi, first, last == UINT64_MAX ? last : last + 1, key);
+        }
+        /* the guess, and its neighbour on the answer's side */
+        if ((rc = node_key(s, pg, upper, g, &k))) return rc;
+        if (k >= key) {
+            if (g == lo) return *at = lo, ORC_OK;
+            if ((rc = node_key(s, pg, upper, g - 1, &k))) return rc;
+            if (k < key) return *at = g, ORC_OK;
+            hi = g - 1;
+        } else {
+            if (g + 1 == hi) return *at = hi, ORC_OK;
+            if ((rc = node_key(s, pg, upper, g + 1, &k))) return rc;
+            if (k >= key) return *at = g + 1, ORC_OK;
+            lo = g + 2;
+        }
+    }
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        if ((rc = node_key(s, pg, upper, mid, &k))) return rc;
+        if (k < key) lo = mid + 1;
+        else hi = mid;
+    }
+    *at = lo;
+    return ORC_OK;
+}
+
 /* Positions the walk at the first row whose key is `key` or above (li may be ln: the next leaf's first). */
 static int seek(tscan *s, uint64_t key)
 {
     s->top = 0;
     uint64_t pgno = s->root;
+    bool has_lo = false, has_hi = false; /* what the parents say of this page's keys */
+    ukey_bounds b = {0};
     for (;;) {
         bool leaf = s->top + 1 == s->depth;
         const uint8_t *pg;
-        unsigned n = 0, upper = 0, lo, hi;
-        uint64_t k = 0;
+        unsigned n = 0, upper = 0, lo;
+        b.known = has_lo && has_hi && b.hi > b.lo;
         int rc = enter(s, pgno, leaf, &pg, &n, &upper);
         if (rc) return rc;
         if (leaf) {
-            for (lo = 0, hi = n; lo < hi;) { /* the first node whose key is >= key */
-                unsigned mid = lo + (hi - lo) / 2;
-                if ((rc = node_key(s, pg, upper, mid, &k))) return rc;
-                if (k < key) lo = mid + 1;
-                else hi = mid;
-            }
+            if ((rc = page_search(s, pg, upper, 0, n, key, &b, &lo))) return rc; /* the first node whose key is >= key */
             s->leaf = pg;
             s->li = lo;
             s->ln = n;
             s->upper = upper;
             return ORC_OK;
         }
-        for (lo = 1, hi = n; lo < hi;) { /* the first child whose lower bound is above key; take the one before */
-            unsigned mid = lo + (hi - lo) / 2;
-            if ((rc = node_key(s, pg, upper, mid, &k))) return rc;
-            if (k <= key) lo = mid + 1;
-            else hi = mid;
-        }
+        /* the first child whose lower bound is above key; take the one before */
+        if (key == UINT64_MAX) lo = n;
+        else if ((rc = page_search(s, pg, upper, 1, n, key + 1, &b, &lo))) return rc;
         uint64_t child;
         if (!child_at(s, pg, upper, lo - 1, &child)) return bad(s, pgno, "has a node outside its node area");
+        /* the child's keys lie between the separators beside it (lines the search read) */
+        if (lo - 1 >= 1) {
+            if ((rc = node_key(s, pg, upper, lo - 1, &b.lo))) return rc;
+            has_lo = true;
+        }
+        if (lo < n) {
+            if ((rc = node_key(s, pg, upper, lo, &b.hi))) return rc;
+            has_hi = true;
+        }
         s->up[s->top++] = (struct tscan_level){.page = pg, .i = lo, .n = n, .upper = upper};
         pgno = child;
     }
@@ -463,6 +542,7 @@ static row_reader *reader_for(orc_txn *txn, uint32_t table, int *rc)
     r->generation = txn->generation;
     r->usable = st == ORC_OK;
     r->positioned = false;
+    r->pk_known = false;
     r->w.left = UINT64_MAX; /* read by key: the record's count bounds nothing here */
     *rc = ROWS_BY_CURSOR;
     return r->usable ? r : NULL;
@@ -540,4 +620,192 @@ int rows_next(orc_txn *txn, uint32_t table, uint64_t after, uint64_t *key, MDB_v
         return rc;
     }
     return take(r, key, row);
+}
+
+/* ------------------------------------------------------------------------ */
+/* FINDING PRIMARY KEYS                                                     */
+/* ------------------------------------------------------------------------ */
+/*
+ * A primary-key lookup in a read transaction descends the class's index ("p<t>":
+ * keyenc(value) -> u64 LE object key) itself, as mdb_get would: the index's record
+ * from the main database, found once per snapshot and kept in the table's row
+ * reader (checked against mdb_stat of the handle, as a walk's is), then one page
+ * search per level (SEARCHING A PAGE) in LMDB's default key order: bytes, then the
+ * shorter key first. The pages are checked as the walk checks a table's: page
+ * number and flags, node offsets, a key inside its page, a leaf value of exactly
+ * eight bytes beside its key. The lookup's two descents (index, then table) are
+ * each a TLB miss and the cache misses of a page search, which is what the guess
+ * cuts. Indexes of tables the walk does not read, and write transactions, use
+ * mdb_get (ROWS_BY_CURSOR).
+ */
+
+static int pk_bad(const tscan *s, uint64_t pgno, const char *what)
+{
+    return orc_fail(ORC_ERR_CORRUPT, "table %u's primary-key index is damaged: page %llu %s", (unsigned)s->table,
+                    (unsigned long long)pgno, what);
+}
+
+/* The key of node i of a leaf or branch page of the index: its bytes, checked to lie in the page. */
+static int bnode_key(const tscan *s, const uint8_t *pg, unsigned upper, unsigned i, const uint8_t **key, size_t *len)
+{
+    unsigned off = ld16(pg + PAGEHDRSZ + 2u * i);
+    if (off < upper || off > s->psize - NODESIZE) return pk_bad(s, ld64(pg), "has a node outside its node area");
+    unsigned ks = ld16(pg + off + 6);
+    if (ks > s->psize - NODESIZE - off) return pk_bad(s, ld64(pg), "has a key running past its page");
+    *key = pg + off + NODESIZE;
+    *len = ks;
+    return ORC_OK;
+}
+
+/* LMDB's default order (mdb_cmp_memn): the common length's bytes, then the shorter key first. */
+static int bkey_cmp(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+{
+    int c = memcmp(a, b, na < nb ? na : nb);
+    return c ? c : (na > nb) - (na < nb);
+}
+
+/* The eight bytes of `k` from `at` on as a big-endian number (zeros past its end): ordered as the keys are. */
+static uint64_t bkey_num(const uint8_t *k, size_t len, size_t at)
+{
+    if (at + 8 <= len) return ld64be(k + at);
+    uint8_t b[8] = {0};
+    if (at < len) memcpy(b, k + at, len - at);
+    return ld64be(b);
+}
+
+/* How many leading bytes a and b share, up to n. */
+static size_t common_prefix(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    size_t c = 0;
+    while (c + 8 <= n && ld64(a + c) == ld64(b + c)) c += 8;
+    while (c < n && a[c] == b[c]) c++;
+    return c;
+}
+
+
+/* The bounds a parent gives an index page's keys (ukey_bounds): known when both are set. */
+typedef struct bkey_bounds {
+    const uint8_t *lo, *hi;
+    size_t nlo, nhi;
+} bkey_bounds;
+
+/* The guess at the answer in [lo, hi - 1] for t among keys spread evenly from f to l: the eight bytes after their common prefix. */
+static unsigned bguess(unsigned lo, unsigned hi, const uint8_t *f, size_t fn, const uint8_t *l, size_t ln, const uint8_t *t,
+                       size_t tn)
+{
+    size_t c = common_prefix(f, l, fn < ln ? fn : ln);
+    return guess_in(lo, hi, bkey_num(f, fn, c), bkey_num(l, ln, c), bkey_num(t, tn, c));
+}
+
+/*
+ * The first node in [from, n) of index page `pg` whose key is above `t` (`above`)
+ * or not below it, into *at (n if none); as page_search, with byte-string keys.
+ */
+static int bpage_search(const tscan *s, const uint8_t *pg, unsigned upper, unsigned from, unsigned n,
+                        const uint8_t *t, size_t tn, bool above, const bkey_bounds *b, unsigned *at)
+{
+    unsigned lo = from, hi = n; /* the answer lies in [lo, hi] */
+    const uint8_t *k = NULL;
+    size_t kn = 0;
+    int rc, want = above ? 1 : 0; /* a node answers when bkey_cmp(node, t) >= want */
+    if (hi - lo > 4) {
+        unsigned g;
+        if (b && b->lo && b->hi) {
+            g = bguess(lo, hi, b->lo, b->nlo, b->hi, b->nhi, t, tn);
+        } else {
+            const uint8_t *f = NULL, *l = NULL;
+            size_t fn = 0, ln = 0;
+            if ((rc = bnode_key(s, pg, upper, lo, &f, &fn)) || (rc = bnode_key(s, pg, upper, hi - 1, &l, &ln))) return rc;
+            if (bkey_cmp(f, fn, t, tn) >= want) return *at = lo, ORC_OK;
+            if (bkey_cmp(l, ln, t, tn) < want) return *at = hi, ORC_OK;
+            g = bguess(lo + 1, hi, f, fn, l, ln, t, tn);
+        }
+        /* the guess, and its neighbour on the answer's side */
+        if ((rc = bnode_key(s, pg, upper, g, &k, &kn))) return rc;
+        if (bkey_cmp(k, kn, t, tn) >= want) {
+            if (g == lo) return *at = lo, ORC_OK;
+            if ((rc = bnode_key(s, pg, upper, g - 1, &k, &kn))) return rc;
+            if (bkey_cmp(k, kn, t, tn) < want) return *at = g, ORC_OK;
+            hi = g - 1;
+        } else {
+            if (g + 1 == hi) return *at = hi, ORC_OK;
+            if ((rc = bnode_key(s, pg, upper, g + 1, &k, &kn))) return rc;
+            if (bkey_cmp(k, kn, t, tn) >= want) return *at = g + 1, ORC_OK;
+            lo = g + 2;
+        }
+    }
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        if ((rc = bnode_key(s, pg, upper, mid, &k, &kn))) return rc;
+        if (bkey_cmp(k, kn, t, tn) < want) lo = mid + 1;
+        else hi = mid;
+    }
+    *at = lo;
+    return ORC_OK;
+}
+
+/* The index's record for reader r's snapshot: r->pk_root and r->pk_depth, or r->pk_walk false (use mdb_get). */
+static int pk_setup(orc_txn *txn, row_reader *r)
+{
+    r->pk_known = true;
+    r->pk_walk = false;
+    MDB_dbi dbi;
+    int rc = txn_pk_dbi(txn, r->table, &dbi);
+    if (rc) return rc == ORC_ERR_NOT_FOUND ? ORC_OK : rc;
+    MDB_stat st;
+    if (mdb_stat(txn->mdb, dbi, &st) || st.ms_entries == 0) return ORC_OK;
+    char name[16];
+    table_db_format(name, r->table, true);
+    MDB_val k = {strlen(name), name}, v;
+    if (mdb_get(txn->mdb, LMDB_MAIN_DBI, &k, &v) || v.mv_size != DBREC_SIZE) return ORC_OK;
+    const uint8_t *rec = v.mv_data;
+    unsigned depth = ld16(rec + 6);
+    if (ld64(rec + 32) != st.ms_entries || depth != st.ms_depth || ld16(rec + 4) != 0 || st.ms_psize != r->w.psize)
+        return ORC_OK;
+    if (depth < 1 || depth > MAX_DEPTH) return pk_bad(&r->w, ld64(rec + 40), "is the root of a tree of impossible depth");
+    r->pk_root = ld64(rec + 40);
+    r->pk_depth = depth;
+    r->pk_walk = true;
+    return ORC_OK;
+}
+
+int pk_get(orc_txn *txn, uint32_t table, const uint8_t *t, size_t tn, uint64_t *key)
+{
+    int rc;
+    row_reader *r = reader_for(txn, table, &rc);
+    if (!r) return rc;
+    if (!r->pk_known && (rc = pk_setup(txn, r))) return rc;
+    if (!r->pk_walk) return ROWS_BY_CURSOR;
+    const tscan *s = &r->w;
+    uint64_t pgno = r->pk_root;
+    bkey_bounds b = {0}; /* what the parents say of the page's keys */
+    const uint8_t *k = NULL;
+    size_t kn = 0;
+    for (unsigned level = 0;; level++) {
+        bool leaf = level + 1 == r->pk_depth;
+        const uint8_t *pg = page_at(s, pgno, leaf ? P_LEAF : P_BRANCH);
+        unsigned n, upper, i;
+        if (!pg) return pk_bad(s, pgno, leaf ? "is not the leaf page its parent names" : "is not the branch page its parent names");
+        if (!node_table(s, pg, &n, &upper)) return pk_bad(s, pgno, "has a damaged node table");
+        if (!leaf) {
+            if (n == 0) return pk_bad(s, pgno, "is an empty branch page");
+            /* the last child whose lower bound is t or below (node 0's bound is below every key) */
+            if ((rc = bpage_search(s, pg, upper, 1, n, t, tn, true, &b, &i))) return rc;
+            if (!child_at(s, pg, upper, i - 1, &pgno)) return pk_bad(s, pgno, "has a node outside its node area");
+            /* the child's keys lie between the separators beside it (lines the search read) */
+            if (i - 1 >= 1 && (rc = bnode_key(s, pg, upper, i - 1, &b.lo, &b.nlo))) return rc;
+            if (i < n && (rc = bnode_key(s, pg, upper, i, &b.hi, &b.nhi))) return rc;
+            continue;
+        }
+        if ((rc = bpage_search(s, pg, upper, 0, n, t, tn, false, &b, &i))) return rc;
+        if (i >= n) return ORC_ERR_NOT_FOUND;
+        if ((rc = bnode_key(s, pg, upper, i, &k, &kn))) return rc;
+        if (bkey_cmp(k, kn, t, tn) != 0) return ORC_ERR_NOT_FOUND;
+        const uint8_t *node = k - NODESIZE;
+        size_t size = (size_t)ld16(node) | (size_t)ld16(node + 2) << 16;
+        if (ld16(node + 4) != 0 || size != 8 || (size_t)(k + kn + 8 - pg) > s->psize)
+            return pk_bad(s, pgno, "has an entry that is not an 8-byte object key");
+        *key = ld64(k + kn);
+        return ORC_OK;
+    }
 }

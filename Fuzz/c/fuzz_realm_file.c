@@ -13,8 +13,9 @@
  *   1. orc_env_check (the pages again, then indexes, primary keys, links,
  *      backlinks, log);
  *   2. a read transaction reads everything: every class and property, every
- *      object through the row cursor and orc_obj_get, every table through a
- *      query (a scan that walks the leaf pages itself), every collection element
+ *      object through the row cursor and orc_obj_get, every primary key through
+ *      orc_obj_find (a descent of the index's pages of its own), every table
+ *      through a query (a scan that walks the leaf pages itself), every collection element
  *      and dictionary key, backlink counts, and every log entry decoded with
  *      the changeset iterator;
  *   3. when the check found nothing wrong, a write transaction erases the
@@ -111,6 +112,10 @@ static void read_table(orc_txn *txn, const orc_class_info *cls)
             int grc = orc_row_get(row, props[i].col, &v);
             fuzz_expect_status(grc, "orc_row_get");
             if (!grc) touch(&v);
+            if (!grc && (props[i].flags & ORC_PROP_PRIMARY_KEY)) { /* the index's own descent (scan.c) */
+                uint64_t found;
+                fuzz_expect_status(orc_obj_find(txn, cls->table, &v, &found), "orc_obj_find");
+            }
             grc = orc_obj_get(txn, cls->table, key, props[i].col, &v);
             fuzz_expect_status(grc, "orc_obj_get");
             if (!grc) touch(&v);

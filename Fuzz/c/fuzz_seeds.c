@@ -7,7 +7,9 @@
  * attrs: dict<string, mixed>, best: Person, friends: [Person], home: Address},
  * Address (embedded) {city: string}, and Note {text: string, data: binary,
  * oid: objectId, uuid: uuid, dec: decimal128}; a handful of objects over four
- * commits, the last one erasing an object (a free page, derived instructions).
+ * commits, the fourth erasing an object (a free page, derived instructions);
+ * then a fifth adding 150 Items {code: string pk, qty: int, label: string},
+ * which read transactions read through the page walk (scan.c).
  * Written twice: as committed (realm-file/small-realm) and compacted by
  * orc_env_copy (realm-file/compact-realm; no .realm suffix, which .gitignore drops).
  *
@@ -138,6 +140,28 @@ static void build(const char *path)
     OK(orc_obj_add_int(w, person, keys[0], age, 1));
     OK(orc_list_move(w, person, keys[1], tags, 0, 1));
     OK(orc_obj_erase(w, person, keys[4]));
+    OK(orc_txn_commit(w, NULL));
+
+    /*
+     * v5: enough Items (string primary key) for a read transaction to walk their
+     * table's pages and descend their primary-key index itself (scan.c), over
+     * two levels of each, rather than through LMDB's cursor and mdb_get.
+     */
+    OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    uint32_t item;
+    OK(orc_class_add(w, "Item", ORC_CLASS_TOP_LEVEL, &item));
+    uint16_t code = prop(w, item, "code", ORC_TYPE_STRING, ORC_COLL_NONE, ORC_PROP_PRIMARY_KEY, 0);
+    uint16_t qty = prop(w, item, "qty", ORC_TYPE_INT, ORC_COLL_NONE, 0, 0);
+    uint16_t label = prop(w, item, "label", ORC_TYPE_STRING, ORC_COLL_NONE, 0, 0);
+    for (int i = 0; i < 150; i++) {
+        char c[32], l[96];
+        snprintf(c, sizeof c, "item-%05d", i * 7);
+        snprintf(l, sizeof l, "label of item %d, to fill a few leaves", i);
+        uint16_t cols[] = {code, qty, label};
+        orc_value vals[] = {v_str(c), v_int(i), v_str(l)};
+        uint64_t k;
+        OK(orc_obj_create(w, item, cols, vals, 3, &k));
+    }
     OK(orc_txn_commit(w, NULL));
     orc_env_close(env);
 }

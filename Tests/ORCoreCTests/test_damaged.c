@@ -1204,6 +1204,153 @@ TEST(damaged_scan_walk_survives_flipped_bits)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The primary-key index's own descent on damaged pages                     */
+/* ------------------------------------------------------------------------ */
+
+/* Person's primary-key index ("p1", depth 2 in the fixture): its root, first leaf, and every page. */
+static bool find_pk_tree(const char *path, const meta_info *mi, person_tree *t, uint64_t *pages, size_t *np, size_t cap)
+{
+    memset(t, 0, sizeof *t);
+    if (!named_root(path, mi, "p1", &t->root, &t->depth)) return false;
+    if (t->depth != 2) DFAIL("the fixture's primary-key index has depth %u, not 2", t->depth);
+    uint8_t *root = malloc(mi->psize);
+    bool ok = root && read_at(path, t->root * mi->psize, root, mi->psize);
+    unsigned n = ok ? (ld16(root + 12) - 16u) / 2 : 0;
+    *np = 0;
+    if (ok) pages[(*np)++] = t->root;
+    for (unsigned i = 0; ok && i < n && *np < cap; i++) {
+        uint64_t pg;
+        ok = child_of(path, mi, t->root, i, &pg);
+        if (ok && i == 0) t->first_leaf = pg;
+        if (ok) pages[(*np)++] = pg;
+    }
+    free(root);
+    return ok;
+}
+
+/* Applies `edit` to the first leaf (or the root) of Person's primary-key index in a fresh copy. */
+static const char *damage_pk_page(const char *name, bool root, page_edit edit)
+{
+    meta_info mi;
+    person_tree t;
+    uint64_t pages[64];
+    size_t np;
+    const char *p = fresh_copy(name);
+    if (!p || !read_meta(p, &mi) || !find_pk_tree(p, &mi, &t, pages, &np, 64)) return NULL;
+    uint64_t pg = root ? t.root : t.first_leaf;
+    uint8_t *page = malloc(mi.psize);
+    bool ok = page && read_at(p, pg * mi.psize, page, mi.psize);
+    if (ok) {
+        edit(page, &t, &mi);
+        ok = write_at(p, pg * mi.psize, page, mi.psize);
+    }
+    free(page);
+    return ok ? p : NULL;
+}
+
+static void e_pk_ksize(uint8_t *pg, const person_tree *t, const meta_info *mi) { (void)t; st16(node0(pg) + 6, (uint16_t)mi->psize); }
+static void e_pk_dsize(uint8_t *pg, const person_tree *t, const meta_info *mi) { (void)t; (void)mi; st16(node0(pg), 7); }
+static void e_pk_bigdata(uint8_t *pg, const person_tree *t, const meta_info *mi) { (void)t; (void)mi; st16(node0(pg) + 4, 0x01); }
+static void e_pk_far(uint8_t *pg, const person_tree *t, const meta_info *mi)
+{
+    (void)t;
+    (void)mi;
+    uint8_t *nd = pg + ld16(pg + 16 + 2 * 1);
+    uint64_t far = (uint64_t)1 << 40;
+    st16(nd, (uint16_t)far);
+    st16(nd + 2, (uint16_t)(far >> 16));
+    st16(nd + 4, (uint16_t)(far >> 32));
+}
+
+/*
+ * Looks up every Person id (and a few beyond) in a read transaction: each lookup
+ * finds its object, finds none, or reports the damage — at least one does, naming
+ * the primary-key index and `needle`.
+ */
+static void finds_report(const char *p, const char *needle)
+{
+    orc_env *env;
+    orc_txn *r;
+    orc_class_info ci;
+    CHECK(open_person(p, &env, &r, &ci));
+    int corrupt = 0, other = 0;
+    char first[512] = "";
+    for (int64_t id = -2; id <= PERSONS + 2; id++) {
+        orc_value v = v_int(id), out;
+        uint64_t key;
+        int rc = orc_obj_find(r, ci.table, &v, &key);
+        if (rc == ORC_OK) rc = orc_obj_get(r, ci.table, key, 2, &out);
+        if (rc == ORC_ERR_CORRUPT && !corrupt++) snprintf(first, sizeof first, "%s", orc_last_error());
+        else if (rc != ORC_OK && rc != ORC_ERR_NOT_FOUND && rc != ORC_ERR_CORRUPT) other++;
+    }
+    orc_txn_abort(r);
+    orc_env_close(env);
+    CHECK_EQ(other, 0);
+    CHECK(corrupt > 0);
+    if (!strstr(first, "table 1's primary-key index is damaged") || !strstr(first, needle))
+        test_fail(__FILE__, __LINE__, "message \"%s\" lacks the index or \"%s\"", first, needle);
+}
+
+/*
+ * In a read transaction a primary-key lookup descends the index itself (scan.c,
+ * FINDING PRIMARY KEYS), where mdb_get would follow damage into wild reads. Each
+ * case damages one field of Person's index, in a file opened without ORC_ENV_VERIFY.
+ */
+TEST(damaged_pk_walk_reports_damaged_pages)
+{
+    CHECK(build_fixture());
+    finds_report(damage_pk_page("k-bounds.realm", false, e_bounds), "damaged node table");
+    finds_report(damage_pk_page("k-label.realm", false, e_label), "is not the leaf page");
+    finds_report(damage_pk_page("k-offset.realm", false, e_offset), "node outside its node area");
+    finds_report(damage_pk_page("k-ksize.realm", false, e_pk_ksize), "key running past its page");
+    finds_report(damage_pk_page("k-dsize.realm", false, e_pk_dsize), "not an 8-byte object key");
+    finds_report(damage_pk_page("k-bigdata.realm", false, e_pk_bigdata), "not an 8-byte object key");
+    finds_report(damage_pk_page("k-root-bounds.realm", true, e_bounds), "damaged node table");
+    finds_report(damage_pk_page("k-root-far.realm", true, e_pk_far), "is not the leaf page");
+}
+
+/*
+ * Random bits flipped in Person's primary-key index (root and leaves): every lookup
+ * answers with a status and reads nothing outside the map (run under ORC_SANITIZE=ON).
+ */
+TEST(damaged_pk_walk_survives_flipped_bits)
+{
+    CHECK(build_fixture());
+    uint64_t rnd = test_seed() ^ 0x9f1b;
+    int corrupt = 0;
+    for (int round = 0; round < 60; round++) {
+        const char *p = fresh_copy("pk-flipped.realm");
+        meta_info mi;
+        person_tree t;
+        uint64_t pages[64];
+        size_t np;
+        CHECK(p && read_meta(p, &mi) && find_pk_tree(p, &mi, &t, pages, &np, 64));
+        int flips = 1 + (int)(test_rand(&rnd) % 4);
+        for (int f = 0; f < flips; f++) CHECK(flip_in_page(p, &mi, pages[test_rand(&rnd) % np], &rnd));
+        orc_env *env;
+        orc_txn *r;
+        orc_class_info ci;
+        CHECK(open_person(p, &env, &r, &ci));
+        bool saw_corrupt = false;
+        for (int64_t id = -1; id <= PERSONS + 1; id++) {
+            orc_value v = v_int(id);
+            uint64_t key;
+            int rc = orc_obj_find(r, ci.table, &v, &key);
+            if (rc != ORC_OK && rc != ORC_ERR_NOT_FOUND && rc != ORC_ERR_CORRUPT) {
+                test_fail(__FILE__, __LINE__, "round %d, id %lld: %s (%s)", round, (long long)id, orc_strerror(rc),
+                          orc_last_error());
+                break;
+            }
+            saw_corrupt |= rc == ORC_ERR_CORRUPT;
+        }
+        orc_txn_abort(r);
+        orc_env_close(env);
+        corrupt += saw_corrupt;
+    }
+    CHECK(corrupt > 0);
+}
+
+/* ------------------------------------------------------------------------ */
 /* A valid file may end before its last page                                */
 /* ------------------------------------------------------------------------ */
 

@@ -489,3 +489,171 @@ TEST(scan_rows_by_key_match_the_cursor)
     free(qt);
     orc_env_close(env);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Primary keys (scan.c, FINDING PRIMARY KEYS)                              */
+/* ------------------------------------------------------------------------ */
+
+enum { PK_INT, PK_STRING, PK_OID, PK_UUID, PK_OPT, PK_SMALL, PK_CLASSES };
+static const unsigned pk_count[PK_CLASSES] = {6000, 5000, 5000, 3000, 400, 40};
+
+/*
+ * Key i of class c, spread the ways keys are: dense runs and cubes far apart
+ * (ints, with both ends of the range), strings sharing long prefixes, of many
+ * lengths, empty, with zero bytes (escaped by keyenc), ObjectIds counting up
+ * behind one timestamp and at random, random UUIDs, a null among optional ints.
+ */
+static orc_value pk_key(int c, unsigned i, uint8_t buf[320])
+{
+    uint64_t r = 0x9e3779b97f4a7c15ull * (i + 1) ^ (uint64_t)c << 40;
+    r ^= r >> 29;
+    r *= 0xbf58476d1ce4e5b9ull;
+    r ^= r >> 32;
+    switch (c) {
+    case PK_INT:
+        if (i == 0) return v_int(INT64_MIN);
+        if (i == 1) return v_int(INT64_MAX);
+        if (i < 3000) return v_int((int64_t)i);                                        /* a dense run */
+        int64_t x = (int64_t)i - 2800;
+        return v_int(x * x * x * (i % 2 ? 1 : -1)); /* cubes, far apart */
+    case PK_STRING: {
+        if (i == 0) return v_strn("", 0);
+        int n;
+        if (i % 5 == 0) n = snprintf((char *)buf, 320, "%u", (unsigned)r); /* short, random */
+        else n = snprintf((char *)buf, 320, "tenant/0042/projects/alpha/tasks/%0*u", 1 + (int)(i % 9), i); /* shared prefix */
+        if (i % 17 == 0) { /* a zero byte */
+            memmove(buf + n / 2 + 1, buf + n / 2, (size_t)n - (size_t)n / 2);
+            buf[n / 2] = 0;
+            n++;
+        }
+        if (i % 23 == 0) {                                                                /* long */
+            memset(buf + n, 'z', 200);
+            n += 200;
+        }
+        return v_strn((const char *)buf, (size_t)n);
+    }
+    case PK_OID: {
+        orc_value v = {.type = ORC_TYPE_OBJECT_ID};
+        if (i % 2) {
+            uint64_t r2 = (r ^ 0x5851f42d4c957f2dull) * 0x9e3779b97f4a7c15ull;
+            for (int j = 0; j < 8; j++) v.object_id[j] = (uint8_t)(r >> (8 * j));
+            for (int j = 0; j < 4; j++) v.object_id[8 + j] = (uint8_t)(r2 >> (8 * j));
+        } else {
+            static const uint8_t head[9] = {0x65, 0x43, 0x21, 0x00, 0xaa, 0xbb, 0xcc, 0xdd, 0xee};
+            memcpy(v.object_id, head, 9);
+            v.object_id[9] = (uint8_t)(i >> 16), v.object_id[10] = (uint8_t)(i >> 8), v.object_id[11] = (uint8_t)i;
+        }
+        return v;
+    }
+    case PK_UUID: {
+        orc_value v = {.type = ORC_TYPE_UUID};
+        uint64_t r2 = (r ^ 0x5851f42d4c957f2dull) * 0x9e3779b97f4a7c15ull;
+        for (int j = 0; j < 8; j++) v.uuid[j] = (uint8_t)(r >> (8 * j)), v.uuid[8 + j] = (uint8_t)(r2 >> (8 * j));
+        return v;
+    }
+    case PK_OPT: return i == 0 ? v_null() : v_int((int64_t)i * 7);
+    default: return v_int((int64_t)i * 3);
+    }
+}
+
+/* A key near k that may or may not be stored: one step off in its last byte, longer, shorter. */
+static orc_value pk_near(orc_value k, unsigned how, uint8_t buf[330])
+{
+    switch (k.type) {
+    case ORC_TYPE_INT: k.integer += how % 3 == 0 ? 1 : how % 3 == 1 ? -1 : 1000003; return k;
+    case ORC_TYPE_STRING: {
+        size_t n = k.string.size;
+        memcpy(buf, k.string.data, n);
+        if (how % 3 == 0) buf[n++] = (uint8_t)('a' + how % 26);
+        else if (how % 3 == 1 && n) n--;
+        else if (n) buf[n - 1]++;
+        return v_strn((const char *)buf, n);
+    }
+    case ORC_TYPE_OBJECT_ID: k.object_id[11 - how % 3] ^= (uint8_t)(1 + how % 7); return k;
+    case ORC_TYPE_UUID: k.uuid[15 - how % 5] += 1; return k;
+    default: return v_int((int64_t)how);
+    }
+}
+
+/*
+ * Primary-key lookups in a read transaction (the index's own descent) against the
+ * same lookups in a write transaction (mdb_get): every stored key of six classes
+ * (int, string, ObjectId, UUID, optional int with a null, one class too small for
+ * the walk), keys beside each stored one and at random, after erasures thin the
+ * index's pages unevenly. The large classes' lookups went through the walk.
+ */
+TEST(scan_pk_lookups_match_mdb_get)
+{
+    static const orc_type types[PK_CLASSES] = {ORC_TYPE_INT, ORC_TYPE_STRING, ORC_TYPE_OBJECT_ID, ORC_TYPE_UUID,
+                                               ORC_TYPE_INT, ORC_TYPE_INT};
+    orc_env *env;
+    orc_txn *w;
+    uint32_t T[PK_CLASSES];
+    uint16_t col[PK_CLASSES];
+    uint8_t buf[330];
+    uint64_t rnd = test_seed() ^ 0x9c;
+    CHECK_OK(orc_env_open(test_path("scan-pk.realm"), ORC_ENV_NO_SYNC, NULL, &env));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    for (int c = 0; c < PK_CLASSES; c++) {
+        char name[16];
+        snprintf(name, sizeof name, "PK%d", c);
+        CHECK_OK(orc_class_add(w, name, ORC_CLASS_TOP_LEVEL, &T[c]));
+        orc_prop_spec spec = {.name = "id", .type = types[c], .collection = ORC_COLL_NONE,
+                              .flags = ORC_PROP_PRIMARY_KEY | (c == PK_OPT ? ORC_PROP_OPTIONAL : 0u)};
+        CHECK_OK(orc_prop_add(w, T[c], &spec, &col[c]));
+        for (unsigned i = 0; i < pk_count[c]; i++) {
+            orc_value v = pk_key(c, i, buf);
+            uint64_t k;
+            CHECK_OK(orc_obj_create(w, T[c], &col[c], &v, 1, &k));
+        }
+    }
+    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w)); /* erasures: runs and single objects */
+    for (int c = 0; c < PK_CLASSES - 1; c++)
+        for (unsigned i = 0; i < pk_count[c]; i++)
+            if ((i / 150) % 4 == 2 || test_rand(&rnd) % 6 == 0) {
+                orc_value v = pk_key(c, i, buf);
+                uint64_t k;
+                CHECK_OK(orc_obj_find(w, T[c], &v, &k));
+                CHECK_OK(orc_obj_erase(w, T[c], k));
+            }
+    CHECK_OK(orc_txn_commit(w, NULL));
+
+    orc_txn *r;
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    size_t found = 0, missing = 0;
+    for (int c = 0; c < PK_CLASSES; c++) {
+        for (unsigned i = 0; i < 3 * pk_count[c] + 50; i++) {
+            unsigned which = i % pk_count[c];
+            orc_value v = pk_key(c, which, buf);
+            uint8_t near_buf[330];
+            if (i >= pk_count[c] && i < 3 * pk_count[c]) v = pk_near(v, i, near_buf);
+            else if (i >= 3 * pk_count[c]) v = pk_key(c, pk_count[c] + (unsigned)(test_rand(&rnd) % 100000), buf);
+            uint64_t a = 0, b = 0;
+            int ra = orc_obj_find(r, T[c], &v, &a), rb = orc_obj_find(w, T[c], &v, &b);
+            if (ra != rb || (ra == ORC_OK && a != b)) {
+                test_fail(__FILE__, __LINE__, "class %d, lookup %u: %d / %d, key %llu / %llu", c, i, ra, rb,
+                          (unsigned long long)a, (unsigned long long)b);
+                goto out;
+            }
+            if (ra == ORC_OK) found++;
+            else {
+                CHECK_RC(ra, ORC_ERR_NOT_FOUND);
+                missing++;
+            }
+        }
+    }
+    CHECK(found > 10000 && missing > 10000);
+    /* the large classes' indexes were read by the walk, the small one's by mdb_get */
+    for (int c = 0; c < PK_CLASSES; c++) {
+        bool walked = false;
+        for (unsigned i = 0; r->readers && i < ROW_READERS; i++)
+            if (r->readers[i].table == T[c]) walked = r->readers[i].usable && r->readers[i].pk_walk;
+        if (walked != (c != PK_SMALL)) test_fail(__FILE__, __LINE__, "class %d: walked %d", c, walked);
+    }
+out:
+    orc_txn_abort(w);
+    orc_txn_abort(r);
+    orc_env_close(env);
+}

@@ -3,7 +3,7 @@
 //
 //   swift run -c release --package-path Benchmarks openrealm-bench [--quick]
 //       [--json FILE] [--objects N] [--rounds R] [--dir DIR] [--no-memory]
-//       [--no-sync | --sync-only]
+//       [--no-sync | --sync-only] [--sides OpenRealm,LMDB]
 //
 // Each round starts from empty files: every side bulk-inserts the same N tasks, then
 // each workload runs on each side in turn (the order of the sides rotates between
@@ -29,6 +29,8 @@ struct Options {
     var child: Side?
     var sync = true
     var local = true
+    /// The sides the local table runs (`--sides`, for profiling one or two of them).
+    var sides: Set<Side> = Set(Side.allCases)
 
     static func parse(_ arguments: [String]) throws -> Options {
         var options = Options()
@@ -53,6 +55,17 @@ struct Options {
             case "--no-memory": options.memory = false
             case "--no-sync": options.sync = false
             case "--sync-only": options.local = false
+            case "--sides":
+                let text = try value(arg)
+                var chosen: Set<Side> = []
+                for name in text.split(separator: ",") {
+                    guard let side = Side.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
+                        throw BenchError("--sides takes names from \(Side.allCases.map(\.rawValue)), not '\(name)'")
+                    }
+                    chosen.insert(side)
+                }
+                guard !chosen.isEmpty else { throw BenchError("--sides needs at least one side") }
+                options.sides = chosen
             case "--child":
                 let name = try value(arg)
                 guard let side = Side.allCases.first(where: { $0.rawValue == name }) else {
@@ -60,7 +73,7 @@ struct Options {
                 }
                 options.child = side
             case "--help", "-h":
-                print("usage: openrealm-bench [--quick] [--json FILE] [--objects N] [--rounds R] [--dir DIR] [--no-memory] [--no-sync | --sync-only]")
+                print("usage: openrealm-bench [--quick] [--json FILE] [--objects N] [--rounds R] [--dir DIR] [--no-memory] [--no-sync | --sync-only] [--sides OpenRealm,GRDB,LMDB]")
                 exit(0)
             default: throw BenchError("unknown argument '\(arg)' (see --help)")
             }
@@ -223,13 +236,13 @@ func main() throws -> Int32 {
 func runLocal(_ options: Options, dir: String, ids: IdTable, expected: Expected,
               workloads: inout [[String: Any]], document: inout [String: Any]) throws -> [String] {
     let sizes = options.sizes
-    let sides = makeSides(dir, ids)
+    let sides = makeSides(dir, ids).filter { options.sides.contains($0.side) }
     let start = now()
     let result = try runRounds(sides, options, expected, log: true)
     let mainPeak = peakRSS()
     var memory: [Side: (peak: Int, base: Int)] = [:]
     if options.memory {
-        for side in Side.allCases { memory[side] = try childPeak(side, options) }
+        for side in Side.allCases where options.sides.contains(side) { memory[side] = try childPeak(side, options) }
     }
     let med: (Workload, Side) -> Double = { median(result.samples[$0]?[$1] ?? []) }
     print("\nopenrealm-bench: \(format(Double(sizes.objects))) objects, \(options.rounds) rounds, medians (\(String(format: "%.0f", Double(now() - start) / 1e9)) s)\n")
@@ -240,12 +253,12 @@ func runLocal(_ options: Options, dir: String, ids: IdTable, expected: Expected,
         rows.append([w.rawValue, format(o), format(g), format(l), formatRatio(o, g), formatRatio(o, l), w.aim])
     }
     let f = result.files
-    let perObject: (Side) -> Double = { Double(f[$0] ?? 0) / Double(sizes.objects) }
+    let perObject: (Side) -> Double = { f[$0].map { Double($0) / Double(sizes.objects) } ?? .nan }
     rows.append(["file size after bulk insert (bytes/object)", format(perObject(.openrealm)), format(perObject(.grdb)),
                  format(perObject(.lmdb)), formatRatio(perObject(.openrealm), perObject(.grdb)),
                  formatRatio(perObject(.openrealm), perObject(.lmdb)), "≤ GRDB"])
     if !memory.isEmpty {
-        let peak: (Side) -> Double = { Double(memory[$0]!.peak) / 1_048_576 }
+        let peak: (Side) -> Double = { (memory[$0].map { Double($0.peak) } ?? .nan) / 1_048_576 }
         rows.append(["peak memory, one side alone (MiB)", format(peak(.openrealm)), format(peak(.grdb)), format(peak(.lmdb)),
                      formatRatio(peak(.openrealm), peak(.grdb)), formatRatio(peak(.openrealm), peak(.lmdb)), "–"])
     }
