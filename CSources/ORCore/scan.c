@@ -393,17 +393,20 @@ static int node_key(const tscan *s, const uint8_t *pg, unsigned upper, unsigned 
 
 /*
  * SEARCHING A PAGE
- * A descent's time goes to memory: each page is a TLB miss and a binary search
+ * A descent's time goes to memory: each page is a TLB miss, and a binary search
  * of it six or seven cache misses, each waiting on the one before. Keys are not
  * spread at random, though: object keys are handed out in order (gaps only where
- * rows were erased) and primary keys mostly share prefixes that leave a page's
- * keys evenly spread after them. So a page search first reads the page's first
- * and last keys (far apart in the page; the two loads go out together), guesses
- * the node from where the key lies between them, and reads the guess and its
- * neighbour: on a page of consecutive keys the answer after four key loads in
- * two rounds. A guess that misses leaves the range on its far side to a binary
- * search. page_search is the object keys' (u64, compared as integers), bpage_search
- * the primary keys' (byte strings in LMDB's default order).
+ * rows were erased), and primary keys mostly share prefixes that leave a page's
+ * keys evenly spread after them. So a page search guesses the node from where
+ * the key lies between the page's bounds — the separators on either side of its
+ * node in the parent, which the parent's search has just read, or else the
+ * page's own first and last keys (two loads that go out together) — and reads the
+ * guess and its neighbour: on a page of consecutive keys, the answer after two
+ * key loads past the page's header. A guess that misses leaves the range on its
+ * far side to a binary search, so the guess only ever costs time, never the
+ * answer. page_search is the object keys' (u64, compared as integers),
+ * bpage_search the primary keys' (byte strings in LMDB's default order, the
+ * guess made from the eight bytes after the bounds' common prefix).
  */
 
 /*
