@@ -60,6 +60,58 @@ final class LookupFastPathTests: XCTestCase {
         XCTAssertNil(realm.object(ofType: LFStringKey.self, forPrimaryKey: String(repeating: "x", count: 300)))
     }
 
+    /// Classes large enough for a read transaction to descend their primary-key index
+    /// itself (ORCore's scan.c, from 64 objects): every key found outside a write as inside
+    /// one, missing keys beside stored ones not found, after deletions thin the index, in a
+    /// file and in memory, and again after a later write moves the snapshot on.
+    func testLookupsInLargeClassesMatchTheWriteTransactionsAnswers() throws {
+        for configuration in [try makeFileConfiguration([LFObjectIdKey.self, LFStringKey.self, LFInt32Key.self]),
+                              makeInMemoryConfiguration([LFObjectIdKey.self, LFStringKey.self, LFInt32Key.self])] {
+            let realm = try Realm(configuration: configuration)
+            let ids = (0..<3_000).map { _ in ObjectId.generate() }
+            let names = (0..<3_000).map { i in
+                i % 7 == 0 ? "\(i)" : "tenant/\(i % 13)/task/\(String(repeating: "z", count: i % 40))\(i)"
+            }
+            try realm.write {
+                for (i, id) in ids.enumerated() { realm.add(LFObjectIdKey(value: ["id": id, "value": i])) }
+                for (i, name) in names.enumerated() { realm.add(LFStringKey(value: ["id": name, "value": i])) }
+                for i in 0..<3_000 { realm.add(LFInt32Key(value: ["id": Int32(i * i % 1_000_003) - 500_000, "value": i])) }
+            }
+            try realm.write {
+                for i in stride(from: 0, to: 3_000, by: 5) {
+                    realm.delete(realm.object(ofType: LFObjectIdKey.self, forPrimaryKey: ids[i])!)
+                    realm.delete(realm.object(ofType: LFStringKey.self, forPrimaryKey: names[i])!)
+                }
+            }
+            func expected(_ i: Int) -> Int? { i % 5 == 0 ? nil : i }
+            let stored = Set(names)
+            for round in 0..<2 {
+                for (i, id) in ids.enumerated() {
+                    XCTAssertEqual(realm.object(ofType: LFObjectIdKey.self, forPrimaryKey: id)?.value, expected(i), "round \(round), id \(i)")
+                }
+                for (i, name) in names.enumerated() {
+                    XCTAssertEqual(realm.object(ofType: LFStringKey.self, forPrimaryKey: name)?.value, expected(i), "round \(round), name \(i)")
+                    XCTAssertNil(realm.object(ofType: LFStringKey.self, forPrimaryKey: name + "!"))
+                    let shorter = String(name.dropLast())
+                    if !stored.contains(shorter) { XCTAssertNil(realm.object(ofType: LFStringKey.self, forPrimaryKey: shorter)) }
+                }
+                for i in 0..<3_000 {
+                    XCTAssertEqual(realm.object(ofType: LFInt32Key.self, forPrimaryKey: Int32(i * i % 1_000_003) - 500_000)?.value, i)
+                }
+                XCTAssertNil(realm.object(ofType: LFObjectIdKey.self, forPrimaryKey: ObjectId.generate()))
+                XCTAssertNil(realm.object(ofType: LFInt32Key.self, forPrimaryKey: Int32(600_000)))
+                // the same answers inside a write transaction (LMDB's own lookup)
+                try realm.write {
+                    for i in stride(from: 1, to: 3_000, by: 97) {
+                        XCTAssertEqual(realm.object(ofType: LFObjectIdKey.self, forPrimaryKey: ids[i])?.value, expected(i))
+                        XCTAssertEqual(realm.object(ofType: LFStringKey.self, forPrimaryKey: names[i])?.value, expected(i))
+                    }
+                    realm.add(LFObjectIdKey(value: ["id": ObjectId.generate(), "value": -1])) // a new snapshot after
+                }
+            }
+        }
+    }
+
     func testAnIntKeyForANarrowerIntegerKeyIsConverted() throws {
         let realm = try Realm(configuration: makeInMemoryConfiguration([LFInt32Key.self]))
         try realm.write {
