@@ -1146,26 +1146,43 @@ static bool person_pages(const char *path, const meta_info *mi, const person_tre
     return ok;
 }
 
+static bool find_pk_tree(const char *path, const meta_info *mi, person_tree *t, uint64_t *pages, size_t *np, size_t cap);
+
+/* A fresh copy with 1-4 random bits flipped in Person's tree (pages and overflow runs) or, with `pk`, its primary-key index. */
+static const char *flipped_copy(const char *name, bool pk, uint64_t *rnd)
+{
+    meta_info mi;
+    person_tree t;
+    uint64_t pages[256];
+    size_t np = 0;
+    const char *p = fresh_copy(name);
+    if (!p || !read_meta(p, &mi)) return NULL;
+    if (pk ? !find_pk_tree(p, &mi, &t, pages, &np, 256)
+           : !find_person_tree(p, &mi, &t) || !person_pages(p, &mi, &t, pages, &np, 256))
+        return NULL;
+    int flips = 1 + (int)(test_rand(rnd) % 4);
+    for (int f = 0; f < flips; f++)
+        if (!flip_in_page(p, &mi, pages[test_rand(rnd) % np], rnd)) return NULL;
+    return p;
+}
+
 /*
- * Random bits flipped in Person's tree (its branch and leaf pages and overflow runs),
- * in a file opened without ORC_ENV_VERIFY: every read of the table in a read
- * transaction goes through the walk, which must answer each with a status — a row,
- * none, or the damage — and never read outside the map (run under ORC_SANITIZE=ON).
+ * Random bits flipped in Person's tree (its branch and leaf pages and overflow runs)
+ * in even rounds, in its primary-key index in odd ones, in a file opened without
+ * ORC_ENV_VERIFY: every read of the table and every lookup by primary key in a read
+ * transaction goes through ORCore's own walks (scan.c), which must answer each with a
+ * status — a row, none, or the damage — and never read outside the map (run under
+ * ORC_SANITIZE=ON).
  */
 TEST(damaged_scan_walk_survives_flipped_bits)
 {
     CHECK(build_fixture());
     uint64_t rnd = test_seed() ^ 0xf11b;
-    int corrupt = 0;
-    for (int round = 0; round < 60; round++) {
-        const char *p = fresh_copy("walk-flipped.realm");
-        meta_info mi;
-        person_tree t;
-        uint64_t pages[256];
-        size_t np;
-        CHECK(p && read_meta(p, &mi) && find_person_tree(p, &mi, &t) && person_pages(p, &mi, &t, pages, &np, 256));
-        int flips = 1 + (int)(test_rand(&rnd) % 4);
-        for (int f = 0; f < flips; f++) CHECK(flip_in_page(p, &mi, pages[test_rand(&rnd) % np], &rnd));
+    int corrupt[2] = {0, 0};
+    for (int round = 0; round < 120; round++) {
+        bool pk = round % 2;
+        const char *p = flipped_copy(pk ? "pk-flipped.realm" : "walk-flipped.realm", pk, &rnd);
+        CHECK(p);
         orc_env *env;
         orc_txn *r;
         orc_class_info ci;
@@ -1196,11 +1213,21 @@ TEST(damaged_scan_walk_survives_flipped_bits)
         while ((rc = orc_obj_next(r, ci.table, k, &k)) == ORC_OK && steps++ < 2 * PERSONS) {
         }
         saw_corrupt |= rc == ORC_ERR_CORRUPT;
+        for (int64_t id = -1; id <= PERSONS + 1; id++) {
+            orc_value v = v_int(id);
+            rc = orc_obj_find(r, ci.table, &v, &k);
+            if (rc != ORC_OK && rc != ORC_ERR_NOT_FOUND && rc != ORC_ERR_CORRUPT) {
+                test_fail(__FILE__, __LINE__, "round %d, id %lld: %s (%s)", round, (long long)id, orc_strerror(rc),
+                          orc_last_error());
+                break;
+            }
+            saw_corrupt |= rc == ORC_ERR_CORRUPT;
+        }
         orc_txn_abort(r);
         orc_env_close(env);
-        corrupt += saw_corrupt;
+        corrupt[pk] += saw_corrupt;
     }
-    CHECK(corrupt > 0);
+    CHECK(corrupt[0] > 0 && corrupt[1] > 0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1307,47 +1334,6 @@ TEST(damaged_pk_walk_reports_damaged_pages)
     finds_report(damage_pk_page("k-bigdata.realm", false, e_pk_bigdata), "not an 8-byte object key");
     finds_report(damage_pk_page("k-root-bounds.realm", true, e_bounds), "damaged node table");
     finds_report(damage_pk_page("k-root-far.realm", true, e_pk_far), "is not the leaf page");
-}
-
-/*
- * Random bits flipped in Person's primary-key index (root and leaves): every lookup
- * answers with a status and reads nothing outside the map (run under ORC_SANITIZE=ON).
- */
-TEST(damaged_pk_walk_survives_flipped_bits)
-{
-    CHECK(build_fixture());
-    uint64_t rnd = test_seed() ^ 0x9f1b;
-    int corrupt = 0;
-    for (int round = 0; round < 60; round++) {
-        const char *p = fresh_copy("pk-flipped.realm");
-        meta_info mi;
-        person_tree t;
-        uint64_t pages[64];
-        size_t np;
-        CHECK(p && read_meta(p, &mi) && find_pk_tree(p, &mi, &t, pages, &np, 64));
-        int flips = 1 + (int)(test_rand(&rnd) % 4);
-        for (int f = 0; f < flips; f++) CHECK(flip_in_page(p, &mi, pages[test_rand(&rnd) % np], &rnd));
-        orc_env *env;
-        orc_txn *r;
-        orc_class_info ci;
-        CHECK(open_person(p, &env, &r, &ci));
-        bool saw_corrupt = false;
-        for (int64_t id = -1; id <= PERSONS + 1; id++) {
-            orc_value v = v_int(id);
-            uint64_t key;
-            int rc = orc_obj_find(r, ci.table, &v, &key);
-            if (rc != ORC_OK && rc != ORC_ERR_NOT_FOUND && rc != ORC_ERR_CORRUPT) {
-                test_fail(__FILE__, __LINE__, "round %d, id %lld: %s (%s)", round, (long long)id, orc_strerror(rc),
-                          orc_last_error());
-                break;
-            }
-            saw_corrupt |= rc == ORC_ERR_CORRUPT;
-        }
-        orc_txn_abort(r);
-        orc_env_close(env);
-        corrupt += saw_corrupt;
-    }
-    CHECK(corrupt > 0);
 }
 
 /* ------------------------------------------------------------------------ */
