@@ -276,11 +276,14 @@ func runLocal(_ options: Options, dir: String, ids: IdTable, expected: Expected,
     print(String(format: "commit → Results.observe callback, one change in %d objects: median %.0f µs, p99 %.0f µs over %d commits (aim: median < 1 ms)",
                  observeObjects, latency.median / 1000, latency.p99 / 1000, latency.samples))
 
+    // A side not run (`--sides`) is null.
+    let number: (Double) -> Any = { $0.isFinite ? $0 : NSNull() }
     workloads += Workload.allCases.map { w in
-        ["name": w.key, "openrealm_ns": med(w, .openrealm), "grdb_ns": med(w, .grdb), "lmdb_ns": med(w, .lmdb), "objects": sizes.objects]
+        ["name": w.key, "openrealm_ns": number(med(w, .openrealm)), "grdb_ns": number(med(w, .grdb)),
+         "lmdb_ns": number(med(w, .lmdb)), "objects": sizes.objects]
     }
-    workloads.append(["name": "file_bytes_per_object", "openrealm_ns": perObject(.openrealm), "grdb_ns": perObject(.grdb),
-                      "lmdb_ns": perObject(.lmdb), "objects": sizes.objects])
+    workloads.append(["name": "file_bytes_per_object", "openrealm_ns": number(perObject(.openrealm)),
+                      "grdb_ns": number(perObject(.grdb)), "lmdb_ns": number(perObject(.lmdb)), "objects": sizes.objects])
     if !memory.isEmpty {
         document["peak_memory_bytes"] = Dictionary(uniqueKeysWithValues: memory.map { ($0.key.rawValue, $0.value.peak) })
     }
