@@ -671,9 +671,10 @@ static int bkey_cmp(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
 static uint64_t bkey_num(const uint8_t *k, size_t len, size_t at)
 {
     if (at + 8 <= len) return ld64be(k + at);
-    uint8_t b[8] = {0};
-    if (at < len) memcpy(b, k + at, len - at);
-    return ld64be(b);
+    if (at >= len) return 0;
+    uint64_t v = 0;
+    for (size_t j = at; j < len; j++) v = v << 8 | k[j];
+    return v << (8 * (at + 8 - len));
 }
 
 /* How many leading bytes a and b share, up to n. */
