@@ -124,17 +124,28 @@ static void prefetch_next_leaf(const tscan *s)
 }
 
 /*
+ * Checks page `pgno` as a tree's page at its level: a leaf, or a branch with at least
+ * one child. Sets *pg, *n and *upper; returns what is wrong with it, or NULL.
+ */
+static const char *page_fault(const tscan *s, uint64_t pgno, bool leaf, const uint8_t **pg, unsigned *n,
+                              unsigned *upper)
+{
+    if (!(*pg = page_at(s, pgno, leaf ? P_LEAF : P_BRANCH)))
+        return leaf ? "is not the leaf page its parent names" : "is not the branch page its parent names";
+    if (!node_table(s, *pg, n, upper)) return "has a damaged node table";
+    if (!leaf && *n == 0) return "is an empty branch page";
+    return NULL;
+}
+
+/*
  * Enters page `pgno` at level s->top: a leaf at the tree's depth, a branch (with at
  * least one child, and room on the stack) above it. Sets *pg, *n and *upper.
  */
 static int enter(tscan *s, uint64_t pgno, bool leaf, const uint8_t **pg, unsigned *n, unsigned *upper)
 {
-    if (!(*pg = page_at(s, pgno, leaf ? P_LEAF : P_BRANCH)))
-        return bad(s, pgno, leaf ? "is not the leaf page its parent names" : "is not the branch page its parent names");
-    if (!node_table(s, *pg, n, upper)) return bad(s, pgno, "has a damaged node table");
-    if (leaf) return ORC_OK;
-    if (*n == 0) return bad(s, pgno, "is an empty branch page");
-    if (s->top >= MAX_DEPTH) return bad(s, pgno, "lies deeper than any B-tree");
+    const char *fault = page_fault(s, pgno, leaf, pg, n, upper);
+    if (fault) return bad(s, pgno, fault);
+    if (!leaf && s->top >= MAX_DEPTH) return bad(s, pgno, "lies deeper than any B-tree");
     return ORC_OK;
 }
 
@@ -315,21 +326,32 @@ static bool walk_env(orc_txn *txn, const void *inside, size_t psize)
  * against LMDB's view of the handle, and the snapshot's map. ORC_OK, ORC_ERR_NOT_FOUND
  * when the cursor should be used instead (nothing reported), or ORC_ERR_CORRUPT.
  */
+/*
+ * The record (root, depth, entries) of `table`'s object database or, with `pk`, its
+ * primary-key database, from the main database: NULL when the database has fewer than
+ * `min` entries or the record is not the one LMDB reads for the handle `dbi` (mdb_stat,
+ * into *st, disagrees). Either way its reader uses LMDB.
+ */
+static const uint8_t *db_record(orc_txn *txn, uint32_t table, bool pk, MDB_dbi dbi, uint64_t min, MDB_stat *st)
+{
+    if (mdb_stat(txn->mdb, dbi, st) || st->ms_entries < min) return NULL;
+    char name[16];
+    table_db_format(name, table, pk);
+    MDB_val k = {strlen(name), name}, v;
+    if (mdb_get(txn->mdb, LMDB_MAIN_DBI, &k, &v) || v.mv_size != DBREC_SIZE) return NULL;
+    const uint8_t *rec = v.mv_data;
+    if (ld64(rec + 32) != st->ms_entries || ld16(rec + 6) != st->ms_depth || ld16(rec + 4) != 0) return NULL;
+    return rec;
+}
+
 static int walk_setup(orc_txn *txn, uint32_t table, MDB_dbi dbi, tscan *s)
 {
     if (txn->write || !layout_known()) return ORC_ERR_NOT_FOUND;
     MDB_stat st;
-    if (mdb_stat(txn->mdb, dbi, &st) || st.ms_entries < WALK_MIN_ROWS) return ORC_ERR_NOT_FOUND;
-    char name[16];
-    table_db_format(name, table, false);
-    MDB_val k = {strlen(name), name}, v;
-    if (mdb_get(txn->mdb, LMDB_MAIN_DBI, &k, &v) || v.mv_size != DBREC_SIZE) return ORC_ERR_NOT_FOUND;
-    const uint8_t *rec = v.mv_data;
+    const uint8_t *rec = db_record(txn, table, false, dbi, WALK_MIN_ROWS, &st);
+    if (!rec || !walk_env(txn, rec, st.ms_psize)) return ORC_ERR_NOT_FOUND;
     unsigned depth = ld16(rec + 6);
     uint64_t entries = ld64(rec + 32), root = ld64(rec + 40);
-    /* the record must be the one LMDB reads for this handle */
-    if (entries != st.ms_entries || depth != st.ms_depth || ld16(rec + 4) != 0) return ORC_ERR_NOT_FOUND;
-    if (!walk_env(txn, rec, st.ms_psize)) return ORC_ERR_NOT_FOUND;
     s->map = txn->walkenv.map;
     s->psize = txn->walkenv.psize;
     s->last_pg = txn->walkenv.last_pg;
@@ -686,7 +708,6 @@ static size_t common_prefix(const uint8_t *a, const uint8_t *b, size_t n)
     return c;
 }
 
-
 /* The bounds a parent gives an index page's keys (ukey_bounds): known when both are set. */
 typedef struct bkey_bounds {
     const uint8_t *lo, *hi;
@@ -757,15 +778,9 @@ static int pk_setup(orc_txn *txn, row_reader *r)
     int rc = txn_pk_dbi(txn, r->table, &dbi);
     if (rc) return rc == ORC_ERR_NOT_FOUND ? ORC_OK : rc;
     MDB_stat st;
-    if (mdb_stat(txn->mdb, dbi, &st) || st.ms_entries == 0) return ORC_OK;
-    char name[16];
-    table_db_format(name, r->table, true);
-    MDB_val k = {strlen(name), name}, v;
-    if (mdb_get(txn->mdb, LMDB_MAIN_DBI, &k, &v) || v.mv_size != DBREC_SIZE) return ORC_OK;
-    const uint8_t *rec = v.mv_data;
+    const uint8_t *rec = db_record(txn, r->table, true, dbi, 1, &st);
+    if (!rec || st.ms_psize != r->w.psize) return ORC_OK;
     unsigned depth = ld16(rec + 6);
-    if (ld64(rec + 32) != st.ms_entries || depth != st.ms_depth || ld16(rec + 4) != 0 || st.ms_psize != r->w.psize)
-        return ORC_OK;
     if (depth < 1 || depth > MAX_DEPTH) return pk_bad(&r->w, ld64(rec + 40), "is the root of a tree of impossible depth");
     r->pk_root = ld64(rec + 40);
     r->pk_depth = depth;
@@ -787,12 +802,11 @@ int pk_get(orc_txn *txn, uint32_t table, const uint8_t *t, size_t tn, uint64_t *
     size_t kn = 0;
     for (unsigned level = 0;; level++) {
         bool leaf = level + 1 == r->pk_depth;
-        const uint8_t *pg = page_at(s, pgno, leaf ? P_LEAF : P_BRANCH);
-        unsigned n, upper, i;
-        if (!pg) return pk_bad(s, pgno, leaf ? "is not the leaf page its parent names" : "is not the branch page its parent names");
-        if (!node_table(s, pg, &n, &upper)) return pk_bad(s, pgno, "has a damaged node table");
+        const uint8_t *pg;
+        unsigned n = 0, upper = 0, i;
+        const char *fault = page_fault(s, pgno, leaf, &pg, &n, &upper);
+        if (fault) return pk_bad(s, pgno, fault);
         if (!leaf) {
-            if (n == 0) return pk_bad(s, pgno, "is an empty branch page");
             /* the last child whose lower bound is t or below (node 0's bound is below every key) */
             if ((rc = bpage_search(s, pg, upper, 1, n, t, tn, true, &b, &i))) return rc;
             if (!child_at(s, pg, upper, i - 1, &pgno)) return pk_bad(s, pgno, "has a node outside its node area");
