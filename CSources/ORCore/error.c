@@ -14,6 +14,9 @@
 
 static __thread int last_status;
 static __thread char last_message[1024];
+/* A message orc_fail_later left to write: its literals and a copy of its name. */
+static __thread const char *later_before, *later_after;
+static __thread char later_name[256];
 
 static const struct {
     int code;
@@ -61,6 +64,7 @@ static size_t code_name(int code, char *out, size_t cap)
 
 int orc_fail(int code, const char *fmt, ...)
 {
+    later_before = NULL;
     size_t n = code_name(code, last_message, sizeof last_message);
     if (n >= sizeof last_message) n = sizeof last_message - 1;
     va_list ap;
@@ -107,7 +111,23 @@ int orc_fail_mdb(int rc, const char *what)
     }
 }
 
-const char *orc_last_error(void) { return last_status ? last_message : ""; }
+int orc_fail_later(int code, const char *before, const char *name, const char *after)
+{
+    size_t n = strlen(name);
+    if (n >= sizeof later_name) n = sizeof later_name - 1;
+    memcpy(later_name, name, n);
+    later_name[n] = '\0';
+    later_before = before;
+    later_after = after;
+    last_status = code;
+    return code;
+}
+
+const char *orc_last_error(void)
+{
+    if (later_before) orc_fail(last_status, "%s%s%s", later_before, later_name, later_after);
+    return last_status ? last_message : "";
+}
 
 int orc_last_status(void) { return last_status; }
 

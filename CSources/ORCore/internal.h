@@ -63,6 +63,10 @@
 
 /** Records `code` and a formatted message for this thread; returns `code`. */
 int orc_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** Like orc_fail, for an outcome callers expect and mostly drop (a primary key not found):
+ *  the message `before` `name` `after` is written only when orc_last_error() asks for it.
+ *  `before` and `after` must be string literals; `name` is copied. */
+int orc_fail_later(int code, const char *before, const char *name, const char *after);
 /** Maps an LMDB return code to an ORCore status and records a message naming `what`. ORC_OK stays ORC_OK. */
 int orc_fail_mdb(int rc, const char *what);
 

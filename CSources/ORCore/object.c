@@ -266,7 +266,7 @@ static int pk_lookup(orc_txn *txn, const orc_class *c, const orc_value *pk, uint
 {
     MDB_dbi dbi;
     int rc = txn_pk_dbi(txn, c->table, &dbi);
-    if (rc == ORC_ERR_NOT_FOUND) return orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no objects yet", c->name);
+    if (rc == ORC_ERR_NOT_FOUND) return orc_fail_later(ORC_ERR_NOT_FOUND, "class '", c->name, "' has no objects yet");
     if (rc) return rc;
     orc_buf *b = &txn->scratch3;
     b->size = 0;
@@ -295,7 +295,9 @@ int orc_obj_find(orc_txn *txn, uint32_t table, const orc_value *pk, uint64_t *ke
         return orc_fail(ORC_ERR_WRONG_TYPE, "the primary key of '%s' is %s%s, not %s", c->name,
                         (p->flags & ORC_PROP_OPTIONAL) ? "optional " : "", type_name(p->type), type_name(pk->type));
     rc = pk_lookup(txn, c, pk, key_out);
-    if (rc == ORC_ERR_NOT_FOUND) return orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no object with that primary key", c->name);
+    /* A miss is an answer (is this key free?), asked on every create: its message waits. */
+    if (rc == ORC_ERR_NOT_FOUND)
+        return orc_fail_later(ORC_ERR_NOT_FOUND, "class '", c->name, "' has no object with that primary key");
     return rc;
 }
 

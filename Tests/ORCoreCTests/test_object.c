@@ -215,6 +215,17 @@ TEST(object_primary_keys_of_each_type)
     CHECK_RC(orc_obj_find(w, tables[1], &absent_s, &found), ORC_ERR_NOT_FOUND);
     CHECK_RC(orc_obj_find(w, tables[2], &absent_o, &found), ORC_ERR_NOT_FOUND);
     CHECK_RC(orc_obj_find(w, tables[3], &absent_u, &found), ORC_ERR_NOT_FOUND);
+    /* A miss's message is written when asked for, and names the class; the next failure replaces it. */
+    char expected[128];
+    snprintf(expected, sizeof expected, "ORC_ERR_NOT_FOUND: class 'PK%dopt' has no object with that primary key",
+             (int)ORC_TYPE_UUID);
+    CHECK_RC(orc_obj_find(w, tables[7], &absent_u, &found), ORC_ERR_NOT_FOUND);
+    CHECK_EQ(orc_last_status(), ORC_ERR_NOT_FOUND);
+    CHECK_STR(orc_last_error(), expected);
+    CHECK_STR(orc_last_error(), expected);
+    CHECK_RC(orc_obj_find(w, tables[0], &absent_i, &found), ORC_ERR_NOT_FOUND);
+    CHECK_RC(orc_obj_find(w, 999, &absent_i, &found), ORC_ERR_NOT_FOUND);
+    CHECK(strstr(orc_last_error(), "PK") == NULL);
     char b6[600], b7[600];
     orc_value s6 = pk_value(ORC_TYPE_STRING, 6, b6), s7 = pk_value(ORC_TYPE_STRING, 7, b7);
     CHECK_OK(orc_obj_erase(w, tables[1], keys[1][6]));

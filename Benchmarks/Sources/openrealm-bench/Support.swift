@@ -41,6 +41,19 @@ func procStatus(pid: Int32? = nil, _ field: String) -> Int {
     return 0
 }
 
+/// The CPU time (user and system) a process has used so far, in nanoseconds: fields 14
+/// and 15 of `/proc/PID/stat` (this process when `pid` is nil); 0 when unreadable.
+func cpuTime(pid: Int32? = nil) -> UInt64 {
+    let path = pid.map { "/proc/\($0)/stat" } ?? "/proc/self/stat"
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+          let close = text.lastIndex(of: ")") else { return 0 }
+    // After the command name, in parentheses: field 3 (state) onwards.
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    guard fields.count > 12, let user = UInt64(fields[11]), let system = UInt64(fields[12]) else { return 0 }
+    let ticks = UInt64(max(1, sysconf(Int32(_SC_CLK_TCK))))
+    return (user + system) * 1_000_000_000 / ticks
+}
+
 /// The size of a file in bytes (0 when missing).
 func fileSize(_ path: String) -> Int {
     var st = stat()

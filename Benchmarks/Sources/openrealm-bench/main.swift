@@ -323,6 +323,8 @@ func printSync(_ f: SyncFigures) {
     print("| sustained upload of new objects (\(format(Double(f.uploadObjects)))), acknowledged | \(rate(f.uploadNewPerSecond)) | ≥ 50,000/s | \(mark(f.uploadNewPerSecond >= 50_000)) |")
     print("| server, \(f.clients) clients: delivery of a change, p99 (\(f.fanoutDeliveries) deliveries) | \(ms(f.fanoutP99)) (median \(ms(f.fanoutMedian))) | < 50 ms | \(mark(f.fanoutP99 < 50e6)) |")
     print("| server memory per idle client | \(String(format: "%.1f KB", f.idleClientBytes / 1000)) (marginal \(String(format: "%.1f KB", f.marginalClientBytes / 1000))) | < 100 KB | \(mark(f.idleClientBytes < 100_000)) |")
+    print(String(format: "\nCPU per uploaded object (the clients' process / the server): new %.1f / %.1f µs, changed %.1f / %.1f µs",
+                 f.uploadNewClientCPU / 1e3, f.uploadNewServerCPU / 1e3, f.uploadChangedClientCPU / 1e3, f.uploadChangedServerCPU / 1e3))
 }
 
 /// The sync figures in the JSON shape of the local ones (ns per operation or per

@@ -28,8 +28,6 @@ struct Integrator {
     let developmentMode: Bool
     /// The stamp of the changeset being integrated.
     let stamp: WriteStamp
-    /// The server version the changeset will produce.
-    let serverVersion: UInt64
     /// A partition-based session's partition: created objects that do not give the
     /// partition field get the session's value.
     var partition: SubscriptionView.Partition?
@@ -39,22 +37,36 @@ struct Integrator {
 
     /// Clocks loaded and changed during this changeset, written back by ``finish()``.
     private var clocks: [WireObjectRef: PropertyClocks] = [:]
-    /// The objects whose `__clocks` row exists (read by ``loadClocks(_:)``), with the
-    /// row's key: written back in place, the others inserted, without a second lookup.
-    private var storedClocks: [WireObjectRef: UInt64] = [:]
-    /// The `__clocks` table and its columns, looked up on first use.
-    private var clockTable: ClockTable?
-
-    private struct ClockTable {
-        let table: UInt32, id: UInt16, clocks: UInt16, erasedAt: UInt16
-    }
+    /// The row of each object in ``clocks``, where ``finish()`` writes them back: an
+    /// object's clocks live in its own row, in its class's hidden column
+    /// ``clockColumnName``, and go with the row when the object is erased.
+    private var clockRows: [WireObjectRef: ObjectRow] = [:]
+    /// The objects this changeset erased (and did not create again): no row to write to.
     private var erased: Set<WireObjectRef> = []
+    /// Per class, its clock column, once found or added.
+    private var clockColumns: [UInt32: UInt16] = [:]
+    /// The `__clocks` table of a store written before the clocks moved into the rows,
+    /// while it holds rows (looked up on first use; `.some(nil)`: none).
+    private var legacyTable: LegacyClockTable??
+    /// The rows of that table read during this changeset: their clocks are written into
+    /// the objects' rows, and they are erased, by ``finish()``.
+    private var legacyRows: [WireObjectRef: UInt64] = [:]
 
-    init(txn: StoreTransaction, developmentMode: Bool, stamp: WriteStamp, serverVersion: UInt64) {
+    private struct ObjectRow {
+        let table: UInt32, key: UInt64
+    }
+    private struct LegacyClockTable {
+        let table: UInt32, clocks: UInt16
+    }
+
+    /// The hidden column of every synced class that holds its objects' clocks
+    /// (``PropertyClocks/encoded()``), added to a class on the first write of clocks.
+    static let clockColumnName = "__clocks"
+
+    init(txn: StoreTransaction, developmentMode: Bool, stamp: WriteStamp) {
         self.txn = txn
         self.developmentMode = developmentMode
         self.stamp = stamp
-        self.serverVersion = serverVersion
     }
 
     /// Applies `instructions`; returns the ones that took effect (as they took effect:
@@ -66,7 +78,7 @@ struct Integrator {
         var applied: [WireInstruction] = []
         applied.reserveCapacity(instructions.count)
         clocks.reserveCapacity(instructions.count)
-        storedClocks.reserveCapacity(instructions.count)
+        clockRows.reserveCapacity(instructions.count)
         for (index, instruction) in instructions.enumerated() {
             defer { txn.scratch.reset() }
             do {
@@ -99,8 +111,8 @@ struct Integrator {
             }
             var props: [(StoreTransaction.PropertyInfo, WireValue)] = []
             for v in values { props.append((try singleProperty(cls, v.name), v.value)) }
-            var clock = try loadClocks(ref)
             if let key = try txn.findObject(cls.table, pk) {
+                var clock = try loadClocks(ref, row: ObjectRow(table: cls.table, key: key))
                 var kept: [WirePropertyValue] = []
                 for (prop, value) in props where !prop.isPrimaryKey {
                     // `>=`: an equal stamp is this changeset's own earlier write, which a later one replaces.
@@ -114,7 +126,7 @@ struct Integrator {
             }
             guard cls.primaryKeyColumn >= 0 else { throw SyncFailure(.badChangeset, "class '\(className)' has no primary key") }
             var pairs: [(UInt16, orc_value)] = [(UInt16(cls.primaryKeyColumn), try storable(pk.value))]
-            clock = PropertyClocks()
+            var clock = PropertyClocks()
             for (prop, value) in props where !prop.isPrimaryKey {
                 pairs.append((prop.column, try storable(value)))
                 clock[prop.name] = stamp
@@ -127,18 +139,21 @@ struct Integrator {
                 try txn.set(cls.table, key, column, try storable(.string(partition.storedValue)))
             }
             clocks[ref] = clock
+            clockRows[ref] = ObjectRow(table: cls.table, key: key)
             erased.remove(ref)
             return .createObject(className: className, primaryKey: pk, values: values)
         case .eraseObject(let path):
             let (cls, key) = try target(path)
             guard let key else { return nil }
-            try txn.erase(cls.table, key)
             if path.isEmbedded {
+                try txn.erase(cls.table, key)
                 var clock = try loadClocks(path.root)
                 clock.removeStamps(under: EmbeddedPaths.clockPrefix(path))
                 clocks[path.root] = clock
             } else {
-                _ = try loadClocks(path.root)
+                // Read first: a store's old `__clocks` row of the object goes too.
+                _ = try loadClocks(path.root, row: ObjectRow(table: cls.table, key: key))
+                try txn.erase(cls.table, key)
                 clocks[path.root] = PropertyClocks()
                 erased.insert(path.root)
             }
@@ -151,7 +166,7 @@ struct Integrator {
             if try txn.linksToEmbedded(prop), value != .null {
                 throw SyncFailure(.badChangeset, "set of \(path).\(property): a link to an embedded object is created with createEmbeddedObject, not set")
             }
-            var clock = try loadClocks(path.root)
+            var clock = try loadClocks(path.root, row: path.isEmbedded ? nil : ObjectRow(table: cls.table, key: key))
             let name = Self.clockName(path, prop.name)
             if let name {
                 // `>=`: an equal stamp is this changeset's own earlier write (a set after the
@@ -241,7 +256,7 @@ struct Integrator {
                 throw SyncFailure(.badChangeset, "createEmbeddedObject on \(path).\(property): position \(position) does not fit the property's kind")
             }
             let childPath = WireObjectPath(path.root, path: path.path + [.property(property)] + (step.map { [$0] } ?? []))
-            var clock = try loadClocks(path.root)
+            var clock = try loadClocks(path.root, row: path.isEmbedded ? nil : ObjectRow(table: cls.table, key: key))
             clock.removeStamps(under: EmbeddedPaths.clockPrefix(childPath))
             for (p, value) in props where !p.isPrimaryKey {
                 if try txn.linksToEmbedded(p), value != .null {
@@ -255,49 +270,75 @@ struct Integrator {
         }
     }
 
-    /// Writes back the clocks changed by the changeset.
+    /// Writes back the clocks changed by the changeset, each into its object's row, and
+    /// erases the old `__clocks` rows read.
     private mutating func finish() throws {
-        guard !clocks.isEmpty else { return }
-        let t = try clockColumns()
-        for (ref, clock) in clocks {
+        if let legacy = legacyTable ?? nil {
+            for key in legacyRows.values { try txn.erase(legacy.table, key) }
+        }
+        for (ref, clock) in clocks where !erased.contains(ref) {
+            guard let row = clockRows[ref] else { continue }
             defer { txn.scratch.reset() }
             guard let encoded = try txn.orcValue(.binary(clock.encoded())) else { continue }
-            var erasedAt = orc_value()
-            erasedAt.type = ORC_TYPE_INT
-            erasedAt.integer = erased.contains(ref) ? Int64(serverVersion) : 0
-            if let key = storedClocks[ref] {
-                try txn.set(t.table, key, [(t.clocks, encoded), (t.erasedAt, erasedAt)])
-            } else if let id = try txn.orcValue(.string(PropertyClocks.key(ref))) {
-                _ = try txn.createObject(t.table, [(t.id, id), (t.clocks, encoded), (t.erasedAt, erasedAt)])
-            }
+            try txn.set(row.table, row.key, try clockColumn(row.table, adding: true)!, encoded)
         }
     }
 
-    private mutating func loadClocks(_ ref: WireObjectRef) throws -> PropertyClocks {
+    /// The clocks of the top-level object `ref`, whose row is `row` (looked up when not
+    /// given). An object created or written since the clocks moved into the rows has
+    /// them in its row; an older one has them in the `__clocks` table, when it has any.
+    private mutating func loadClocks(_ ref: WireObjectRef, row given: ObjectRow? = nil) throws -> PropertyClocks {
         if let c = clocks[ref] { return c }
-        let t = try clockColumns()
+        let row: ObjectRow
+        if let given {
+            row = given
+        } else {
+            let cls = try syncedClass(ref.className)
+            guard let key = try txn.findObject(cls.table, ref.primaryKey) else {
+                throw StoreError(status: 0, "the owner \(ref) of an embedded object is missing")
+            }
+            row = ObjectRow(table: cls.table, key: key)
+        }
         var c = PropertyClocks()
-        if let key = try txn.findObject(t.table, .string(PropertyClocks.key(ref))) {
-            storedClocks[ref] = key
-            if case .binary(let bytes) = try txn.get(t.table, key, t.clocks) { c = PropertyClocks(decoding: bytes) }
+        if let column = try clockColumn(row.table, adding: false),
+           case .binary(let bytes) = try txn.get(row.table, row.key, column) {
+            c = PropertyClocks(decoding: bytes)
+        } else if let legacy = try legacyClocks(ref) {
+            c = legacy
         }
         clocks[ref] = c
+        clockRows[ref] = row
         return c
     }
 
-    private mutating func clockColumns() throws -> ClockTable {
-        if let clockTable { return clockTable }
-        let cls = try txn.table("__clocks")
-        func column(_ name: String) throws -> UInt16 {
-            guard let prop = try txn.findProperty(cls.table, name) else {
-                throw StoreError(status: 0, "table '__clocks' has no column '\(name)'")
-            }
-            return prop.column
+    /// The clock column of `table`; when the class has none, nil, or (`adding`) a new one.
+    private mutating func clockColumn(_ table: UInt32, adding: Bool) throws -> UInt16? {
+        if let known = clockColumns[table] { return known }
+        var column = try txn.findProperty(table, Self.clockColumnName)?.column
+        if column == nil, adding {
+            column = try txn.addProperty(table, name: Self.clockColumnName, type: ORC_TYPE_BINARY,
+                                         flags: UInt32(ORC_PROP_OPTIONAL))
         }
-        let made = ClockTable(table: cls.table, id: try column("_id"), clocks: try column("clocks"),
-                              erasedAt: try column("erasedAtVersion"))
-        clockTable = made
-        return made
+        if let column { clockColumns[table] = column }
+        return column
+    }
+
+    /// The clocks of `ref` in the `__clocks` table (key `Class␟pk`, ``PropertyClocks/key(_:)``)
+    /// of a store written before they moved into the rows; nil when it has none.
+    private mutating func legacyClocks(_ ref: WireObjectRef) throws -> PropertyClocks? {
+        if legacyTable == nil {
+            var found: LegacyClockTable?
+            if let cls = try txn.findClass("__clocks"), try txn.count(cls.table) > 0,
+               let column = try txn.findProperty(cls.table, "clocks")?.column {
+                found = LegacyClockTable(table: cls.table, clocks: column)
+            }
+            legacyTable = .some(found)
+        }
+        guard let legacy = legacyTable ?? nil,
+              let key = try txn.findObject(legacy.table, .string(PropertyClocks.key(ref))) else { return nil }
+        legacyRows[ref] = key
+        guard case .binary(let bytes) = try txn.get(legacy.table, key, legacy.clocks) else { return PropertyClocks() }
+        return PropertyClocks(decoding: bytes)
     }
 
     private func syncedClass(_ name: String) throws -> StoreTransaction.ClassInfo {

@@ -283,8 +283,7 @@ extension SyncConnection {
             txn, to: session.fileIdent, after: changeset.lastIntegratedServerVersion, through: version - 1,
             index: app.historyIndex)
         var integrator = Integrator(txn: txn, developmentMode: app.configuration.developmentMode,
-                                    stamp: WriteStamp(timestamp: changeset.timestamp, originFileIdent: session.fileIdent),
-                                    serverVersion: version)
+                                    stamp: WriteStamp(timestamp: changeset.timestamp, originFileIdent: session.fileIdent))
         integrator.partition = session.view.partition
         let applied = try integrator.apply(allowed)
         let schema = try AppStore.querySchema(txn)

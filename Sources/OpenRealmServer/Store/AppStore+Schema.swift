@@ -80,7 +80,8 @@ extension AppStore {
         let names = Dictionary(uniqueKeysWithValues: classes.map { ($0.table, $0.name) })
         return QuerySchemaList(try classes.map { cls in
             let props = try txn.properties(of: cls.table).compactMap { p -> QuerySchemaProperty? in
-                guard let type = QueryPropertyType(rawValue: UInt8(p.type.rawValue)),
+                // The clocks are the server's alone; `__partition` stays, for partitions' predicates.
+                guard p.name != Integrator.clockColumnName, let type = QueryPropertyType(rawValue: UInt8(p.type.rawValue)),
                       let collection = QueryCollectionKind(rawValue: UInt8(p.collection.rawValue)) else { return nil }
                 return QuerySchemaProperty(name: p.name, column: p.column, type: type, collection: collection,
                                            isOptional: p.isOptional, linkTargetClass: type == .link ? names[p.linkTable] : nil)

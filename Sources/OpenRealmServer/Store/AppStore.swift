@@ -9,11 +9,15 @@ import OpenRealmWire
 /// |---|---|---|
 /// | the synced classes | `_id` | the authoritative objects, in classes clients declared (development mode) |
 /// | `__history` | server version | each integrated changeset in wire form, its origin file, client version, HLC and time, and the compensating instructions sent to its origin |
-/// | `__clocks` | `Class␟pk` | per object: the HLC and origin of the last write of each property, and its erase version |
 /// | `__client_files` | file ident | the salt, the user and the last integrated client version of each client file, the view it last completed, the last server version it reported integrating and when it was last seen |
 /// | `__users`, `__user_emails` | user id, email | users and their password hashes |
 /// | `__refresh_tokens` | token id | refresh tokens: user, expiry, revoked |
 /// | `__api_keys`, `__api_key_hashes` | key id, SHA-256 of the key | user API keys: user, name, disabled, and the hash (never the key) |
+///
+/// Each object's clocks — the HLC and origin of the last write of each property — are in
+/// its own row, in the hidden column `__clocks` of its class (``Integrator``). Stores
+/// written before kept them in a table `__clocks` (key `Class␟pk`), which empties as
+/// their objects are written.
 ///
 /// Metadata `server.version` is the latest server version, `server.next_ident` the next
 /// client file identity, `server.history_floor` the version up to which the history was
@@ -69,9 +73,6 @@ final class AppStore: @unchecked Sendable {
                 ("integratedAt", ORC_TYPE_INT, false), ("changeset", ORC_TYPE_BINARY, false),
                 ("compensation", ORC_TYPE_BINARY, true), ("uploadedListEdits", ORC_TYPE_BINARY, true),
                 ("originServerVersion", ORC_TYPE_INT, true),
-            ])
-            try txn.ensureTable("__clocks", key: ORC_TYPE_STRING, columns: [
-                ("clocks", ORC_TYPE_BINARY, false), ("erasedAtVersion", ORC_TYPE_INT, false),
             ])
             return try txn.metaUInt64("server.version") ?? 0
         }

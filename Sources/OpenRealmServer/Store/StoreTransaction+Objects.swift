@@ -84,6 +84,13 @@ extension StoreTransaction {
         try StoreError.check(orc_obj_erase(handle, table, key), "erase object")
     }
 
+    /// The number of objects of a table.
+    func count(_ table: UInt32) throws -> UInt64 {
+        var count: UInt64 = 0
+        try StoreError.check(orc_table_count(handle, table, &count), "count objects")
+        return count
+    }
+
     /// Every object key of a table.
     func keys(_ table: UInt32) throws -> [UInt64] {
         var keys = orc_keys()

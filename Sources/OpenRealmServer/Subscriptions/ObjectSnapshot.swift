@@ -27,7 +27,7 @@ enum ObjectSnapshot {
                                  clearing: Bool) throws -> ([WirePropertyValue], [WireInstruction]) {
         var values: [WirePropertyValue] = []
         var rest: [WireInstruction] = []
-        // Columns named `__…` are the server's own (the hidden partition column).
+        // Columns named `__…` are the server's own (the hidden partition and clock columns).
         for prop in try txn.properties(of: table) where !prop.isPrimaryKey && !prop.name.hasPrefix(AppStore.reservedPrefix) {
             let embedded = try txn.linksToEmbedded(prop)
             let size = prop.collection == ORC_COLL_NONE ? 0 : try txn.collectionSize(table, key, prop.column)

@@ -54,6 +54,9 @@ final class SyncServerProcess {
     /// The server's resident memory now (VmRSS of the child), in bytes.
     func residentBytes() -> Int { procStatus(pid: process.processIdentifier, "VmRSS:") }
 
+    /// The CPU time the server has used so far, in nanoseconds.
+    func cpuNanoseconds() -> UInt64 { cpuTime(pid: process.processIdentifier) }
+
     /// Stops the child (closing its input, then SIGTERM if it lingers) and removes its data.
     func stop() {
         try? input.fileHandleForWriting.close()

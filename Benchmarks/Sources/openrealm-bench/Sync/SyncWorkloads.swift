@@ -34,6 +34,9 @@ struct SyncFigures {
     var latencyMedian = Double.nan, latencyP99 = Double.nan
     var latencySamples = 0
     var uploadNewPerSecond = Double.nan, uploadChangedPerSecond = Double.nan
+    /// CPU time per uploaded object, of the clients' process and of the server's (ns).
+    var uploadNewClientCPU = Double.nan, uploadNewServerCPU = Double.nan
+    var uploadChangedClientCPU = Double.nan, uploadChangedServerCPU = Double.nan
     var uploadObjects = 0
     var bootstrapPerSecond = Double.nan
     var bootstrapObjects = 0
@@ -82,8 +85,11 @@ enum SyncWorkloads {
         try await bob.logOut()
 
         // 2. Sustained upload.
-        try await measureUpload(figures: &figures, sizes, alice: aliceRealm)
-        log(String(format: "sync upload: new %.0f objects/s, changed %.0f objects/s", figures.uploadNewPerSecond, figures.uploadChangedPerSecond))
+        try await measureUpload(figures: &figures, sizes, alice: aliceRealm, server: server)
+        log(String(format: "sync upload: new %.0f objects/s, changed %.0f objects/s; CPU per object: new %.1f µs client, %.1f µs server; changed %.1f µs client, %.1f µs server",
+                   figures.uploadNewPerSecond, figures.uploadChangedPerSecond,
+                   figures.uploadNewClientCPU / 1e3, figures.uploadNewServerCPU / 1e3,
+                   figures.uploadChangedClientCPU / 1e3, figures.uploadChangedServerCPU / 1e3))
 
         // 3. Bootstrap.
         let carol = try await logIn(app, "carol")
@@ -172,31 +178,43 @@ enum SyncWorkloads {
 
     // MARK: 2. Upload
 
-    static func measureUpload(figures: inout SyncFigures, _ sizes: SyncSizes, alice: Realm) async throws {
+    static func measureUpload(figures: inout SyncFigures, _ sizes: SyncSizes, alice: Realm,
+                              server: SyncServerProcess) async throws {
         let n = sizes.uploadObjects, batch = sizes.uploadBatch
         let ids = (0..<n).map(TaskSeed.objectId)
         let session = alice.syncSession!
-        var start = now()
-        for first in stride(from: 0, to: n, by: batch) {
-            try alice.write {
-                for i in first..<min(n, first + batch) { alice.add(TaskSeed.task(i, id: ids[i])) }
-            }
-            await _Concurrency.Task.yield()
+        // Per phase, the time and the CPU each side used (the client's includes its
+        // process's other threads, such as the sync client's).
+        func phase(_ body: () async throws -> Void) async throws -> (seconds: Double, client: Double, server: Double) {
+            let start = now(), client = cpuTime(), served = server.cpuNanoseconds()
+            try await body()
+            try await session.wait(for: .upload)
+            return (Double(now() - start) / 1e9, Double(cpuTime() - client) / Double(n),
+                    Double(server.cpuNanoseconds() - served) / Double(n))
         }
-        try await session.wait(for: .upload)
-        figures.uploadNewPerSecond = Double(n) / (Double(now() - start) / 1e9)
-
-        start = now()
-        for first in stride(from: 0, to: n, by: batch) {
-            try alice.write {
-                for i in first..<min(n, first + batch) {
-                    alice.object(ofType: Task.self, forPrimaryKey: ids[i])!.progressMinutes += 1
+        let created = try await phase {
+            for first in stride(from: 0, to: n, by: batch) {
+                try alice.write {
+                    for i in first..<min(n, first + batch) { alice.add(TaskSeed.task(i, id: ids[i])) }
                 }
+                await _Concurrency.Task.yield()
             }
-            await _Concurrency.Task.yield()
         }
-        try await session.wait(for: .upload)
-        figures.uploadChangedPerSecond = Double(n) / (Double(now() - start) / 1e9)
+        figures.uploadNewPerSecond = Double(n) / created.seconds
+        (figures.uploadNewClientCPU, figures.uploadNewServerCPU) = (created.client, created.server)
+
+        let changed = try await phase {
+            for first in stride(from: 0, to: n, by: batch) {
+                try alice.write {
+                    for i in first..<min(n, first + batch) {
+                        alice.object(ofType: Task.self, forPrimaryKey: ids[i])!.progressMinutes += 1
+                    }
+                }
+                await _Concurrency.Task.yield()
+            }
+        }
+        figures.uploadChangedPerSecond = Double(n) / changed.seconds
+        (figures.uploadChangedClientCPU, figures.uploadChangedServerCPU) = (changed.client, changed.server)
         figures.uploadObjects = n
     }
 
