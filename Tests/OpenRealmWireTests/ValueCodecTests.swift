@@ -64,6 +64,23 @@ final class ValueCodecTests: XCTestCase {
         // "é" precomposed and decomposed are equal Swift strings but different values.
         XCTAssertNotEqual(WireValue.string("\u{E9}"), .string("e\u{301}"))
         XCTAssertNotEqual(WirePrimaryKey.string("\u{E9}"), .string("e\u{301}"))
+        XCTAssertNotEqual(WireObjectRef(className: "Caf\u{E9}", primaryKey: .int(1)), WireObjectRef(className: "Cafe\u{301}", primaryKey: .int(1)))
+        XCTAssertNotEqual(WirePathElement.property("\u{E9}"), .property("e\u{301}"))
+        XCTAssertNotEqual(WirePathElement.key("\u{E9}"), .key("e\u{301}"))
+        // Equal bytes, whether the strings are small, long, bridged from other storage or empty.
+        let long = String(repeating: "naïve ", count: 20)
+        let pairs: [(String, String)] = [("", ""), ("Task", "Ta" + "sk"), (long, String(decoding: Array(long.utf8), as: UTF8.self)),
+                                         (long, String(long.dropLast()) + " "), ("a\u{0}b", "a\u{0}b")]
+        for (a, b) in pairs {
+            XCTAssertEqual(WireValue.string(a), .string(b))
+            XCTAssertEqual(WirePrimaryKey.string(a), .string(b))
+            XCTAssertEqual(WireObjectRef(className: a, primaryKey: .string(b)), WireObjectRef(className: b, primaryKey: .string(a)))
+            XCTAssertEqual(WirePathElement.key(a), .key(b))
+        }
+        // Same length, different bytes; a prefix.
+        XCTAssertNotEqual(WireValue.string("Task"), .string("Tasl"))
+        XCTAssertNotEqual(WireValue.string(long), .string(String(long.dropLast())))
+        XCTAssertNotEqual(WireObjectRef(className: "Task", primaryKey: .string("")), WireObjectRef(className: "Task", primaryKey: .null))
     }
 
     func testVarintsOfEveryLength() throws {

@@ -35,14 +35,11 @@ struct Integrator {
     /// by a download).
     private(set) var stamped: [WireObjectRef] = []
 
-    /// Clocks loaded and changed during this changeset, written back by ``finish()``.
-    private var clocks: [WireObjectRef: PropertyClocks] = [:]
-    /// The row of each object in ``clocks``, where ``finish()`` writes them back: an
-    /// object's clocks live in its own row, in its class's hidden column
-    /// ``clockColumnName``, and go with the row when the object is erased.
-    private var clockRows: [WireObjectRef: ObjectRow] = [:]
-    /// The objects this changeset erased (and did not create again): no row to write to.
-    private var erased: Set<WireObjectRef> = []
+    /// The clocks this changeset read or changed, per object, with the row where
+    /// ``finish()`` writes them back: an object's clocks live in its own row, in its
+    /// class's hidden column ``clockColumnName``, and go with the row when the object is
+    /// erased.
+    private var clocks: [WireObjectRef: ObjectClocks] = [:]
     /// Per class, its clock column, once found or added.
     private var clockColumns: [UInt32: UInt16] = [:]
     /// The `__clocks` table of a store written before the clocks moved into the rows,
@@ -54,6 +51,11 @@ struct Integrator {
 
     private struct ObjectRow {
         let table: UInt32, key: UInt64
+    }
+    private struct ObjectClocks {
+        var stamps: PropertyClocks
+        /// Nil once the object is erased (and not created again).
+        var row: ObjectRow?
     }
     private struct LegacyClockTable {
         let table: UInt32, clocks: UInt16
@@ -78,7 +80,6 @@ struct Integrator {
         var applied: [WireInstruction] = []
         applied.reserveCapacity(instructions.count)
         clocks.reserveCapacity(instructions.count)
-        clockRows.reserveCapacity(instructions.count)
         for (index, instruction) in instructions.enumerated() {
             defer { txn.scratch.reset() }
             do {
@@ -121,7 +122,7 @@ struct Integrator {
                     clock[prop.name] = stamp
                     kept.append(WirePropertyValue(prop.name, value))
                 }
-                clocks[ref] = clock
+                clocks[ref]?.stamps = clock
                 return .createObject(className: className, primaryKey: pk, values: kept)
             }
             guard cls.primaryKeyColumn >= 0 else { throw SyncFailure(.badChangeset, "class '\(className)' has no primary key") }
@@ -138,9 +139,7 @@ struct Integrator {
                 let column = try SubscriptionView.Partition.hiddenColumn(txn, cls.table)
                 try txn.set(cls.table, key, column, try storable(.string(partition.storedValue)))
             }
-            clocks[ref] = clock
-            clockRows[ref] = ObjectRow(table: cls.table, key: key)
-            erased.remove(ref)
+            clocks[ref] = ObjectClocks(stamps: clock, row: ObjectRow(table: cls.table, key: key))
             return .createObject(className: className, primaryKey: pk, values: values)
         case .eraseObject(let path):
             let (cls, key) = try target(path)
@@ -149,13 +148,12 @@ struct Integrator {
                 try txn.erase(cls.table, key)
                 var clock = try loadClocks(path.root)
                 clock.removeStamps(under: EmbeddedPaths.clockPrefix(path))
-                clocks[path.root] = clock
+                clocks[path.root]?.stamps = clock
             } else {
                 // Read first: a store's old `__clocks` row of the object goes too.
                 _ = try loadClocks(path.root, row: ObjectRow(table: cls.table, key: key))
                 try txn.erase(cls.table, key)
-                clocks[path.root] = PropertyClocks()
-                erased.insert(path.root)
+                clocks[path.root] = ObjectClocks(stamps: PropertyClocks(), row: nil)
             }
             return instruction
         case .set(let path, let property, let value):
@@ -175,7 +173,7 @@ struct Integrator {
                 clock[name] = stamp
             }
             try txn.set(cls.table, key, prop.column, try storable(value))
-            clocks[path.root] = clock
+            clocks[path.root]?.stamps = clock
             return instruction
         case .addInteger(let path, let property, let delta):
             let (cls, key) = try target(path)
@@ -265,7 +263,7 @@ struct Integrator {
                 try txn.set(childClass.table, child, p.column, try storable(value))
                 if let name = Self.clockName(childPath, p.name) { clock[name] = stamp }
             }
-            clocks[path.root] = clock
+            clocks[path.root]?.stamps = clock
             return .createEmbeddedObject(object: path, property: property, position: integrated, values: values)
         }
     }
@@ -276,10 +274,10 @@ struct Integrator {
         if let legacy = legacyTable ?? nil {
             for key in legacyRows.values { try txn.erase(legacy.table, key) }
         }
-        for (ref, clock) in clocks where !erased.contains(ref) {
-            guard let row = clockRows[ref] else { continue }
+        for entry in clocks.values {
+            guard let row = entry.row else { continue }
             defer { txn.scratch.reset() }
-            guard let encoded = try txn.orcValue(.binary(clock.encoded())) else { continue }
+            guard let encoded = try txn.orcValue(.binary(entry.stamps.encoded())) else { continue }
             try txn.set(row.table, row.key, try clockColumn(row.table, adding: true)!, encoded)
         }
     }
@@ -288,7 +286,7 @@ struct Integrator {
     /// given). An object created or written since the clocks moved into the rows has
     /// them in its row; an older one has them in the `__clocks` table, when it has any.
     private mutating func loadClocks(_ ref: WireObjectRef, row given: ObjectRow? = nil) throws -> PropertyClocks {
-        if let c = clocks[ref] { return c }
+        if let known = clocks[ref] { return known.stamps }
         let row: ObjectRow
         if let given {
             row = given
@@ -306,8 +304,7 @@ struct Integrator {
         } else if let legacy = try legacyClocks(ref) {
             c = legacy
         }
-        clocks[ref] = c
-        clockRows[ref] = row
+        clocks[ref] = ObjectClocks(stamps: c, row: row)
         return c
     }
 

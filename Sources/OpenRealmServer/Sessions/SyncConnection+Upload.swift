@@ -267,9 +267,12 @@ extension SyncConnection {
         for instruction in changeset.instructions {
             if let ref = instruction.topLevelObject, seen.insert(ref).inserted { objects.append(ref) }
         }
+        // Refusals are rare: with none, nothing is looked up per object or instruction.
+        func unrefused(_ refs: [WireObjectRef]) -> [WireObjectRef] { refused.isEmpty ? refs : refs.filter { refused[$0] == nil } }
         let schemaBefore = try AppStore.querySchema(txn)
-        refused.merge(try authorizer.refusals(txn, schema: schemaBefore, objects.filter { refused[$0] == nil }, at: .before)) { old, _ in old }
-        var allowed = changeset.instructions.filter { $0.topLevelObject.map { refused[$0] == nil } ?? true }
+        refused.merge(try authorizer.refusals(txn, schema: schemaBefore, unrefused(objects), at: .before)) { old, _ in old }
+        var allowed = refused.isEmpty ? changeset.instructions
+            : changeset.instructions.filter { $0.topLevelObject.map { refused[$0] == nil } ?? true }
         let listEdits = allowed.filter { ListTransform.list(of: $0) != nil }
         if !listEdits.isEmpty {
             allowed = ListTransform.transform(allowed, against: try Self.concurrentInstructions(
@@ -287,13 +290,13 @@ extension SyncConnection {
         integrator.partition = session.view.partition
         let applied = try integrator.apply(allowed)
         let schema = try AppStore.querySchema(txn)
-        let late = try authorizer.refusals(txn, schema: schema, objects.filter { refused[$0] == nil }, at: .after)
+        let late = try authorizer.refusals(txn, schema: schema, unrefused(objects), at: .after)
         if !late.isEmpty { throw LateRefusals(writes: late) }
         // What the server had sent the file whole before this changeset.
         let bootstrapped = try copies.bootstrapCopies(txn, ident: session.fileIdent)
         // What the origin gets back: refused objects as the server has them (or
         // erased when it may not hold them), and the partition values stamped.
-        for ref in objects where refused[ref] != nil {
+        for ref in refused.isEmpty ? [] : objects where refused[ref] != nil {
             copies.sent(ref)
             if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
                 reply += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
@@ -357,8 +360,11 @@ extension SyncConnection {
 /// cut short (a dropped connection, a server stopped) ends with a re-bind, whose
 /// bootstrap sends the objects as they are.
 struct WholeCopies {
-    /// Per object, the client version of the part's last changeset that touches it.
-    private var lastTouch: [WireObjectRef: UInt64] = [:]
+    /// The part's changesets (none when each commits on its own).
+    private var changesets: [WireUploadChangeset] = []
+    /// Per object, the client version of the part's last changeset that touches it:
+    /// made from ``changesets`` when a copy is first due (rarely: most uploads owe none).
+    private var lastTouch: [WireObjectRef: UInt64]?
     /// Objects an integrated changeset of the part would have sent back whole.
     private var owed: Set<WireObjectRef> = []
 
@@ -367,11 +373,7 @@ struct WholeCopies {
 
     /// Copies for the changesets of `upload`, integrated in one transaction.
     init(_ upload: WireUpload) {
-        for changeset in upload.changesets {
-            for instruction in changeset.instructions {
-                if let ref = instruction.topLevelObject { lastTouch[ref] = changeset.clientVersion }
-            }
-        }
+        changesets = upload.changesets
     }
 
     var anyOwed: Bool { !owed.isEmpty }
@@ -381,7 +383,16 @@ struct WholeCopies {
     /// Whether changeset `clientVersion`, which would send `ref` back whole, sends it
     /// now; when a later changeset of the part touches `ref`, the copy is owed to it.
     mutating func sendsNow(_ ref: WireObjectRef, in clientVersion: UInt64) -> Bool {
-        if let last = lastTouch[ref], last > clientVersion {
+        if lastTouch == nil {
+            var touched: [WireObjectRef: UInt64] = [:]
+            for changeset in changesets {
+                for instruction in changeset.instructions {
+                    if let ref = instruction.topLevelObject { touched[ref] = changeset.clientVersion }
+                }
+            }
+            lastTouch = touched
+        }
+        if let last = lastTouch?[ref], last > clientVersion {
             owed.insert(ref)
             return false
         }

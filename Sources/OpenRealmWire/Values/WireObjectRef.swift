@@ -17,7 +17,7 @@ public struct WireObjectRef: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(className)[\(primaryKey)]" }
 
     public static func == (a: WireObjectRef, b: WireObjectRef) -> Bool {
-        a.className.utf8.elementsEqual(b.className.utf8) && a.primaryKey == b.primaryKey
+        sameUTF8(a.className, b.className) && a.primaryKey == b.primaryKey
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -47,9 +47,9 @@ public enum WirePathElement: Sendable, Hashable, CustomStringConvertible {
 
     public static func == (a: WirePathElement, b: WirePathElement) -> Bool {
         switch (a, b) {
-        case let (.property(x), .property(y)): return x.utf8.elementsEqual(y.utf8)
+        case let (.property(x), .property(y)): return sameUTF8(x, y)
         case let (.index(x), .index(y)): return x == y
-        case let (.key(x), .key(y)): return x.utf8.elementsEqual(y.utf8)
+        case let (.key(x), .key(y)): return sameUTF8(x, y)
         default: return false
         }
     }

@@ -40,7 +40,16 @@ public enum WirePrimaryKey: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { value.description }
 
-    public static func == (a: WirePrimaryKey, b: WirePrimaryKey) -> Bool { a.value == b.value }
+    public static func == (a: WirePrimaryKey, b: WirePrimaryKey) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case let (.int(x), .int(y)): return x == y
+        case let (.string(x), .string(y)): return sameUTF8(x, y)
+        case let (.objectId(x), .objectId(y)): return x == y
+        case let (.uuid(x), .uuid(y)): return x == y
+        default: return false
+        }
+    }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(value) }
 }

@@ -76,7 +76,7 @@ public enum WireValue: Sendable, Hashable, CustomStringConvertible {
         case let (.int(x), .int(y)): return x == y
         case let (.float(x), .float(y)): return x.bitPattern == y.bitPattern
         case let (.double(x), .double(y)): return x.bitPattern == y.bitPattern
-        case let (.string(x), .string(y)): return x.utf8.elementsEqual(y.utf8)
+        case let (.string(x), .string(y)): return sameUTF8(x, y)
         case let (.binary(x), .binary(y)): return x == y
         case let (.timestamp(x), .timestamp(y)): return x == y
         case let (.decimal128(x), .decimal128(y)): return x == y
