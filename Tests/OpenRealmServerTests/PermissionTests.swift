@@ -29,34 +29,8 @@ final class PermissionTests: ServerTestCase {
 
     static func notePath(_ id: Int64) -> WireObjectPath { WireObjectPath(className: "Note", primaryKey: .int(id)) }
 
-    /// An anonymous user's access token and id.
-    func anonymousUser() throws -> (token: String, id: String) {
-        let reply = try http.request("POST", "/api/client/v2.0/app/todo/auth/providers/anon-user/login", json: [:])
-        return (try XCTUnwrap(reply.body["access_token"] as? String), try XCTUnwrap(reply.body["user_id"] as? String))
-    }
-
     func created(_ instructions: [WireInstruction]) -> [Int64] {
         instructions.compactMap { if case .createObject("Note", .int(let id), _) = $0 { return id } else { return nil } }.sorted()
-    }
-
-    /// Uploads a changeset expected to be partly refused: returns the error and the
-    /// reverting download's instructions, after the acknowledgement.
-    func uploadRefused(_ client: TestSyncClient, clientVersion: UInt64, _ instructions: [WireInstruction])
-        throws -> (WireErrorMessage, [WireInstruction]) {
-        try client.send(.upload(WireUpload(session: 1, changesets: [WireUploadChangeset(
-            clientVersion: clientVersion, lastIntegratedServerVersion: 0,
-            timestamp: WireHybridTimestamp(milliseconds: 1_800_000_000_000 + clientVersion), instructions: instructions)])))
-        let error = try client.waitFor("the compensating write's error") { if case .error(let e) = $0 { return e } else { return nil } }
-        let revert = try client.waitFor("the reverting download") { m -> WireDownloadChangeset? in
-            if case .download(let d) = m, let c = d.changesets.first { return c } else { return nil }
-        }
-        XCTAssertEqual(revert.originFileIdent, 0)
-        XCTAssertEqual(error.compensatingWrite?.serverVersion, revert.serverVersion)
-        _ = try client.waitFor("the acknowledgement") { m -> Bool? in
-            if case .download(let d) = m, d.changesets.isEmpty, d.progress.lastIntegratedClientVersion >= clientVersion { return true }
-            return nil
-        }
-        return (error, revert.instructions)
     }
 
     func testReadRulesLimitTheViewPerUser() throws {
@@ -203,6 +177,71 @@ final class ViewWriteTests: ServerTestCase {
         XCTAssertTrue(state.contains(Self.task(1, title: "a", status: "done")))
         XCTAssertTrue(state.contains(Self.task(3, title: "c", status: "open")))
         XCTAssertEqual(state.filter { if case .createObject = $0 { return true } else { return false } }.count, 2)
+    }
+}
+
+/// A class with only a read rule and one with only a write rule, under `TRUEPREDICATE`
+/// subscriptions: the integration looks no object up for a class whose subscription
+/// holds every object and which has neither rule, so each rule alone must still refuse.
+final class SingleRuleTests: ServerTestCase {
+    override var appConfiguration: AppConfiguration? {
+        var config = AppConfiguration(appId: "todo")
+        config.permissions["Note"] = ClassPermissions(read: "owner == %user.id", write: nil)
+        config.permissions["Memo"] = ClassPermissions(read: nil, write: "owner == %user.id")
+        return config
+    }
+
+    static let schema: [WireInstruction] = ["Note", "Memo", "Card"].flatMap { name -> [WireInstruction] in [
+        .addClass(WireClassSchema(name: name, primaryKey: WirePrimaryKeySchema(name: "_id", type: .int))),
+        .addProperty(className: name, property: WirePropertySchema(name: "owner", type: .string)),
+        .addProperty(className: name, property: WirePropertySchema(name: "text", type: .string)),
+    ] }
+
+    static func object(_ className: String, _ id: Int64, owner: String, text: String = "") -> WireInstruction {
+        .createObject(className: className, primaryKey: .int(id),
+                      values: [WirePropertyValue("owner", .string(owner)), WirePropertyValue("text", .string(text))])
+    }
+
+    static func set(_ className: String, _ id: Int64, text: String) -> WireInstruction {
+        .set(object: WireObjectPath(className: className, primaryKey: .int(id)), property: "text", value: .string(text))
+    }
+
+    static let everything = ["Note": "TRUEPREDICATE", "Memo": "TRUEPREDICATE", "Card": "TRUEPREDICATE"]
+
+    func testEachRuleAloneStillRefusesUnderSubscriptionsOfEverything() throws {
+        let ann = try anonymousUser()
+        let bob = try anonymousUser()
+        let (a, _) = try boundClient(token: ann.token)
+        _ = try query(a, version: 1, Self.everything).get()
+        try upload(a, clientVersion: 1, Self.schema + ["Note", "Memo", "Card"].map { Self.object($0, 1, owner: ann.id, text: "ann's") })
+
+        let (b, _) = try boundClient(token: bob.token)
+        let seen = try query(b, version: 1, Self.everything).get()
+        XCTAssertFalse(seen.contains(Self.object("Note", 1, owner: ann.id, text: "ann's")), "the read rule hides Ann's note")
+        XCTAssertTrue(seen.contains(Self.object("Memo", 1, owner: ann.id, text: "ann's")))
+        let (error, revert) = try uploadRefused(b, clientVersion: 1, [
+            Self.set("Note", 1, text: "unseen"),                 // outside Bob's view (read rule)
+            Self.set("Memo", 1, text: "defaced"),                // in his view, outside his write rule
+            Self.set("Card", 1, text: "anyone's"),               // no rule: kept
+            Self.object("Note", 2, owner: ann.id, text: "gift"), // leaves his view once written
+            Self.object("Note", 3, owner: bob.id, text: "mine"), // kept
+            Self.object("Memo", 2, owner: bob.id, text: "mine"), // kept
+        ])
+        XCTAssertEqual(error.code, .writeNotAllowed)
+        let writes = try XCTUnwrap(error.compensatingWrite?.writes)
+        XCTAssertEqual(writes.map { "\($0.object)" }, ["Note[1]", "Memo[1]", "Note[2]"])
+        XCTAssertTrue(writes[0].reason.contains("the read rule of class 'Note'"), writes[0].reason)
+        XCTAssertTrue(writes[1].reason.contains("the write rule of class 'Memo'"), writes[1].reason)
+        XCTAssertTrue(writes[2].reason.contains("after the write"), writes[2].reason)
+        XCTAssertTrue(revert.contains(Self.object("Memo", 1, owner: ann.id, text: "ann's")), "\(revert)")
+
+        let (c, _) = try boundClient(token: ann.token)
+        let state = try query(c, version: 1, Self.everything).get()
+        XCTAssertTrue(state.contains(Self.object("Note", 1, owner: ann.id, text: "ann's")), "\(state)")
+        XCTAssertTrue(state.contains(Self.object("Memo", 1, owner: ann.id, text: "ann's")), "\(state)")
+        XCTAssertTrue(state.contains(Self.object("Card", 1, owner: ann.id, text: "anyone's")), "\(state)")
+        XCTAssertTrue(state.contains(Self.object("Memo", 2, owner: bob.id, text: "mine")), "\(state)")
+        XCTAssertFalse(state.contains { if case .createObject("Note", .int(2), _) = $0 { return true } else { return false } })
     }
 }
 

@@ -12,11 +12,6 @@ final class SyncSecurityTests: ServerTestCase {
         return config
     }
 
-    func anonymousUser() throws -> (token: String, id: String) {
-        let reply = try http.request("POST", "/api/client/v2.0/app/todo/auth/providers/anon-user/login", json: [:])
-        return (try XCTUnwrap(reply.body["access_token"] as? String), try XCTUnwrap(reply.body["user_id"] as? String))
-    }
-
     func noteIds(_ instructions: [WireInstruction]) -> [Int64] {
         instructions.compactMap { i -> Int64? in
             switch i {

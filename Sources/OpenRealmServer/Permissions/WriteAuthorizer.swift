@@ -19,10 +19,23 @@ struct WriteAuthorizer {
     /// Why the session may not write each of `refs` (distinct references: a changeset's
     /// objects), by object; the objects it may write are absent, as are those that do
     /// not exist at that moment or belong to the server. Per class, each query of the
-    /// view and the write rule run once over all of its objects.
+    /// view and the write rule run once over all of its objects; the objects of a class
+    /// the view holds whole, without a write rule, are not even looked up.
     func refusals(_ txn: StoreTransaction, schema: any QuerySchema, _ refs: [WireObjectRef],
                   at moment: Moment) throws -> [WireObjectRef: String] {
-        let stored = try txn.storedObjects(refs.filter { !$0.className.hasPrefix(AppStore.reservedPrefix) }) {
+        // A changeset's objects are mostly of one class: decide per run of a class.
+        var lastClass: String?
+        var unchecked = false
+        let checked = refs.filter { ref in
+            if ref.className != lastClass {
+                lastClass = ref.className
+                unchecked = ref.className.hasPrefix(AppStore.reservedPrefix)
+                    || (view.holdsEveryObject(of: ref.className) && view.permissions.write[ref.className] == nil)
+            }
+            return !unchecked
+        }
+        guard !checked.isEmpty else { return [:] }
+        let stored = try txn.storedObjects(checked) {
             try txn.findClass($0)?.table
         }
         let when = moment == .before ? "" : " after the write"

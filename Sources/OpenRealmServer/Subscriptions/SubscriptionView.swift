@@ -80,6 +80,15 @@ struct SubscriptionView: Sendable {
         return .and([base, read])
     }
 
+    /// Whether every stored object of `className` is in the view: a flexible-sync
+    /// subscription on it of `TRUEPREDICATE`, and no read rule (no query need run to
+    /// tell whether an object of it is in).
+    func holdsEveryObject(of className: String) -> Bool {
+        guard partition == nil, permissions.read[className] == nil,
+              case .truePredicate = queries[className]?.predicate else { return false }
+        return true
+    }
+
     /// The classes the view may hold objects of.
     func classNames(schema: any QuerySchema, _ txn: StoreTransaction) throws -> [String] {
         if partition != nil {
@@ -170,6 +179,10 @@ struct SubscriptionView: Sendable {
         }
         var out: Set<WireObjectRef> = []
         for (className, objects) in stored {
+            if holdsEveryObject(of: className) {
+                for object in objects { out.insert(object.ref) }
+                continue
+            }
             let matching = Set(try matchingKeys(txn, schema: schema, className: className, domain: objects.map(\.key)))
             for object in objects where matching.contains(object.key) { out.insert(object.ref) }
         }

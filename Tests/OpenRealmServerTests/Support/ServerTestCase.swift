@@ -126,6 +126,32 @@ class ServerTestCase: XCTestCase {
         }
     }
 
+    /// An anonymous user's access token and id.
+    func anonymousUser() throws -> (token: String, id: String) {
+        let reply = try http.request("POST", "/api/client/v2.0/app/todo/auth/providers/anon-user/login", json: [:])
+        return (try XCTUnwrap(reply.body["access_token"] as? String), try XCTUnwrap(reply.body["user_id"] as? String))
+    }
+
+    /// Uploads a changeset expected to be partly refused: returns the error and the
+    /// reverting download's instructions, after the acknowledgement.
+    func uploadRefused(_ client: TestSyncClient, clientVersion: UInt64, _ instructions: [WireInstruction])
+        throws -> (WireErrorMessage, [WireInstruction]) {
+        try client.send(.upload(WireUpload(session: 1, changesets: [WireUploadChangeset(
+            clientVersion: clientVersion, lastIntegratedServerVersion: 0,
+            timestamp: WireHybridTimestamp(milliseconds: 1_800_000_000_000 + clientVersion), instructions: instructions)])))
+        let error = try client.waitFor("the compensating write's error") { if case .error(let e) = $0 { return e } else { return nil } }
+        let revert = try client.waitFor("the reverting download") { m -> WireDownloadChangeset? in
+            if case .download(let d) = m, let c = d.changesets.first { return c } else { return nil }
+        }
+        XCTAssertEqual(revert.originFileIdent, 0)
+        XCTAssertEqual(error.compensatingWrite?.serverVersion, revert.serverVersion)
+        _ = try client.waitFor("the acknowledgement") { m -> Bool? in
+            if case .download(let d) = m, d.changesets.isEmpty, d.progress.lastIntegratedClientVersion >= clientVersion { return true }
+            return nil
+        }
+        return (error, revert.instructions)
+    }
+
     /// Sends a query and returns the bootstrap's instructions (all batches), or the error.
     func query(_ client: TestSyncClient, session: UInt64 = 1, version: UInt64, _ queries: [String: String]) throws
         -> QueryAnswer {
