@@ -24,10 +24,11 @@ struct WriteAuthorizer {
     func refusals(_ txn: StoreTransaction, schema: any QuerySchema, _ refs: [WireObjectRef],
                   at moment: Moment) throws -> [WireObjectRef: String] {
         // A changeset's objects are mostly of one class: decide per run of a class.
-        var lastClass: String?
+        var lastClass = ""
         var unchecked = false
         let checked = refs.filter { ref in
-            if ref.className != lastClass {
+            // By bytes, as the wire names classes.
+            if lastClass.isEmpty || !ref.className.utf8.elementsEqual(lastClass.utf8) {
                 lastClass = ref.className
                 unchecked = ref.className.hasPrefix(AppStore.reservedPrefix)
                     || (view.holdsEveryObject(of: ref.className) && view.permissions.write[ref.className] == nil)
