@@ -322,11 +322,6 @@ static bool walk_env(orc_txn *txn, const void *inside, size_t psize)
 }
 
 /*
- * Prepares a walk of `table` in a read transaction: the table's record, checked
- * against LMDB's view of the handle, and the snapshot's map. ORC_OK, ORC_ERR_NOT_FOUND
- * when the cursor should be used instead (nothing reported), or ORC_ERR_CORRUPT.
- */
-/*
  * The record (root, depth, entries) of `table`'s object database or, with `pk`, its
  * primary-key database, from the main database: NULL when the database has fewer than
  * `min` entries or the record is not the one LMDB reads for the handle `dbi` (mdb_stat,
@@ -344,6 +339,11 @@ static const uint8_t *db_record(orc_txn *txn, uint32_t table, bool pk, MDB_dbi d
     return rec;
 }
 
+/*
+ * Prepares a walk of `table` in a read transaction: the table's record, checked
+ * against LMDB's view of the handle, and the snapshot's map. ORC_OK, ORC_ERR_NOT_FOUND
+ * when the cursor should be used instead (nothing reported), or ORC_ERR_CORRUPT.
+ */
 static int walk_setup(orc_txn *txn, uint32_t table, MDB_dbi dbi, tscan *s)
 {
     if (txn->write || !layout_known()) return ORC_ERR_NOT_FOUND;
