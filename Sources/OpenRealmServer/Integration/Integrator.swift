@@ -311,11 +311,9 @@ struct Integrator {
     /// The clock column of `table`; when the class has none, nil, or (`adding`) a new one.
     private mutating func clockColumn(_ table: UInt32, adding: Bool) throws -> UInt16? {
         if let known = clockColumns[table] { return known }
-        var column = try txn.findProperty(table, Self.clockColumnName)?.column
-        if column == nil, adding {
-            column = try txn.addProperty(table, name: Self.clockColumnName, type: ORC_TYPE_BINARY,
-                                         flags: UInt32(ORC_PROP_OPTIONAL))
-        }
+        let column = adding
+            ? try txn.hiddenColumn(table, Self.clockColumnName, type: ORC_TYPE_BINARY, flags: UInt32(ORC_PROP_OPTIONAL))
+            : try txn.findProperty(table, Self.clockColumnName)?.column
         if let column { clockColumns[table] = column }
         return column
     }

@@ -143,6 +143,13 @@ final class StoreTransaction {
         return col
     }
 
+    /// The column of the server's own property `name` of a class, added with `type` and
+    /// `flags` when the class has none yet (the hidden `__partition` and `__clocks`).
+    func hiddenColumn(_ table: UInt32, _ name: String, type: orc_type, flags: UInt32) throws -> UInt16 {
+        if let existing = try findProperty(table, name) { return existing.column }
+        return try addProperty(table, name: name, type: type, flags: flags)
+    }
+
     /// Makes `column` the class's primary key.
     func setPrimaryKey(_ table: UInt32, column: UInt16) throws {
         try StoreError.check(orc_class_set_primary_key(handle, table, Int32(column)), "set primary key")

@@ -43,9 +43,8 @@ struct SubscriptionView: Sendable {
 
         /// The hidden column of `table`, added when absent.
         static func hiddenColumn(_ txn: StoreTransaction, _ table: UInt32) throws -> UInt16 {
-            if let existing = try txn.findProperty(table, hiddenColumnName) { return existing.column }
-            return try txn.addProperty(table, name: hiddenColumnName, type: ORC_TYPE_STRING,
-                                       flags: UInt32(ORC_PROP_OPTIONAL) | UInt32(ORC_PROP_INDEXED))
+            try txn.hiddenColumn(table, hiddenColumnName, type: ORC_TYPE_STRING,
+                                 flags: UInt32(ORC_PROP_OPTIONAL) | UInt32(ORC_PROP_INDEXED))
         }
 
         /// The predicate of the partition for `cls`: on the partition property when the
