@@ -706,6 +706,10 @@ void log_pack_start(orc_txn *txn, uint64_t version, log_pack *pk);
 int log_commit(orc_txn *txn, uint64_t version, log_pack *pk);
 /** Waits for the packing thread if it still runs, and frees the pack. */
 void log_pack_end(log_pack *pk);
+/** Whether this commit stores its changeset (log.c, "KEEPING LESS"). */
+int log_keeps(orc_txn *txn, bool *keep);
+/** Empties the log, for a commit that stores no changeset. */
+int log_empty(orc_txn *txn);
 /** Re-executes the non-derived instructions of a changeset (map growth replays the transaction). */
 int log_replay(orc_txn *txn, const uint8_t *data, size_t size);
 

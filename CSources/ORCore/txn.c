@@ -7,7 +7,9 @@
  *     thread; a second write on that thread is ORC_ERR_BUSY, not a deadlock.
  *  3. A commit writes, in one LMDB transaction: the schema (if changed), the
  *     table states (if changed), "orc.version" = version + 1, and the
- *     changeset of that version. So a version exists iff its changeset does.
+ *     changeset of that version. So a version exists iff its changeset does,
+ *     unless the environment keeps less (log.c, "KEEPING LESS"): then the
+ *     commit empties the log instead, and every version reads as trimmed.
  *  4. Database handles. LMDB keeps a handle opened inside a transaction only if
  *     that transaction commits, lets other transactions use it only if they
  *     begin after that commit, and shares the handle table between all
@@ -379,8 +381,11 @@ static int store_tables(orc_txn *txn)
 static int commit_prepare(orc_txn *txn, uint64_t version)
 {
     log_pack pk;
-    log_pack_start(txn, version, &pk);
-    int rc = idx_flush(txn);
+    bool keep;
+    int rc = log_keeps(txn, &keep);
+    if (rc) return rc;
+    if (keep) log_pack_start(txn, version, &pk);
+    rc = idx_flush(txn);
     if (!rc && txn->schema_dirty) {
         orc_buf *b = &txn->scratch3;
         b->size = 0;
@@ -389,6 +394,7 @@ static int commit_prepare(orc_txn *txn, uint64_t version)
     }
     if (!rc && txn->tables_dirty) rc = store_tables(txn);
     if (!rc) rc = meta_put(txn, META_VERSION, &version, 8);
+    if (!keep) return rc ? rc : log_empty(txn);
     if (!rc) rc = log_commit(txn, version, &pk);
     log_pack_end(&pk);
     return rc;

@@ -1094,3 +1094,155 @@ TEST(log_large_changesets_pack_beside_the_flush)
     CHECK_ENV(env);
     orc_env_close(env);
 }
+
+/* Adds `n` notes in one transaction (a changeset of 4 MiB or more from n = 150000). */
+static int add_notes(orc_env *env, int n, const char *tag, uint64_t *version)
+{
+    orc_txn *txn;
+    int rc = orc_txn_begin(env, ORC_TXN_WRITE, &txn);
+    char text[64];
+    uint16_t cols[2] = {N_TEXT, N_N};
+    for (int i = 0; !rc && i < n; i++) {
+        snprintf(text, sizeof text, "%s note number %d", tag, i);
+        orc_value vals[2] = {v_str(text), v_int(i)};
+        rc = orc_obj_create(txn, NOTE, cols, vals, 2, NULL);
+    }
+    if (rc) {
+        orc_txn_abort(txn);
+        return rc;
+    }
+    return orc_txn_commit(txn, version);
+}
+
+static int log_state(orc_env *env, uint64_t version, uint64_t *first)
+{
+    orc_txn *txn;
+    const void *d;
+    size_t n;
+    int rc = orc_txn_begin(env, ORC_TXN_READ, &txn);
+    if (rc) return rc;
+    *first = orc_log_first_version(txn);
+    rc = orc_log_get(txn, version, &d, &n);
+    orc_txn_abort(txn);
+    return rc;
+}
+
+static uint64_t note_count(orc_env *env)
+{
+    orc_txn *txn;
+    uint64_t count = UINT64_MAX;
+    if (orc_txn_begin(env, ORC_TXN_READ, &txn)) return count;
+    if (orc_table_count(txn, NOTE, &count)) count = UINT64_MAX;
+    orc_txn_abort(txn);
+    return count;
+}
+
+TEST(log_no_log_keeps_nothing)
+{
+    enum { BIG = 150000 };
+    orc_env *env;
+    orc_txn *txn;
+    uint64_t v, first, key;
+    char path[600];
+    snprintf(path, sizeof path, "%s", test_path("nolog.realm"));
+    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
+    CHECK_OK(make_schema(env));
+    CHECK_OK(add_notes(env, 3, "kept", &v));
+    CHECK_OK(log_state(env, v, &first));
+    CHECK_EQ(first, 1);
+    orc_env_close(env);
+
+    /* Reopened without a log, in a 1 MB map that the big commit outgrows (replayed). */
+    orc_env_options opt = {.initial_map_size = 1 << 20};
+    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC | ORC_ENV_NO_LOG, &opt, &env));
+    CHECK_OK(log_state(env, v, &first)); /* what the earlier open kept stays until a commit */
+    uint64_t before = v;
+    CHECK_OK(add_notes(env, BIG, "big", &v));
+    CHECK_EQ(v, before + 1);
+    CHECK_RC(log_state(env, v, &first), ORC_ERR_TRIMMED);
+    CHECK_EQ(first, 0);
+    CHECK_RC(log_state(env, before, &first), ORC_ERR_TRIMMED);
+    CHECK_EQ(note_count(env), BIG + 3);
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(new_person(txn, 7, "seven", 70, &key));
+    CHECK_OK(orc_txn_commit(txn, &v));
+    CHECK_RC(log_state(env, v, &first), ORC_ERR_TRIMMED);
+    CHECK_EQ(first, 0);
+    CHECK_ENV(env);
+    orc_env_close(env);
+
+    /* Opened again with a log: commits are kept from there on, data intact. */
+    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
+    CHECK_OK(add_notes(env, 1, "again", &v));
+    CHECK_OK(log_state(env, v, &first));
+    CHECK_EQ(first, v);
+    CHECK_EQ(note_count(env), BIG + 4);
+
+    /* The choice is the handle's: a second handle without a log, on the same environment. */
+    orc_env *bare;
+    CHECK_OK(orc_env_open(path, ORC_ENV_NO_LOG, NULL, &bare));
+    CHECK_OK(add_notes(env, 1, "kept", &v));
+    CHECK_OK(log_state(env, v, &first));
+    CHECK_EQ(first, v - 1);
+    CHECK_OK(add_notes(bare, 1, "bare", &v));
+    CHECK_RC(log_state(env, v, &first), ORC_ERR_TRIMMED);
+    CHECK_EQ(first, 0);
+    CHECK_OK(add_notes(env, 1, "kept", &v));
+    CHECK_OK(log_state(bare, v, &first));
+    CHECK_EQ(first, v);
+    orc_env_close(bare);
+    CHECK_EQ(note_count(env), BIG + 7);
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &txn));
+    orc_value got;
+    CHECK_OK(orc_obj_get(txn, PERSON, key, P_NAME, &got));
+    CHECK(str_is(got, "seven"));
+    orc_txn_abort(txn);
+    CHECK_ENV(env);
+    orc_env_close(env);
+}
+
+TEST(log_lean_log_keeps_large_changesets_only_when_held)
+{
+    enum { BIG = 150000 };
+    orc_env *env;
+    orc_txn *txn;
+    uint64_t v_small, v_big, v, first;
+    CHECK_OK(orc_env_open(test_path("lean.realm"), ORC_ENV_NO_SYNC | ORC_ENV_LEAN_LOG, NULL, &env));
+    CHECK_OK(make_schema(env));
+    CHECK_OK(add_notes(env, 1000, "small", &v_small)); /* ~40 KB: kept, as always */
+    CHECK_OK(log_state(env, v_small, &first));
+    CHECK_EQ(first, 1);
+
+    /* Large and nobody holds the log: not kept, and the log is emptied. */
+    CHECK_OK(add_notes(env, BIG, "big", &v_big));
+    CHECK_RC(log_state(env, v_big, &first), ORC_ERR_TRIMMED);
+    CHECK_EQ(first, 0);
+    CHECK_RC(log_state(env, v_small, &first), ORC_ERR_TRIMMED);
+    CHECK_EQ(note_count(env), BIG + 1000);
+    CHECK_OK(add_notes(env, 1, "after", &v));
+    CHECK_OK(log_state(env, v, &first));
+    CHECK_EQ(first, v);
+
+    /* Held: the large one is kept whole. */
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(orc_log_hold(txn, "sync", v));
+    CHECK_OK(orc_txn_commit(txn, NULL));
+    CHECK_OK(add_notes(env, BIG, "held", &v_big));
+    cs c;
+    CHECK_OK(cs_load(env, v_big, &c));
+    CHECK_EQ(cs_count(&c, ORC_INSTR_CREATE, 0), (size_t)BIG);
+    cs_free(&c);
+    CHECK_OK(log_state(env, v, &first));
+    CHECK_EQ(first, v);
+
+    /* Released: the next large one empties the log again. */
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(orc_log_release(txn, "sync"));
+    CHECK_OK(orc_txn_commit(txn, NULL));
+    CHECK_OK(add_notes(env, BIG, "released", &v_big));
+    CHECK_RC(log_state(env, v_big, &first), ORC_ERR_TRIMMED);
+    CHECK_EQ(first, 0);
+    CHECK_EQ(note_count(env), 3 * BIG + 1001);
+    CHECK_ENV(env);
+    orc_env_close(env);
+}

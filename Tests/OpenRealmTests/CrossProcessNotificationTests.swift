@@ -58,6 +58,44 @@ final class CrossProcessNotificationTests: XCTestCase {
         return String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
+    /// Adds `count` tasks from `first` whose titles make a changeset of several MiB.
+    private func bulkAdd(_ realm: Realm, from first: Int, count: Int, alsoTouch: NTask? = nil) throws {
+        try realm.write {
+            for i in first..<(first + count) {
+                realm.add(NTask(value: ["id": i, "title": "a title long enough to make a large changeset, number \(i)"]))
+            }
+            alsoTouch?.priority += 1
+        }
+    }
+
+    func testABulkWriteNothingObservesIsNotKeptInTheLog() throws {
+        let realm = try Realm(configuration: try makeFileConfiguration([NTask.self]))
+        try realm.write { realm.add(NTask(value: ["id": 0])) }
+        XCTAssertNotEqual(firstLogVersion(realm), 0, "a small commit is kept")
+        try bulkAdd(realm, from: 1, count: 60_000)
+        XCTAssertEqual(firstLogVersion(realm), 0, "nobody holds the log: the bulk write emptied it")
+        XCTAssertEqual(realm.objects(NTask.self).count, 60_001)
+        try realm.write { realm.add(NTask(value: ["id": -1])) }
+        XCTAssertEqual(firstLogVersion(realm), realm.snapshotVersion, "kept again from the next small commit")
+    }
+
+    func testABulkWriteUnderAnObserverIsKeptAndReportedExactly() throws {
+        let realm = try Realm(configuration: try makeFileConfiguration([NTask.self]))
+        try realm.write { realm.add(NTask(value: ["id": 0])) }
+        let existing = try XCTUnwrap(realm.object(ofType: NTask.self, forPrimaryKey: 0))
+        let log = NChangeLog<Results<NTask>>()
+        let token = realm.objects(NTask.self).observe { log.record($0) }
+        pollUntil("initial") { log.initials == 1 }
+        try bulkAdd(realm, from: 1, count: 60_000, alsoTouch: existing)
+        pollUntil("the bulk write's notification") { log.updates.count == 1 }
+        let update = try XCTUnwrap(log.updates.first)
+        XCTAssertEqual(update.insertions, Array(1...60_000))
+        XCTAssertEqual(update.modifications, [0], "read from the kept changeset: a comparison of states reports no modification")
+        XCTAssertEqual(update.deletions, [])
+        XCTAssertNotEqual(firstLogVersion(realm), 0)
+        token.invalidate()
+    }
+
     func testTheLogIsTrimmedButKeptForRegistrations() throws {
         let config = makeInMemoryConfiguration([NTask.self])
         let realm = try Realm(configuration: config)

@@ -44,7 +44,9 @@
  *  - The CHANGESET LOG: every commit appends one changeset (the instructions
  *    the transaction performed), keyed by its version, compressed with zstd
  *    above a size threshold. Consumers read it by version; it is trimmed up to
- *    the oldest version a registered consumer still needs.
+ *    the oldest version a registered consumer still needs. An environment
+ *    opened with ORC_ENV_NO_LOG keeps none, one opened with ORC_ENV_LEAN_LOG
+ *    no large changeset that no consumer holds.
  *
  * ERRORS
  * ======
@@ -254,6 +256,20 @@ enum {
     ORC_ENV_NO_META_SYNC = 0x8,
     /** Verify every page's structure on open (slower; used for files of unknown origin). */
     ORC_ENV_VERIFY = 0x10,
+    /**
+     * Keep no changeset log: commits still record their changes (map growth
+     * replays them) but store none, and a commit empties the log of what an
+     * earlier open kept. For a file whose history is kept elsewhere (the sync
+     * server's store); orc_log_get then reports ORC_ERR_TRIMMED.
+     */
+    ORC_ENV_NO_LOG = 0x20,
+    /**
+     * Keep a large changeset (4 MiB or more before compression: a bulk insert)
+     * only while a consumer holds the log (orc_log_hold); with no hold,
+     * nobody could read it, so its commit stores nothing and empties the log.
+     * Smaller changesets are kept as always. For files no sync client uses.
+     */
+    ORC_ENV_LEAN_LOG = 0x40,
 };
 
 /** Options for orc_env_open(); zero-initialise and set what you need. */
@@ -270,7 +286,8 @@ typedef struct orc_env_options {
  * Opens (creating unless ORC_ENV_NO_CREATE) the realm file at `path`.
  * `options` may be NULL. Opening a file this process already has open shares
  * the environment; the flags of the first open win except ORC_ENV_READ_ONLY,
- * which applies per handle.
+ * ORC_ENV_NO_LOG and ORC_ENV_LEAN_LOG, which apply per handle (to the
+ * transactions begun on it).
  *
  * Returns ORC_OK, ORC_ERR_NOT_FOUND (missing and NO_CREATE or READ_ONLY),
  * ORC_ERR_NOT_A_REALM, ORC_ERR_CORRUPT (damaged or truncated),

@@ -88,6 +88,10 @@ package final class RealmCoordinator: @unchecked Sendable {
         var flags: UInt32 = 0
         if configuration.isInMemory { flags |= UInt32(ORC_ENV_NO_SYNC) }
         if configuration.durability == .skipMetaSync { flags |= UInt32(ORC_ENV_NO_META_SYNC) }
+        // A local realm's log serves notifications only, which hold it while they need it:
+        // a bulk write that nothing holds the log for is not kept. A synced realm's log is
+        // what it uploads, so it keeps everything.
+        if configuration._syncConfiguration == nil { flags |= UInt32(ORC_ENV_LEAN_LOG) }
         if configuration.readOnly {
             flags |= UInt32(ORC_ENV_READ_ONLY)
             if !fm.fileExists(atPath: path) {

@@ -12,11 +12,15 @@ final class StoreEnvironment: @unchecked Sendable {
 
     /// Opens (creating) the environment at `path`.
     ///
+    /// The store keeps no ORCore changeset log (`ORC_ENV_NO_LOG`): its history is the
+    /// server's own (`__history`), and nothing reads the engine's; a store an earlier
+    /// build wrote has its log emptied by the first commit.
+    ///
     /// - Throws: ``StoreError`` when ORCore cannot open the file (not a realm, damaged,
     ///   permission denied, ...).
     init(path: String) throws(StoreError) {
         var env: OpaquePointer?
-        let status = orc_env_open(path, 0, nil, &env)
+        let status = orc_env_open(path, UInt32(ORC_ENV_NO_LOG), nil, &env)
         guard status == ORC_OK, let env else { throw StoreError.orcore(status, "open store '\(path)'") }
         self.handle = env
         self.path = path
