@@ -51,6 +51,7 @@ static int init_databases(orc_envcore *core, bool read_only)
     rc = mdb_dbi_open(t, NULL, 0, &main_dbi);
     if (!rc) rc = mdb_stat(t, main_dbi, &st);
     if (rc) goto fail_mdb;
+    core->dbi_state = main_dbi;
     rc = mdb_dbi_open(t, "meta", 0, &core->dbi_meta);
     if (rc == MDB_NOTFOUND && st.ms_entries == 0 && !read_only)
         rc = mdb_dbi_open(t, "meta", MDB_CREATE, &core->dbi_meta); /* MDB_INCOMPATIBLE: a main database with duplicates */
@@ -99,6 +100,7 @@ static int init_databases(orc_envcore *core, bool read_only)
             return orc_fail(ORC_ERR_FORMAT_VERSION, "'%s' has format version %u; this build reads up to %d",
                             core->path, fmt, ORC_FORMAT_VERSION);
         }
+        if (fmt < 2) core->dbi_state = core->dbi_meta; /* format 1: the version and table states in "meta" */
     }
     rc = mdb_txn_commit(t); /* commit, not abort: keeps the dbi handles */
     if (rc) return orc_fail_mdb(rc, "committing the opening transaction");

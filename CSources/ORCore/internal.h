@@ -26,14 +26,18 @@
  *
  * FILE LAYOUT (named LMDB databases inside one MDB_NOSUBDIR environment)
  * ---------------------------------------------------------------------
- *   "meta"    name (bytes)                      -> value
- *               "orc.format"   u32 LE           ORC_FORMAT_VERSION
+ *   main      the named databases' records (LMDB's), and from format 2:
  *               "orc.version"  u64 LE           last committed version
- *               "orc.schema"   schema blob      (schema.c)
  *               "orc.tables"   u32 n, then per table id 1..n:
  *                              u64 next_key, u64 count   (LE)
+ *   "meta"    name (bytes)                      -> value
+ *               "orc.format"   u32 LE           ORC_FORMAT_VERSION when created
+ *               "orc.version", "orc.tables"     here in format 1 files
+ *               "orc.schema"   schema blob      (schema.c)
  *               "orc.hold.<consumer>" u64 LE    log consumer positions
  *               anything not starting "orc."    user metadata (orc_meta_*)
+ *   A file keeps the format it was created with: a build reads formats 1 and 2
+ *   and writes each in its own layout; builds before format 2 refuse format 2.
  *   "t<id>"   u64 BE object key                 -> row record (row.c)
  *             (one database per table, so keys ascend and inserts append)
  *   "p<id>"   encoded primary key (keyenc)      -> u64 LE object key
@@ -235,6 +239,7 @@ typedef struct orc_envcore {
     int refs;
     unsigned flags;
     MDB_dbi dbi_meta, dbi_idx, dbi_coll, dbi_blink, dbi_log;
+    MDB_dbi dbi_state;     /* where "orc.version" and "orc.tables" live: main (format 2) or dbi_meta */
     MDB_dbi *table_dbi;    /* [table id] object database, 0 when not yet opened */
     MDB_dbi *pk_dbi;       /* [table id] primary key database, 0 when not yet opened */
     uint32_t table_dbi_cap;

@@ -26,7 +26,7 @@
  *     core only after its commit succeeds.
  *  5. mdb_dbi_open is never called concurrently (core->lock serialises it).
  *
- * TABLE STATES ("orc.tables" in "meta")
+ * TABLE STATES ("orc.tables": in the main database from format 2, in "meta" before)
  *   u32 LE n | n × (u64 LE next_key, u64 LE count)   for table ids 1 ... n
  */
 #include "internal.h"
@@ -52,7 +52,7 @@ static int txn_load(orc_txn *txn)
 {
     orc_envcore *core = txn->core;
     MDB_val v;
-    int rc = meta_read(txn->mdb, core->dbi_meta, META_VERSION, &v);
+    int rc = meta_read(txn->mdb, core->dbi_state, META_VERSION, &v);
     if (rc == MDB_NOTFOUND) {
         txn->version = 0;
     } else if (rc) {
@@ -365,6 +365,21 @@ int orc_txn_begin(orc_env *env, int kind, orc_txn **out)
     return ORC_OK;
 }
 
+/* The version and the table states: in the main database from format 2, where a
+ * commit writes them into the page it rewrites anyway (the main database's leaf,
+ * holding the records of the databases the commit changed); "meta" was one more
+ * page in every commit. Files of format 1 keep them in "meta" (FILE LAYOUT). */
+static int state_put(orc_txn *txn, const char *name, const void *data, size_t size)
+{
+    if (txn->core->dbi_state == txn->core->dbi_meta) return meta_put(txn, name, data, size);
+    MDB_val k = {strlen(name), (void *)name}, v = {size, (void *)data};
+    int mrc = mdb_put(txn->mdb, txn->core->dbi_state, &k, &v, 0);
+    if (mrc == MDB_MAP_FULL) return ORC_ERR_MAP_FULL;
+    if (mrc) return txn_poison(txn, orc_fail_mdb(mrc, "writing the version"));
+    txn_touched(txn);
+    return ORC_OK;
+}
+
 static int store_tables(orc_txn *txn)
 {
     orc_buf *b = &txn->scratch;
@@ -374,7 +389,7 @@ static int store_tables(orc_txn *txn)
         rc = buf_put_u64(b, txn->tables[t].next_key);
         if (!rc) rc = buf_put_u64(b, txn->tables[t].count);
     }
-    return rc ? rc : meta_put(txn, META_TABLES, b->data, b->size);
+    return rc ? rc : state_put(txn, META_TABLES, b->data, b->size);
 }
 
 /* Everything a commit writes before mdb_txn_commit (invariant 3). */
@@ -393,7 +408,7 @@ static int commit_prepare(orc_txn *txn, uint64_t version)
         if (!rc) rc = meta_put(txn, META_SCHEMA, b->data, b->size);
     }
     if (!rc && txn->tables_dirty) rc = store_tables(txn);
-    if (!rc) rc = meta_put(txn, META_VERSION, &version, 8);
+    if (!rc) rc = state_put(txn, META_VERSION, &version, 8);
     if (!keep) return rc ? rc : log_empty(txn);
     if (!rc) rc = log_commit(txn, version, &pk);
     log_pack_end(&pk);
@@ -595,7 +610,7 @@ int txn_pk_dbi(orc_txn *txn, uint32_t table, MDB_dbi *out) { return table_dbi(tx
 static int load_tables(orc_txn *txn)
 {
     MDB_val v;
-    int rc = meta_read(txn->mdb, txn->core->dbi_meta, META_TABLES, &v);
+    int rc = meta_read(txn->mdb, txn->core->dbi_state, META_TABLES, &v);
     uint32_t n = 0;
     if (rc && rc != MDB_NOTFOUND) return orc_fail_mdb(rc, "reading table states");
     if (!rc) {

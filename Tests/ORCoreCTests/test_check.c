@@ -215,7 +215,7 @@ static int dmg_table_count(MDB_txn *t, const realm *r)
     MDB_dbi d;
     MDB_val k = {10, "orc.tables"}, v;
     uint8_t buf[1024];
-    int rc = dbi(t, "meta", &d);
+    int rc = dbi(t, NULL, &d); /* format 2: in the main database */
     if (!rc) rc = mdb_get(t, d, &k, &v);
     if (rc) return rc;
     if (v.mv_size > sizeof buf || v.mv_size < 4 + 16) return -1;

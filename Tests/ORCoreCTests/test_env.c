@@ -11,6 +11,7 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <lmdb.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -364,7 +365,7 @@ TEST(env_version_string)
     CHECK(strstr(v, "LMDB 0.9.") != NULL);
     CHECK(strstr(v, "zstd ") != NULL);
     CHECK(v == orc_version_string()); /* static */
-    CHECK_EQ(ORC_FORMAT_VERSION, 1);
+    CHECK_EQ(ORC_FORMAT_VERSION, 2);
 }
 
 TEST(env_delete_files)
@@ -862,4 +863,115 @@ TEST(env_table_created_by_another_process_is_readable)
     orc_txn_abort(r);
     CHECK_ENV(env);
     orc_env_close(env);
+}
+
+/* Raw LMDB access to a closed realm file, for the layout tests. */
+typedef struct {
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi main, meta;
+} raw_file;
+
+static bool raw_open(const char *path, raw_file *r)
+{
+    if (mdb_env_create(&r->env) || mdb_env_set_maxdbs(r->env, 64)) return false;
+    if (mdb_env_open(r->env, path, MDB_NOSUBDIR, 0644)) return false;
+    if (mdb_txn_begin(r->env, NULL, 0, &r->txn)) return false;
+    return !mdb_dbi_open(r->txn, NULL, 0, &r->main) && !mdb_dbi_open(r->txn, "meta", 0, &r->meta);
+}
+
+static int raw_get(raw_file *r, MDB_dbi d, const char *name, MDB_val *v)
+{
+    MDB_val k = {strlen(name), (void *)name};
+    return mdb_get(r->txn, d, &k, v);
+}
+
+static bool raw_close(raw_file *r, bool commit)
+{
+    bool ok = commit ? mdb_txn_commit(r->txn) == 0 : (mdb_txn_abort(r->txn), true);
+    mdb_env_close(r->env);
+    return ok;
+}
+
+/* The version and table states: in the main database in a new file; a format 1
+ * file (from a build before format 2: both in "meta") is read and written in its
+ * own layout and stays format 1. */
+TEST(env_layout_of_format_2_and_format_1_files)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s", test_path("layout.realm"));
+    orc_env *env;
+    orc_txn *w;
+    uint32_t table;
+    uint16_t cn, cs;
+    uint64_t key, version;
+    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK(make_item_class(w, &table, &cn, &cs));
+    CHECK(item_add(w, table, cn, cs, 0, "item-0", &key));
+    CHECK_OK(orc_txn_commit(w, &version));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK(item_add(w, table, cn, cs, 1, "item-1", &key));
+    CHECK_OK(orc_txn_commit(w, &version));
+    CHECK_EQ(version, 2);
+    orc_env_close(env);
+
+    raw_file r;
+    MDB_val v;
+    CHECK(raw_open(path, &r));
+    CHECK_OK(raw_get(&r, r.meta, "orc.format", &v));
+    CHECK(v.mv_size == 4 && *(uint32_t *)v.mv_data == 2);
+    CHECK_OK(raw_get(&r, r.main, "orc.version", &v));
+    CHECK(v.mv_size == 8 && *(uint64_t *)v.mv_data == 2);
+    CHECK_OK(raw_get(&r, r.main, "orc.tables", &v));
+    CHECK_EQ(raw_get(&r, r.meta, "orc.version", &v), MDB_NOTFOUND);
+    CHECK_EQ(raw_get(&r, r.meta, "orc.tables", &v), MDB_NOTFOUND);
+
+    /* Into format 1's layout, as an earlier build wrote it. */
+    const char *moved[] = {"orc.version", "orc.tables"};
+    for (int i = 0; i < 2; i++) {
+        MDB_val k = {strlen(moved[i]), (void *)moved[i]};
+        CHECK_OK(mdb_get(r.txn, r.main, &k, &v));
+        uint8_t copy[256];
+        CHECK(v.mv_size <= sizeof copy);
+        memcpy(copy, v.mv_data, v.mv_size);
+        MDB_val c = {v.mv_size, copy};
+        CHECK_OK(mdb_put(r.txn, r.meta, &k, &c, 0));
+        CHECK_OK(mdb_del(r.txn, r.main, &k, NULL));
+    }
+    uint32_t one = 1;
+    MDB_val fk = {10, "orc.format"}, fv = {4, &one};
+    CHECK_OK(mdb_put(r.txn, r.meta, &fk, &fv, 0));
+    CHECK(raw_close(&r, true));
+
+    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC | ORC_ENV_READ_ONLY, NULL, &env));
+    CHECK_OK(orc_env_version(env, &version));
+    CHECK_EQ(version, 2);
+    CHECK(items_match(env, 2));
+    orc_env_close(env);
+
+    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK(item_add(w, table, cn, cs, 2, "item-2", &key));
+    CHECK_EQ(key, 3); /* the next key came from format 1's table states */
+    CHECK_OK(orc_txn_commit(w, &version));
+    CHECK_EQ(version, 3);
+    CHECK(items_match(env, 3));
+    CHECK_OK(orc_env_check(env, NULL));
+    orc_env_close(env);
+
+    CHECK(raw_open(path, &r));
+    CHECK_OK(raw_get(&r, r.meta, "orc.format", &v));
+    CHECK(v.mv_size == 4 && *(uint32_t *)v.mv_data == 1);
+    CHECK_OK(raw_get(&r, r.meta, "orc.version", &v));
+    CHECK(v.mv_size == 8 && *(uint64_t *)v.mv_data == 3);
+    CHECK_EQ(raw_get(&r, r.main, "orc.version", &v), MDB_NOTFOUND);
+    CHECK_EQ(raw_get(&r, r.main, "orc.tables", &v), MDB_NOTFOUND);
+
+    /* A later format than this build's is refused. */
+    uint32_t later = ORC_FORMAT_VERSION + 1;
+    fv.mv_data = &later;
+    CHECK_OK(mdb_put(r.txn, r.meta, &fk, &fv, 0));
+    CHECK(raw_close(&r, true));
+    CHECK_RC(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env), ORC_ERR_FORMAT_VERSION);
 }

@@ -955,8 +955,13 @@ int orc_changeset_iter_next(orc_changeset_iter *it, orc_instr *out);
 /** "ORCore <major>.<minor>.<patch> (LMDB x.y.z, zstd x.y.z)". Cannot fail. */
 const char *orc_version_string(void);
 
-/** The on-disk format version this build writes and reads. */
-#define ORC_FORMAT_VERSION 1
+/**
+ * The on-disk format version this build creates files in. It reads and writes
+ * files of every format up to it, each in its own layout (a file keeps the
+ * format it was created with); a file of a later format is ORC_ERR_FORMAT_VERSION.
+ * 2: the version and table states moved from "meta" into LMDB's main database.
+ */
+#define ORC_FORMAT_VERSION 2
 
 #ifdef __cplusplus
 }
