@@ -37,13 +37,18 @@ static size_t round_up_map(size_t n)
     return (n + page - 1) / page * page;
 }
 
-/* Opens or creates the shared databases and checks the format marker. */
-static int init_databases(orc_envcore *core, bool read_only)
+/*
+ * Opens the shared databases and checks the format marker, in a write
+ * transaction that creates what is missing when `create`, else in a read
+ * transaction; then something missing sets *missing (when `missing` is given)
+ * instead of being an error.
+ */
+static int open_databases(orc_envcore *core, bool create, bool *missing)
 {
     MDB_txn *t;
-    int rc = mdb_txn_begin(core->mdb, NULL, read_only ? MDB_RDONLY : 0, &t);
+    int rc = mdb_txn_begin(core->mdb, NULL, create ? 0 : MDB_RDONLY, &t);
     if (rc) return orc_fail_mdb(rc, "beginning the opening transaction");
-    unsigned cflag = read_only ? 0 : MDB_CREATE;
+    unsigned cflag = create ? MDB_CREATE : 0;
 
     /* A foreign LMDB file has keys in its main database but no "meta". */
     MDB_dbi main_dbi;
@@ -53,7 +58,8 @@ static int init_databases(orc_envcore *core, bool read_only)
     if (rc) goto fail_mdb;
     core->dbi_state = main_dbi;
     rc = mdb_dbi_open(t, "meta", 0, &core->dbi_meta);
-    if (rc == MDB_NOTFOUND && st.ms_entries == 0 && !read_only)
+    if (rc == MDB_NOTFOUND && st.ms_entries == 0 && missing) goto incomplete;
+    if (rc == MDB_NOTFOUND && st.ms_entries == 0 && create)
         rc = mdb_dbi_open(t, "meta", MDB_CREATE, &core->dbi_meta); /* MDB_INCOMPATIBLE: a main database with duplicates */
     if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
         mdb_txn_abort(t);
@@ -69,6 +75,7 @@ static int init_databases(orc_envcore *core, bool read_only)
     };
     for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
         rc = mdb_dbi_open(t, shared[i].name, cflag, shared[i].dbi);
+        if (rc == MDB_NOTFOUND && missing) goto incomplete;
         if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
             mdb_txn_abort(t);
             return orc_fail(ORC_ERR_NOT_A_REALM, "'%s' lacks the '%s' database", core->path, shared[i].name);
@@ -78,7 +85,8 @@ static int init_databases(orc_envcore *core, bool read_only)
 
     MDB_val k = {10, (void *)"orc.format"}, v;
     rc = mdb_get(t, core->dbi_meta, &k, &v);
-    if (rc == MDB_NOTFOUND && !read_only) {
+    if (rc == MDB_NOTFOUND && missing) goto incomplete;
+    if (rc == MDB_NOTFOUND && create) {
         uint32_t fmt = ORC_FORMAT_VERSION;
         v.mv_size = 4;
         v.mv_data = &fmt;
@@ -106,9 +114,30 @@ static int init_databases(orc_envcore *core, bool read_only)
     if (rc) return orc_fail_mdb(rc, "committing the opening transaction");
     return ORC_OK;
 
+incomplete:
+    mdb_txn_abort(t);
+    *missing = true;
+    return ORC_OK;
+
 fail_mdb:
     mdb_txn_abort(t);
     return orc_fail_mdb(rc, "opening the realm's databases");
+}
+
+/*
+ * Opens the shared databases. A realm that has them all is opened in a read
+ * transaction, so that opening never waits for another process's write
+ * transaction (it did: a process opening a file while another held a long
+ * write waited for its end); only a new file, or one missing a shared database
+ * or its format marker, takes the writer's lock to create them.
+ */
+static int init_databases(orc_envcore *core, bool read_only)
+{
+    if (read_only) return open_databases(core, false, NULL);
+    bool missing = false;
+    int rc = open_databases(core, false, &missing);
+    if (rc || !missing) return rc;
+    return open_databases(core, true, NULL);
 }
 
 static void core_free(orc_envcore *core)

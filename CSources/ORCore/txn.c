@@ -375,7 +375,7 @@ static int state_put(orc_txn *txn, const char *name, const void *data, size_t si
     MDB_val k = {strlen(name), (void *)name}, v = {size, (void *)data};
     int mrc = mdb_put(txn->mdb, txn->core->dbi_state, &k, &v, 0);
     if (mrc == MDB_MAP_FULL) return ORC_ERR_MAP_FULL;
-    if (mrc) return txn_poison(txn, orc_fail_mdb(mrc, "writing the version"));
+    if (mrc) return txn_poison(txn, orc_fail_mdb(mrc, "writing the version or the table states"));
     txn_touched(txn);
     return ORC_OK;
 }

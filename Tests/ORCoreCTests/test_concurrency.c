@@ -28,7 +28,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 static void on_alarm(int sig)
@@ -895,6 +894,77 @@ static void concurrency_killed_writer_leaves_every_reported_commit_body(void)
         CHECK_ENV(env);
         orc_env_close(env);
     }
+}
+
+/* ---- opening beside another process's write transaction ---- */
+
+/*
+ * Opening a realm needs no write transaction: a process opens (and reads) a file
+ * while another holds a long write. The open used to wait for the writer, which
+ * made concurrency_killed_writer_leaves_every_reported_commit hang now and then
+ * until its child gave up: its parent opened the file while the child sat in a
+ * write transaction waiting to be killed.
+ */
+TEST(concurrency_open_does_not_wait_for_another_process_writing)
+{
+    guard(120);
+    char path[600];
+    snprintf(path, sizeof path, "%s", test_path("open-beside-writer.realm"));
+    {
+        orc_env *env;
+        orc_txn *w;
+        uint32_t t;
+        CHECK_OK(orc_env_open(path, 0, NULL, &env));
+        CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+        CHECK_OK(orc_class_add(w, "Item", ORC_CLASS_TOP_LEVEL, &t));
+        CHECK_OK(orc_meta_set(w, "before", "b", 1));
+        CHECK_OK(orc_txn_commit(w, NULL));
+        orc_env_close(env);
+    }
+    int held[2], opened[2];
+    CHECK(pipe(held) == 0 && pipe(opened) == 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        close(held[0]);
+        close(opened[1]);
+        orc_env *env;
+        orc_txn *w;
+        COK(orc_env_open(path, ORC_ENV_NO_CREATE, NULL, &env));
+        COK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+        COK(orc_meta_set(w, "during", "d", 1));
+        CCHECK(pipe_write_i64(held[1], 1));
+        int64_t v;
+        bool told = pipe_read_i64(opened[0], &v, 20); /* the parent opened while this write was held */
+        orc_txn_abort(w);
+        orc_env_close(env);
+        _exit(told ? 0 : 13);
+    }
+    close(held[1]);
+    close(opened[0]);
+    int64_t msg;
+    CHECK(pipe_read_i64(held[0], &msg, 60));
+    orc_env *env;
+    CHECK_OK(orc_env_open(path, 0, NULL, &env));
+    orc_txn *r;
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
+    const void *d;
+    size_t n;
+    CHECK_OK(orc_meta_get(r, "before", &d, &n));
+    CHECK_RC(orc_meta_get(r, "during", &d, &n), ORC_ERR_NOT_FOUND);
+    orc_txn_abort(r);
+    CHECK(pipe_write_i64(opened[1], 1));
+    CHECK_EQ(wait_child(pid, held[0], 60), 0);
+    /* and this process writes once the other's write has ended */
+    orc_txn *w;
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(orc_meta_set(w, "after", "a", 1));
+    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK_ENV(env);
+    orc_env_close(env);
+    close(held[0]);
+    close(opened[1]);
 }
 
 /* ---- the checker's page walk during commits ---- */
