@@ -975,3 +975,46 @@ TEST(env_layout_of_format_2_and_format_1_files)
     CHECK(raw_close(&r, true));
     CHECK_RC(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env), ORC_ERR_FORMAT_VERSION);
 }
+
+/* A syncing commit writes into space the file already has: the file is extended
+ * in chunks of zero pages ahead of the pages in use (txn.c, THE FILE'S TAIL), so
+ * that fdatasync need not persist a new size for every commit that grows it. */
+TEST(env_commits_grow_the_file_in_chunks)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s", test_path("tail.realm"));
+    orc_env *env;
+    orc_txn *w;
+    uint32_t table;
+    uint16_t cn, cs;
+    uint64_t key;
+    CHECK_OK(orc_env_open(path, 0, NULL, &env)); /* synced commits */
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK(make_item_class(w, &table, &cn, &cs));
+    CHECK_OK(orc_txn_commit(w, NULL));
+    static char big[3000];
+    memset(big, 'x', sizeof big - 1);
+    size_t changes = 0, first_used = 0, last_used = 0;
+    off_t last_size = -1;
+    for (int i = 0; i < 40; i++) {
+        CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+        CHECK(item_add(w, table, cn, cs, i, big, &key)); /* about a page each */
+        CHECK_OK(orc_txn_commit(w, NULL));
+        struct stat st;
+        orc_env_info info;
+        CHECK(stat(path, &st) == 0);
+        CHECK_OK(orc_env_info_get(env, &info));
+        CHECK((size_t)st.st_size >= info.used_bytes);
+        if (i == 0) first_used = info.used_bytes;
+        last_used = info.used_bytes;
+        if (st.st_size != last_size) changes++;
+        last_size = st.st_size;
+    }
+    CHECK(last_used >= first_used + 30 * 4096); /* the commits did grow the data */
+    CHECK(changes <= 3);
+    CHECK_ENV(env);
+    orc_env_close(env);
+    CHECK_OK(orc_env_open(path, ORC_ENV_VERIFY, NULL, &env)); /* the zero tail is no damage */
+    CHECK_OK(orc_env_check(env, NULL));
+    orc_env_close(env);
+}
