@@ -367,19 +367,25 @@ int orc_txn_begin(orc_env *env, int kind, orc_txn **out)
     return ORC_OK;
 }
 
+/* Puts a named metadata value into `dbi` ("meta", or the main database). */
+static int named_put(orc_txn *txn, MDB_dbi dbi, const char *name, const void *data, size_t size)
+{
+    MDB_val k = {strlen(name), (void *)name}, v = {size, (void *)data};
+    int mrc = mdb_put(txn->mdb, dbi, &k, &v, 0);
+    if (mrc == MDB_MAP_FULL) return ORC_ERR_MAP_FULL;
+    if (mrc) return txn_poison(txn, orc_fail_mdb(mrc, "writing metadata"));
+    txn_touched(txn);
+    return ORC_OK;
+}
+
 /* The version and the table states: in the main database from format 2, where a
  * commit writes them into the page it rewrites anyway (the main database's leaf,
  * holding the records of the databases the commit changed); "meta" was one more
- * page in every commit. Files of format 1 keep them in "meta" (FILE LAYOUT). */
+ * page in every commit. Files of format 1 keep them in "meta" (FILE LAYOUT). Both
+ * are regenerated at every commit, so map growth needs no redo record of them. */
 static int state_put(orc_txn *txn, const char *name, const void *data, size_t size)
 {
-    if (txn->core->dbi_state == txn->core->dbi_meta) return meta_put(txn, name, data, size);
-    MDB_val k = {strlen(name), (void *)name}, v = {size, (void *)data};
-    int mrc = mdb_put(txn->mdb, txn->core->dbi_state, &k, &v, 0);
-    if (mrc == MDB_MAP_FULL) return ORC_ERR_MAP_FULL;
-    if (mrc) return txn_poison(txn, orc_fail_mdb(mrc, "writing the version or the table states"));
-    txn_touched(txn);
-    return ORC_OK;
+    return named_put(txn, txn->core->dbi_state, name, data, size);
 }
 
 static int store_tables(orc_txn *txn)
@@ -792,12 +798,8 @@ static int redo_record(orc_txn *txn, uint8_t op, const char *name, const void *d
 
 int meta_put(orc_txn *txn, const char *name, const void *data, size_t size)
 {
-    MDB_val k = {strlen(name), (void *)name}, v = {size, (void *)data};
-    int mrc = mdb_put(txn->mdb, txn->core->dbi_meta, &k, &v, 0);
-    if (mrc == MDB_MAP_FULL) return ORC_ERR_MAP_FULL;
-    if (mrc) return txn_poison(txn, orc_fail_mdb(mrc, "writing metadata"));
-    txn_touched(txn);
-    return redo_record(txn, 1, name, data, size);
+    int rc = named_put(txn, txn->core->dbi_meta, name, data, size);
+    return rc ? rc : redo_record(txn, 1, name, data, size);
 }
 
 int meta_del(orc_txn *txn, const char *name)
