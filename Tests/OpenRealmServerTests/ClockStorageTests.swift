@@ -9,10 +9,6 @@ import OpenRealmWire
 /// that, in the table `__clocks`, whose rows are still obeyed and move into the objects'
 /// rows when the objects are next written.
 final class ClockStorageTests: ServerTestCase {
-    var storePath: String {
-        dataDirectory.appendingPathComponent("apps").appendingPathComponent("todo").appendingPathComponent("server.realm").path
-    }
-
     /// Runs `body` on the app's store with the server stopped, then starts it again.
     func withStoppedServer(_ body: (StoreTransaction) throws -> Void) throws {
         stopServer()

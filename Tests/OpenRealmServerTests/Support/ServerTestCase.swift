@@ -18,6 +18,11 @@ class ServerTestCase: XCTestCase {
     /// The app configuration to run with (nil: development mode).
     var appConfiguration: AppConfiguration? { nil }
 
+    /// The store of the app `todo` (the default app of these tests).
+    var storePath: String {
+        dataDirectory.appendingPathComponent("apps").appendingPathComponent("todo").appendingPathComponent("server.realm").path
+    }
+
     override func setUpWithError() throws {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-server-tests-\(UUID().uuidString)")
         try startServer()
