@@ -465,6 +465,10 @@ int obj_row(orc_txn *txn, uint32_t table, uint64_t key, const uint8_t **row, siz
  * transaction it walks the table's leaf pages in the map itself; in a write
  * transaction, and for small tables, it steps an LMDB cursor.
  */
+/* A leaf's node count and the bytes its nodes fill (scan.c, ASKING FOR A LEAF BEFORE SEARCHING IT). */
+typedef struct leaf_shape {
+    unsigned n, used;
+} leaf_shape;
 typedef struct tscan {
     MDB_cursor *cur;          /* the cursor path */
     const uint8_t *row;       /* the current row: its bytes, size and object key */
@@ -483,6 +487,7 @@ typedef struct tscan {
     uint64_t left;            /* rows the table's database record still promises */
     uint64_t root;            /* the tree's root page */
     unsigned depth, top;      /* the tree's depth; branch pages on the stack */
+    leaf_shape shape;         /* the last leaf a seek searched */
     struct tscan_level { const uint8_t *page; unsigned i, n, upper; } up[MAX_DEPTH]; /* last */
 } tscan;
 /* How many rows ahead the walk asks the cache for a row it will read (the offset is in the page). */
@@ -537,6 +542,7 @@ typedef struct row_reader {
     bool pk_walk;          /* pk_get descends the primary-key index (else mdb_get does) */
     unsigned pk_depth;
     uint64_t pk_root;
+    leaf_shape pk_shape;   /* the primary-key index's last leaf searched */
     tscan w;
 } row_reader;
 #define ROW_READERS 8

@@ -124,6 +124,42 @@ static void prefetch_next_leaf(const tscan *s)
 }
 
 /*
+ * ASKING FOR A LEAF BEFORE SEARCHING IT
+ * A lookup's leaf (a row by key, a primary key) costs three cache misses one after
+ * the other: the page header (also the TLB miss), then the node pointer the search
+ * guesses, then the node it points to. Their places can be guessed before the page
+ * is read, from the leaf the same tree's last lookup searched (its node count and
+ * the bytes its nodes fill; a tree's leaves are much alike) and from where the key
+ * lies between the parent's separators: nodes fill a leaf from its end down in key
+ * order (appended pages; a page filled otherwise only wastes the touch). So once
+ * the parent names the leaf, the three lines are loaded together (loads, not
+ * prefetches: see MEMORY), and the search then finds them in the cache. Measured on
+ * the benchmark's 1,000,000-object primary-key lookup: see the README. The loads
+ * stay inside the page, which the walk may read (page number checked); what they
+ * read is not used, the page is checked when it is entered.
+ */
+static void touch(const uint8_t *p) { __asm__ volatile("" : : "r"(*(const volatile uint8_t *)p)); }
+
+static void ask_for_leaf(const tscan *s, uint64_t pgno, const leaf_shape *shape, unsigned g)
+{
+    if (pgno < NUM_METAS || pgno > s->last_pg || !shape->n || g >= shape->n) return;
+    const uint8_t *pg = s->map + pgno * s->psize;
+    touch(pg);
+    touch(pg + PAGEHDRSZ + 2u * g);
+    size_t off = s->psize - (size_t)(g + 1) * shape->used / shape->n; /* node g's place in such a page */
+    if (off < PAGEHDRSZ || off >= s->psize) return;
+    touch(pg + off);
+    if (off + 64 < s->psize) touch(pg + off + 64);
+}
+
+/* Remembers the shape of the leaf just searched, for the next ask_for_leaf. */
+static void note_leaf(const tscan *s, leaf_shape *shape, unsigned n, unsigned upper)
+{
+    shape->n = n;
+    shape->used = (unsigned)s->psize - upper;
+}
+
+/*
  * Checks page `pgno` as a tree's page at its level: a leaf, or a branch with at least
  * one child. Sets *pg, *n and *upper; returns what is wrong with it, or NULL.
  */
@@ -508,6 +544,7 @@ static int seek(tscan *s, uint64_t key)
         if (rc) return rc;
         if (leaf) {
             if ((rc = page_search(s, pg, upper, 0, n, key, &b, &lo))) return rc; /* the first node whose key is >= key */
+            note_leaf(s, &s->shape, n, upper);
             s->leaf = pg;
             s->li = lo;
             s->ln = n;
@@ -530,6 +567,8 @@ static int seek(tscan *s, uint64_t key)
         }
         s->up[s->top++] = (struct tscan_level){.page = pg, .i = lo, .n = n, .upper = upper};
         pgno = child;
+        if (s->top + 1 == s->depth && has_lo && has_hi && b.hi > b.lo && s->shape.n)
+            ask_for_leaf(s, pgno, &s->shape, guess_in(0, s->shape.n, b.lo, b.hi, key));
     }
 }
 
@@ -813,9 +852,12 @@ int pk_get(orc_txn *txn, uint32_t table, const uint8_t *t, size_t tn, uint64_t *
             /* the child's keys lie between the separators beside it (lines the search read) */
             if (i - 1 >= 1 && (rc = bnode_key(s, pg, upper, i - 1, &b.lo, &b.nlo))) return rc;
             if (i < n && (rc = bnode_key(s, pg, upper, i, &b.hi, &b.nhi))) return rc;
+            if (level + 2 == r->pk_depth && b.lo && b.hi && r->pk_shape.n)
+                ask_for_leaf(s, pgno, &r->pk_shape, bguess(0, r->pk_shape.n, b.lo, b.nlo, b.hi, b.nhi, t, tn));
             continue;
         }
         if ((rc = bpage_search(s, pg, upper, 0, n, t, tn, false, &b, &i))) return rc;
+        note_leaf(s, &r->pk_shape, n, upper);
         if (i >= n) return ORC_ERR_NOT_FOUND;
         if ((rc = bnode_key(s, pg, upper, i, &k, &kn))) return rc;
         if (bkey_cmp(k, kn, t, tn) != 0) return ORC_ERR_NOT_FOUND;
