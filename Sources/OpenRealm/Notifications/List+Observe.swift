@@ -32,23 +32,13 @@ enum CollectionObservation {
 
 /// The registration of a `List` observer: list operations from the log are replayed on
 /// the old positions (`CollectionDiff.list`).
-final class ListRegistration<Element: RealmCollectionValue>: NotificationRegistration {
-    let list: List<Element>
-    let filter: KeyPathFilter?
-    let block: (RealmCollectionChange<List<Element>>) -> Void
+final class ListRegistration<Element: RealmCollectionValue>: IndexedCollectionRegistration<List<Element>> {
     private var count = 0
     /// The linked objects' keys at the old positions (lists of objects only).
     private var elementKeys: [UInt64] = []
 
-    init(_ list: List<Element>, filter: KeyPathFilter?, block: @escaping (RealmCollectionChange<List<Element>>) -> Void) {
-        self.list = list
-        self.filter = filter
-        self.block = block
-        super.init(version: 0)
-    }
-
     private func readState() {
-        guard let location = list.location, orc_obj_exists(location.txn, location.table, location.key) else {
+        guard let location = observed.location, orc_obj_exists(location.txn, location.table, location.key) else {
             count = 0
             elementKeys = []
             return
@@ -59,8 +49,7 @@ final class ListRegistration<Element: RealmCollectionValue>: NotificationRegistr
 
     override func deliverInitial(txn: OpaquePointer) {
         readState()
-        guard isActive else { return }
-        block(.initial(list))
+        deliver(.initial(observed))
     }
 
     override func rebase(_ context: ChangeContext) { readState() }
@@ -68,23 +57,16 @@ final class ListRegistration<Element: RealmCollectionValue>: NotificationRegistr
     override func deliverWithoutLog(txn: OpaquePointer) {
         let old = count
         readState()
-        deliver(.replaceAll(oldCount: old, newCount: count))
-    }
-
-    override func deliverError(_ error: RealmError) {
-        guard isActive else { return }
-        block(.error(error))
+        deliverUpdate(.replaceAll(oldCount: old, newCount: count))
     }
 
     override func deliverChange(_ context: ChangeContext) {
-        guard let location = list.location else { return }
+        guard let location = observed.location else { return }
         if context.summary[table: location.table].erased.contains(location.key) {
-            // The owner was deleted: every element went with it, and nothing follows.
             let old = count
             count = 0
             elementKeys = []
-            deliver(IndexChanges(deletions: Array(0..<old)))
-            cancel()
+            deliverOwnerDeleted(count: old)
             return
         }
         let operations = context.summary.operations(.init(table: location.table, key: location.key, column: location.column))
@@ -97,39 +79,23 @@ final class ListRegistration<Element: RealmCollectionValue>: NotificationRegistr
         let changes = CollectionDiff.list(oldCount: oldCount, newCount: count, operations: operations) { i in
             i < oldKeys.count && modified.contains(oldKeys[i])
         } ?? .replaceAll(oldCount: oldCount, newCount: count)
-        deliver(changes)
-    }
-
-    private func deliver(_ changes: IndexChanges) {
-        guard !changes.isEmpty, isActive else { return }
-        block(.update(list, deletions: changes.deletions, insertions: changes.insertions, modifications: changes.modifications))
+        deliverUpdate(changes)
     }
 }
 
 /// The registration of a `MutableSet` observer: sets keep their elements in value
 /// order, so old and new elements are compared.
-final class MutableSetRegistration<Element: RealmCollectionValue>: NotificationRegistration {
-    let set: MutableSet<Element>
-    let filter: KeyPathFilter?
-    let block: (RealmCollectionChange<MutableSet<Element>>) -> Void
+final class MutableSetRegistration<Element: RealmCollectionValue>: IndexedCollectionRegistration<MutableSet<Element>> {
     private var elements: [Element] = []
 
-    init(_ set: MutableSet<Element>, filter: KeyPathFilter?, block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) {
-        self.set = set
-        self.filter = filter
-        self.block = block
-        super.init(version: 0)
-    }
-
     private func readElements() -> [Element] {
-        guard let location = set.location, orc_obj_exists(location.txn, location.table, location.key) else { return [] }
-        return set.elements
+        guard let location = observed.location, orc_obj_exists(location.txn, location.table, location.key) else { return [] }
+        return observed.elements
     }
 
     override func deliverInitial(txn: OpaquePointer) {
         elements = readElements()
-        guard isActive else { return }
-        block(.initial(set))
+        deliver(.initial(observed))
     }
 
     override func rebase(_ context: ChangeContext) { elements = readElements() }
@@ -137,21 +103,15 @@ final class MutableSetRegistration<Element: RealmCollectionValue>: NotificationR
     override func deliverWithoutLog(txn: OpaquePointer) {
         let old = elements
         elements = readElements()
-        deliver(CollectionDiff.ordered(old: old, new: elements) { _ in false })
-    }
-
-    override func deliverError(_ error: RealmError) {
-        guard isActive else { return }
-        block(.error(error))
+        deliverUpdate(CollectionDiff.ordered(old: old, new: elements) { _ in false })
     }
 
     override func deliverChange(_ context: ChangeContext) {
-        guard let location = set.location else { return }
+        guard let location = observed.location else { return }
         if context.summary[table: location.table].erased.contains(location.key) {
             let old = elements.count
             elements = []
-            deliver(IndexChanges(deletions: Array(0..<old)))
-            cancel()
+            deliverOwnerDeleted(count: old)
             return
         }
         let operations = context.summary.operations(.init(table: location.table, key: location.key, column: location.column))
@@ -160,42 +120,26 @@ final class MutableSetRegistration<Element: RealmCollectionValue>: NotificationR
         if operations.isEmpty && modified.isEmpty { return }
         let old = elements
         if !operations.isEmpty { elements = readElements() }
-        deliver(CollectionDiff.ordered(old: old, new: elements) { element in
+        deliverUpdate(CollectionDiff.ordered(old: old, new: elements) { element in
             guard let object = element as? ObjectBase else { return false }
             return modified.contains(object._key)
         })
-    }
-
-    private func deliver(_ changes: IndexChanges) {
-        guard !changes.isEmpty, isActive else { return }
-        block(.update(set, deletions: changes.deletions, insertions: changes.insertions, modifications: changes.modifications))
     }
 }
 
 /// The registration of a `LinkingObjects` observer: the linking objects, in key order,
 /// are read again when their class changed.
-final class LinkingObjectsRegistration<Element: ObjectBase>: NotificationRegistration {
-    let linkingObjects: LinkingObjects<Element>
-    let filter: KeyPathFilter?
-    let block: (RealmCollectionChange<LinkingObjects<Element>>) -> Void
+final class LinkingObjectsRegistration<Element: ObjectBase>: IndexedCollectionRegistration<LinkingObjects<Element>> {
     private var keys: [UInt64] = []
 
-    init(_ linkingObjects: LinkingObjects<Element>, filter: KeyPathFilter?, block: @escaping (RealmCollectionChange<LinkingObjects<Element>>) -> Void) {
-        self.linkingObjects = linkingObjects
-        self.filter = filter
-        self.block = block
-        super.init(version: 0)
-    }
-
     private func readKeys() -> [UInt64] {
-        guard let owner = linkingObjects.owner, !owner.isInvalidated else { return [] }
-        return linkingObjects.keys
+        guard let owner = observed.owner, !owner.isInvalidated else { return [] }
+        return observed.keys
     }
 
     override func deliverInitial(txn: OpaquePointer) {
         keys = readKeys()
-        guard isActive else { return }
-        block(.initial(linkingObjects))
+        deliver(.initial(observed))
     }
 
     override func rebase(_ context: ChangeContext) { keys = readKeys() }
@@ -203,34 +147,23 @@ final class LinkingObjectsRegistration<Element: ObjectBase>: NotificationRegistr
     override func deliverWithoutLog(txn: OpaquePointer) {
         let old = keys
         keys = readKeys()
-        deliver(CollectionDiff.keys(old: old, new: keys, inKeyOrder: true, modified: []))
-    }
-
-    override func deliverError(_ error: RealmError) {
-        guard isActive else { return }
-        block(.error(error))
+        deliverUpdate(CollectionDiff.keys(old: old, new: keys, inKeyOrder: true, modified: []))
     }
 
     override func deliverChange(_ context: ChangeContext) {
-        guard let owner = linkingObjects.owner, let ownerBound = owner._bound else { return }
+        guard let owner = observed.owner, let ownerBound = owner._bound else { return }
         if context.summary[table: ownerBound.table].erased.contains(owner._key) {
             let old = keys.count
             keys = []
-            deliver(IndexChanges(deletions: Array(0..<old)))
-            cancel()
+            deliverOwnerDeleted(count: old)
             return
         }
-        guard let origin = linkingObjects.origin() else { return }
+        guard let origin = observed.origin() else { return }
         let newKeys = context.summary.touches(table: origin.table) || context.summary.schemaChanged ? readKeys() : keys
         let modified = filter.map { $0.modified(context) } ?? context.deepModified(table: origin.table)
         let changes = CollectionDiff.keys(old: keys, new: newKeys, inKeyOrder: true, modified: modified)
         keys = newKeys
-        deliver(changes)
-    }
-
-    private func deliver(_ changes: IndexChanges) {
-        guard !changes.isEmpty, isActive else { return }
-        block(.update(linkingObjects, deletions: changes.deletions, insertions: changes.insertions, modifications: changes.modifications))
+        deliverUpdate(changes)
     }
 }
 

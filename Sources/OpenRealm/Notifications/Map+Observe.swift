@@ -3,28 +3,21 @@ import ORCore
 
 /// The registration of a `Map` observer: keys are compared before and after; a key
 /// set again, or whose object value was modified, is a modification.
-final class MapRegistration<Key: _MapKey, Value: RealmCollectionValue>: NotificationRegistration {
-    let map: Map<Key, Value>
-    let filter: KeyPathFilter?
-    let block: (RealmMapChange<Map<Key, Value>>) -> Void
+final class MapRegistration<Key: _MapKey, Value: RealmCollectionValue>: ObserverRegistration<Map<Key, Value>, RealmMapChange<Map<Key, Value>>> {
     private var keys: [Key] = []
 
     init(_ map: Map<Key, Value>, filter: KeyPathFilter?, block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) {
-        self.map = map
-        self.filter = filter
-        self.block = block
-        super.init(version: 0)
+        super.init(map, filter: filter, error: { .error($0) }, block: block)
     }
 
     private func readKeys() -> [Key] {
-        guard let location = map.location, orc_obj_exists(location.txn, location.table, location.key) else { return [] }
-        return map.keys
+        guard let location = observed.location, orc_obj_exists(location.txn, location.table, location.key) else { return [] }
+        return observed.keys
     }
 
     override func deliverInitial(txn: OpaquePointer) {
         keys = readKeys()
-        guard isActive else { return }
-        block(.initial(map))
+        deliver(.initial(observed))
     }
 
     override func rebase(_ context: ChangeContext) { keys = readKeys() }
@@ -36,13 +29,8 @@ final class MapRegistration<Key: _MapKey, Value: RealmCollectionValue>: Notifica
         deliver(deletions: old.filter { !newSet.contains($0) }, insertions: keys.filter { !oldSet.contains($0) }, modifications: [])
     }
 
-    override func deliverError(_ error: RealmError) {
-        guard isActive else { return }
-        block(.error(error))
-    }
-
     override func deliverChange(_ context: ChangeContext) {
-        guard let location = map.location else { return }
+        guard let location = observed.location else { return }
         if context.summary[table: location.table].erased.contains(location.key) {
             let old = keys
             keys = []
@@ -69,7 +57,7 @@ final class MapRegistration<Key: _MapKey, Value: RealmCollectionValue>: Notifica
         for key in keys where oldSet.contains(key) {
             if setAgain.contains(key._orKey) {
                 modifications.append(key)
-            } else if !modifiedObjects.isEmpty, let object = AnyValueConversion.unwrap(map[key]) as? ObjectBase,
+            } else if !modifiedObjects.isEmpty, let object = AnyValueConversion.unwrap(observed[key]) as? ObjectBase,
                       modifiedObjects.contains(object._key) {
                 modifications.append(key)
             }
@@ -79,8 +67,8 @@ final class MapRegistration<Key: _MapKey, Value: RealmCollectionValue>: Notifica
     }
 
     private func deliver(deletions: [Key], insertions: [Key], modifications: [Key]) {
-        guard !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty), isActive else { return }
-        block(.update(map, deletions: deletions, insertions: insertions, modifications: modifications))
+        guard !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty) else { return }
+        deliver(.update(observed, deletions: deletions, insertions: insertions, modifications: modifications))
     }
 }
 

@@ -61,6 +61,55 @@ class NotificationRegistration {
     }
 }
 
+/// The registration of one observer block on one observed thing (a collection, an
+/// object): the thing as read in the realm that delivers, the key paths' filter, and
+/// the block with its change type, whose `.error` case `errorChange` makes.
+class ObserverRegistration<Observed, Change>: NotificationRegistration {
+    let observed: Observed
+    let filter: KeyPathFilter?
+    let block: (Change) -> Void
+    private let errorChange: (RealmError) -> Change
+
+    init(_ observed: Observed, filter: KeyPathFilter?, error: @escaping (RealmError) -> Change,
+         block: @escaping (Change) -> Void) {
+        self.observed = observed
+        self.filter = filter
+        self.block = block
+        errorChange = error
+        super.init(version: 0)
+    }
+
+    /// Hands `change` to the block unless the registration was cancelled.
+    func deliver(_ change: Change) {
+        guard isActive else { return }
+        block(change)
+    }
+
+    override func deliverError(_ error: RealmError) { deliver(errorChange(error)) }
+}
+
+/// The registration of an observer of a collection whose changes are positions
+/// (`RealmCollectionChange`): `Results`, `List`, `MutableSet`, `LinkingObjects`.
+class IndexedCollectionRegistration<Observed>: ObserverRegistration<Observed, RealmCollectionChange<Observed>> {
+    init(_ observed: Observed, filter: KeyPathFilter?, block: @escaping (RealmCollectionChange<Observed>) -> Void) {
+        super.init(observed, filter: filter, error: { .error($0) }, block: block)
+    }
+
+    /// Delivers `changes` as an update, unless there are none.
+    func deliverUpdate(_ changes: IndexChanges) {
+        guard !changes.isEmpty else { return }
+        deliver(.update(observed, deletions: changes.deletions, insertions: changes.insertions,
+                        modifications: changes.modifications))
+    }
+
+    /// The collection's owner was deleted: its `count` elements went with it, and
+    /// nothing follows.
+    func deliverOwnerDeleted(count: Int) {
+        deliverUpdate(IndexChanges(deletions: Array(0..<count)))
+        cancel()
+    }
+}
+
 extension NotificationToken {
     /// A token whose `invalidate()` cancels `registration` and removes it from `state`.
     static func forRegistration(_ registration: NotificationRegistration, in state: RealmState) -> NotificationToken {

@@ -5,16 +5,9 @@ import ORCore
 /// object's own properties that changed (a collection property changes with its
 /// elements; an embedded object's change is a change of the property holding it);
 /// with key paths, the first property of each path along which something changed.
-final class ObjectRegistration<T: ObjectBase>: NotificationRegistration {
-    let object: T
-    let filter: KeyPathFilter?
-    let block: (ObjectChange<T>) -> Void
-
+final class ObjectRegistration<T: ObjectBase>: ObserverRegistration<T, ObjectChange<T>> {
     init(_ object: T, filter: KeyPathFilter?, block: @escaping (ObjectChange<T>) -> Void) {
-        self.object = object
-        self.filter = filter
-        self.block = block
-        super.init(version: 0)
+        super.init(object, filter: filter, error: { .error($0) }, block: block)
         // Objects have no initial notification: changes are reported from the version
         // the registration was made at, even when its first delivery runs later.
         needsInitial = false
@@ -25,18 +18,13 @@ final class ObjectRegistration<T: ObjectBase>: NotificationRegistration {
     override func rebase(_ context: ChangeContext) {}
 
     override func deliverWithoutLog(txn: OpaquePointer) {
-        guard let bound = object._bound else { return }
-        if !orc_obj_exists(txn, bound.table, object._key) { deliverDeleted() }
-    }
-
-    override func deliverError(_ error: RealmError) {
-        guard isActive else { return }
-        block(.error(error))
+        guard let bound = observed._bound else { return }
+        if !orc_obj_exists(txn, bound.table, observed._key) { deliverDeleted() }
     }
 
     override func deliverChange(_ context: ChangeContext) {
-        guard let bound = object._bound, let realm = object._realm else { return }
-        let table = bound.table, key = object._key
+        guard let bound = observed._bound, let realm = observed._realm else { return }
+        let table = bound.table, key = observed._key
         if context.summary[table: table].erased.contains(key) || !orc_obj_exists(context.txn, table, key) {
             deliverDeleted()
             return
@@ -60,7 +48,7 @@ final class ObjectRegistration<T: ObjectBase>: NotificationRegistration {
             guard property.descriptor.collection == ORC_COLL_NONE, property.isStored else {
                 return PropertyChange(name: property.name, oldValue: nil, newValue: nil)
             }
-            let newValue = AnyValueConversion.unwrap(object[property.name])
+            let newValue = AnyValueConversion.unwrap(observed[property.name])
             var oldValue: Any?
             if let oldTxn = context.oldTxn, let type = property.valueType as? any _PersistableValue.Type {
                 var raw = orc_value()
@@ -70,7 +58,7 @@ final class ObjectRegistration<T: ObjectBase>: NotificationRegistration {
             }
             return PropertyChange(name: property.name, oldValue: oldValue, newValue: newValue)
         }
-        block(.change(object, changes))
+        deliver(.change(observed, changes))
     }
 
     private func deliverDeleted() {

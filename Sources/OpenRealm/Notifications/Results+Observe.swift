@@ -6,46 +6,34 @@ import ORCore
 /// properties are read and nothing is sorted, only the objects the changes touched
 /// are evaluated again; otherwise the query runs again only when a class it depends
 /// on changed, and the key lists are compared.
-final class ResultsRegistration<Element: RealmCollectionValue>: NotificationRegistration {
-    let results: Results<Element>
-    let filter: KeyPathFilter?
-    let block: (RealmCollectionChange<Results<Element>>) -> Void
+final class ResultsRegistration<Element: RealmCollectionValue>: IndexedCollectionRegistration<Results<Element>> {
     private let plan: ResultsEvaluationPlan
     private var keys: [UInt64] = []
     /// The query compiled once more, for evaluating only the changed objects.
     private var probe: OpaquePointer?
 
-    init(_ results: Results<Element>, filter: KeyPathFilter?, block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) {
-        self.results = results
-        self.filter = filter
-        self.block = block
+    override init(_ results: Results<Element>, filter: KeyPathFilter?, block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) {
         plan = results.core.evaluationPlan
-        super.init(version: 0)
+        super.init(results, filter: filter, block: block)
     }
 
     deinit { orc_query_free(probe) }
 
     override func deliverInitial(txn: OpaquePointer) {
-        setKeys(results.core.keys)
-        guard isActive else { return }
-        block(.initial(results))
+        setKeys(observed.core.keys)
+        deliver(.initial(observed))
     }
 
     override func rebase(_ context: ChangeContext) {
-        setKeys(results.core.keys)
+        setKeys(observed.core.keys)
     }
 
     override func deliverWithoutLog(txn: OpaquePointer) {
-        deliver(rerun([]))
-    }
-
-    override func deliverError(_ error: RealmError) {
-        guard isActive else { return }
-        block(.error(error))
+        deliverUpdate(rerun([]))
     }
 
     override func deliverChange(_ context: ChangeContext) {
-        let core = results.core
+        let core = observed.core
         guard let bound = core.bound else {
             // The class is not stored (yet): there is nothing to report.
             setKeys([])
@@ -66,12 +54,12 @@ final class ResultsRegistration<Element: RealmCollectionValue>: NotificationRegi
         } else {
             changes = rerun(modified)
         }
-        deliver(changes)
+        deliverUpdate(changes)
     }
 
     /// Runs the query again and compares the key lists.
     private func rerun(_ modified: Set<UInt64>) -> IndexChanges {
-        let newKeys = results.core.keys
+        let newKeys = observed.core.keys
         let changes = CollectionDiff.keys(old: keys, new: newKeys, inKeyOrder: plan.inKeyOrder, modified: modified)
         setKeys(newKeys)
         return changes
@@ -124,11 +112,6 @@ final class ResultsRegistration<Element: RealmCollectionValue>: NotificationRegi
         return changes.modified.values.contains { !$0.isDisjoint(with: queryColumns) }
     }
 
-    private func deliver(_ changes: IndexChanges) {
-        guard !changes.isEmpty, isActive else { return }
-        block(.update(results, deletions: changes.deletions, insertions: changes.insertions, modifications: changes.modifications))
-    }
-
     /// The change from the old keys and the objects the changes touched, for a query
     /// of the object's own properties in key order: objects that no longer exist or
     /// match leave, objects that now match (new or changed) enter. Costs a binary
@@ -175,7 +158,7 @@ final class ResultsRegistration<Element: RealmCollectionValue>: NotificationRegi
         }
         if !(leaving.isEmpty && entering.isEmpty) {
             setKeys(newKeys)
-            results.core.installKeys(newKeys)
+            observed.core.installKeys(newKeys)
         }
         return IndexChanges(deletions: deletions.sorted(), insertions: insertions, modifications: modifications.sorted())
     }
@@ -185,7 +168,7 @@ final class ResultsRegistration<Element: RealmCollectionValue>: NotificationRegi
         if candidates.isEmpty { return [] }
         for attempt in 0..<2 {
             if probe == nil {
-                guard let bytes = try? results.core.programBytes() else { return nil }
+                guard let bytes = try? observed.core.programBytes() else { return nil }
                 var compiled: OpaquePointer?
                 let status = bytes.withUnsafeBytes { orc_query_compile(txn, table, $0.baseAddress, $0.count, &compiled) }
                 guard status == ORC_OK else { return nil }
