@@ -253,6 +253,7 @@ typedef struct orc_envcore {
     pthread_t writer;      /* that thread, valid while has_writer */
     bool has_writer;
     size_t map_size;
+    uint64_t file_size_seen; /* env_file_size: the largest size the file was seen to have (atomic) */
     /* Where LMDB mapped the file, for scan.c's page walk: found on first use (under
      * lock), forgotten whenever the map is set again (under map_lock exclusively). */
     const uint8_t *scan_map;
@@ -391,6 +392,14 @@ void txn_touched(orc_txn *txn);
 
 /** Grows the map (env.c); the caller holds no transaction. */
 int env_grow_map(orc_envcore *core, size_t min_size);
+/**
+ * The file's size when it is at least `want` bytes, as far as this process knows,
+ * without asking the kernel; else from fstat of LMDB's descriptor (ORC_OK, or an
+ * errno with a message). See env.c, THE FILE'S SIZE.
+ */
+int env_file_size(orc_envcore *core, uint64_t want, uint64_t *size);
+/** Records that the file now has at least `size` bytes (the caller extended it). */
+void env_file_size_grew(orc_envcore *core, uint64_t size);
 /** Whether the calling thread began a transaction on `core` that is still live. */
 bool env_thread_has_txn(orc_envcore *core);
 /** Adopts a map size another process set (after MDB_MAP_RESIZED). */

@@ -41,7 +41,7 @@
  * WHEN THE CURSOR IS USED
  * Write transactions (their dirty pages live outside the map and their database
  * records in LMDB's transaction), tables of fewer than WALK_MIN_ROWS rows (the
- * walk's setup, a record lookup and an fstat, costs about a microsecond), and
+ * walk's setup, a record lookup and the file's size, costs about a microsecond), and
  * whenever the record does not agree with what LMDB reports for the handle
  * (mdb_stat: entries and depth) or the map cannot be found.
  */
@@ -50,7 +50,6 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define WALK_MIN_ROWS 64
@@ -339,17 +338,17 @@ static bool walk_env(orc_txn *txn, const void *inside, size_t psize)
     txn->walkenv.map = NULL;
     MDB_envinfo info;
     mdb_env_info(txn->core->mdb, &info);
-    int fd;
-    struct stat fs;
-    if (mdb_env_get_fd(txn->core->mdb, &fd) || fstat(fd, &fs)) return false;
     if (!psize_sane(psize)) return false;
-    if ((uint64_t)fs.st_size < NUM_METAS * psize) return false;
+    /* the file's size as far as it needs to be known (env.c, THE FILE'S SIZE: no fstat per snapshot) */
+    uint64_t file_size;
+    if (env_file_size(txn->core, ((uint64_t)info.me_last_pgno + 1) * psize, &file_size) != ORC_OK) return false;
+    if (file_size < NUM_METAS * psize) return false;
     size_t map_len;
     const uint8_t *map = map_base(txn->core, inside, psize, &map_len);
     if (!map) return false;
     /* the newest meta's last page bounds every snapshot's; the map and the file bound the reads */
     uint64_t last = info.me_last_pgno;
-    uint64_t in_map = map_len / psize, in_file = (uint64_t)fs.st_size / psize;
+    uint64_t in_map = map_len / psize, in_file = file_size / psize;
     if (last > in_map - 1) last = in_map - 1;
     if (last > in_file - 1) last = in_file - 1;
     txn->walkenv.map = map;

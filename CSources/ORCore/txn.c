@@ -34,7 +34,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define META_VERSION "orc.version"
@@ -423,12 +422,12 @@ static int reserve_tail(orc_txn *txn)
     int fd;
     MDB_envinfo info;
     MDB_stat st;
-    struct stat fs;
     if (mdb_env_get_fd(core->mdb, &fd) || mdb_env_info(core->mdb, &info) || mdb_env_stat(core->mdb, &st))
         return ORC_OK;
-    if (fstat(fd, &fs) != 0) return orc_fail(errno, "reading the size of '%s': %s", core->path, strerror(errno));
-    uint64_t page = st.ms_psize, size = (uint64_t)fs.st_size;
+    uint64_t page = st.ms_psize, size;
     uint64_t used = ((uint64_t)info.me_last_pgno + 1) * page;
+    int rc = env_file_size(core, used + TAIL_LOW * page, &size); /* no fstat while the tail is known to be there */
+    if (rc) return rc;
     if (size >= used + TAIL_LOW * page) return ORC_OK;
     static const uint8_t zeros[TAIL_CHUNK * 4096];
     uint64_t end = used + TAIL_CHUNK * page;
@@ -438,10 +437,12 @@ static int reserve_tail(orc_txn *txn)
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
             int e = w < 0 ? errno : EIO;
+            env_file_size_grew(core, size);
             return orc_fail(e, "extending '%s' for the commit: %s", core->path, strerror(e));
         }
         size += (uint64_t)w;
     }
+    env_file_size_grew(core, size);
     return ORC_OK;
 }
 

@@ -9,7 +9,9 @@
  * the map many times, both inside one transaction and across many.
  */
 #include "harness.h"
+#include "internal.h" /* the row readers: which snapshots walked */
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <lmdb.h>
 #include <pthread.h>
@@ -1016,5 +1018,107 @@ TEST(env_commits_grow_the_file_in_chunks)
     orc_env_close(env);
     CHECK_OK(orc_env_open(path, ORC_ENV_VERIFY, NULL, &env)); /* the zero tail is no damage */
     CHECK_OK(orc_env_check(env, NULL));
+    orc_env_close(env);
+}
+
+/*
+ * This process's fstat calls while fstat_counting is set. The test binary's own
+ * fstat comes before libc's for ORCore (linked in) and forwards every call.
+ */
+static int fstat_counting, fstat_calls;
+
+int fstat(int fd, struct stat *st)
+{
+    static int (*real)(int, struct stat *);
+    if (!real) real = (int (*)(int, struct stat *))dlsym(RTLD_NEXT, "fstat");
+    if (__atomic_load_n(&fstat_counting, __ATOMIC_RELAXED)) __atomic_add_fetch(&fstat_calls, 1, __ATOMIC_RELAXED);
+    return real(fd, st);
+}
+
+/*
+ * Commits and read snapshots know the file is large enough without asking the
+ * kernel (env.c, THE FILE'S SIZE: on ext4 a stat makes the next commit's sync write
+ * the inode too): 60 synced one-object commits, each followed by a snapshot whose
+ * reads walk the table, stat the file only when the commits' zero tail runs out.
+ * Then another process grows the file far past what this one has seen, and the
+ * next snapshot's walk reads every row that process wrote.
+ */
+TEST(env_commits_and_snapshots_do_not_stat_the_file)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s", test_path("nostat.realm"));
+    int go[2];
+    CHECK(pipe(go) == 0);
+    fflush(NULL);
+    pid_t pid = fork(); /* before this process opens the file: nothing of it crosses the fork */
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        close(go[1]);
+        char c;
+        if (read(go[0], &c, 1) != 1) _exit(10);
+        orc_env *env;
+        orc_txn *w;
+        orc_class_info ci;
+        orc_prop_info pn, ps;
+        if (orc_env_open(path, 0, NULL, &env) || orc_txn_begin(env, ORC_TXN_WRITE, &w)) _exit(11);
+        if (orc_schema_class_find(w, "Item", &ci) || orc_schema_prop_find(w, ci.table, "n", &pn) ||
+            orc_schema_prop_find(w, ci.table, "s", &ps))
+            _exit(12);
+        for (int i = 260; i < 20260; i++) {
+            char s[32];
+            uint64_t key;
+            snprintf(s, sizeof s, "item-%d", i);
+            if (!item_add(w, ci.table, pn.col, ps.col, i, s, &key)) _exit(13);
+        }
+        if (orc_txn_commit(w, NULL)) _exit(14);
+        orc_env_close(env);
+        _exit(0);
+    }
+    close(go[0]);
+    orc_env *env;
+    orc_txn *w;
+    uint32_t table;
+    uint16_t cn, cs;
+    uint64_t key;
+    CHECK_OK(orc_env_open(path, 0, NULL, &env)); /* synced commits: the ones that keep a zero tail */
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK(make_item_class(w, &table, &cn, &cs));
+    for (int i = 0; i < 200; i++) { /* enough rows for the reads to walk the table */
+        char s[32];
+        snprintf(s, sizeof s, "item-%d", i);
+        CHECK(item_add(w, table, cn, cs, i, s, &key));
+    }
+    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK(items_match(env, 200));
+    __atomic_store_n(&fstat_calls, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&fstat_counting, 1, __ATOMIC_RELAXED);
+    for (int i = 200; i < 260; i++) {
+        char s[32];
+        snprintf(s, sizeof s, "item-%d", i);
+        CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+        CHECK(item_add(w, table, cn, cs, i, s, &key));
+        CHECK_OK(orc_txn_commit(w, NULL));
+        CHECK(items_match(env, (uint64_t)i + 1));
+    }
+    __atomic_store_n(&fstat_counting, 0, __ATOMIC_RELAXED);
+    int calls = __atomic_load_n(&fstat_calls, __ATOMIC_RELAXED);
+    if (calls > 3) test_fail(__FILE__, __LINE__, "60 commits and 60 snapshots called fstat %d times", calls);
+
+    CHECK(write(go[1], "g", 1) == 1);
+    close(go[1]);
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(items_match(env, 20260)); /* the other process's rows, past the size this one had seen */
+    orc_txn *r;
+    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
+    orc_value v;
+    CHECK_OK(orc_obj_get(r, table, key + 20000, cn, &v));
+    CHECK_EQ(v.integer, 20259);
+    bool walked = false;
+    for (unsigned i = 0; r->readers && i < ROW_READERS; i++) walked |= r->readers[i].table == table && r->readers[i].usable;
+    CHECK(walked);
+    orc_txn_abort(r);
+    CHECK_ENV(env);
     orc_env_close(env);
 }
