@@ -87,6 +87,27 @@ bool fx_durability_flags(const char *mode, uint64_t turn, unsigned *flags)
     return true;
 }
 
+bool fx_log_flags(const char *mode, uint64_t turn, unsigned *flags)
+{
+    static const unsigned turns[3] = {0, ORC_ENV_LEAN_LOG, ORC_ENV_NO_LOG};
+    if (strcmp(mode, "kept") == 0) *flags = 0;
+    else if (strcmp(mode, "lean") == 0) *flags = ORC_ENV_LEAN_LOG;
+    else if (strcmp(mode, "none") == 0) *flags = ORC_ENV_NO_LOG;
+    else if (strcmp(mode, "all") == 0) *flags = turns[turn % 3];
+    else return false;
+    return true;
+}
+
+const char *fx_log_arg(unsigned flags)
+{
+    return flags & ORC_ENV_NO_LOG ? "--no-log" : flags & ORC_ENV_LEAN_LOG ? "--lean-log" : NULL;
+}
+
+const char *fx_log_name(unsigned flags)
+{
+    return flags & ORC_ENV_NO_LOG ? "no log" : flags & ORC_ENV_LEAN_LOG ? "lean log" : "log kept";
+}
+
 double fx_now(void)
 {
     struct timespec ts;

@@ -2,8 +2,9 @@
  * disk.c — I/O errors and a full disk: `orcore_faults disk` and `fsize`.
  *
  *   orcore_faults disk --shim LIB [--points P] [--commits N] [--seed S]
- *                      [--durability full|no-meta-sync|both] [--self-test report-early]
- *   orcore_faults fsize [--points P] [--commits N] [--seed S] [--durability ...]
+ *                      [--durability full|no-meta-sync|both] [--log kept|lean|none|all]
+ *                      [--self-test report-early]
+ *   orcore_faults fsize [--points P] [--commits N] [--seed S] [--durability ...] [--log ...]
  *
  * disk: a dry run of the writer under the shim counts the operations (writes
  * and syncs of the realm file) of opening a new file and committing N
@@ -12,7 +13,9 @@
  * the fdatasync before the meta page, in the meta write itself. Runs
  * alternate EIO and ENOSPC, a fault that strikes once (a transient error:
  * later operations succeed) and one that stays (a full disk: every later
- * operation fails), and the two durability modes.
+ * operation fails), and the two durability modes; and the log modes in turn
+ * (--log all: kept, ORC_ENV_LEAN_LOG, ORC_ENV_NO_LOG, which empties the log a
+ * file already has at its first commit).
  *
  * fsize: no shim; the writer sets RLIMIT_FSIZE a little above the file's size
  * after the open, P limits spread from 0 to what N transactions need, so the
@@ -119,6 +122,18 @@ static unsigned durability_flags(int argc, char **argv, size_t run)
     return flags;
 }
 
+/* The log flags of run `run` (--log, default all: the three in turn). */
+static unsigned log_flags(int argc, char **argv, size_t run)
+{
+    const char *m = fx_opt(argc, argv, "log", "all");
+    unsigned flags;
+    if (!fx_log_flags(m, run, &flags)) {
+        fprintf(stderr, "orcore_faults: --log is kept, lean, none or all, not '%s'\n", m);
+        exit(2);
+    }
+    return flags;
+}
+
 static void print_tally(const char *what, const tally *t, double secs)
 {
     printf("%s: %zu runs, %zu faults fired; %zu open failures, %zu commit failures "
@@ -181,7 +196,7 @@ int fx_disk_main(int argc, char **argv)
         long at = lo + (long)(fw_rand(&rng) % (uint64_t)(hi - lo + 1));
         int err = i % 2 ? ENOSPC : EIO;
         bool sticky = (i / 2) % 2 == 1;
-        unsigned flags = durability_flags(argc, argv, (size_t)i);
+        unsigned flags = durability_flags(argc, argv, (size_t)i), logf = log_flags(argc, argv, (size_t)i / 8);
         snprintf(path, sizeof path, "%s/run%llu.realm", dir, (unsigned long long)i);
         snprintf(fenv, sizeof fenv, FAULTFS_ENV_FILE "=%s", path);
         snprintf(atenv, sizeof atenv, FAULTFS_ENV_FAIL_AT "=%ld", at);
@@ -191,12 +206,13 @@ int fx_disk_main(int argc, char **argv)
         char *args[12] = {path, "--seed", seedbuf, "--commits", commitsbuf};
         int n = 5;
         if (flags & ORC_ENV_NO_META_SYNC) args[n++] = "--no-meta-sync";
+        if (fx_log_arg(logf)) args[n++] = (char *)fx_log_arg(logf);
         if (report_early) args[n++] = "--report-early";
         args[n] = NULL;
         char label[160];
-        snprintf(label, sizeof label, "operation %ld of %ld fails with %s%s (%s)", at, total_ops,
+        snprintf(label, sizeof label, "operation %ld of %ld fails with %s%s (%s, %s)", at, total_ops,
                  err == EIO ? "EIO" : "ENOSPC", sticky ? " and every later one too" : " once",
-                 flags ? "no-meta-sync" : "full durability");
+                 flags ? "no-meta-sync" : "full durability", fx_log_name(logf));
         one_run(&t, shim, env, args, path, flags, at, label);
         orc_env_delete_files(path);
     }
@@ -243,16 +259,17 @@ int fx_fsize_main(int argc, char **argv)
     uint64_t rng = seed * 0x9E3779B97F4A7C15ULL + 11;
     for (uint64_t i = 0; i < points; i++) {
         uint64_t extra = (uint64_t)((double)i * grown / points) + fw_rand(&rng) % 4096;
-        unsigned flags = durability_flags(argc, argv, (size_t)i * 4);
+        unsigned flags = durability_flags(argc, argv, (size_t)i * 4), logf = log_flags(argc, argv, (size_t)i / 2);
         snprintf(path, sizeof path, "%s/run%llu.realm", dir, (unsigned long long)i);
         snprintf(extrabuf, sizeof extrabuf, "%llu", (unsigned long long)extra);
         char *args[12] = {path, "--seed", seedbuf, "--commits", commitsbuf, "--fsize-extra", extrabuf};
         int n = 7;
         if (flags & ORC_ENV_NO_META_SYNC) args[n++] = "--no-meta-sync";
+        if (fx_log_arg(logf)) args[n++] = (char *)fx_log_arg(logf);
         args[n] = NULL;
         char label[160];
-        snprintf(label, sizeof label, "RLIMIT_FSIZE %llu bytes above the opened file (%s)", (unsigned long long)extra,
-                 flags ? "no-meta-sync" : "full durability");
+        snprintf(label, sizeof label, "RLIMIT_FSIZE %llu bytes above the opened file (%s, %s)", (unsigned long long)extra,
+                 flags ? "no-meta-sync" : "full durability", fx_log_name(logf));
         size_t before = t.commit_failures;
         one_run(&t, NULL, NULL, args, path, flags, 0, label);
         if (t.commit_failures > before) t.fired++;

@@ -51,6 +51,13 @@ void fx_rmtree(const char *dir);
 /** The environment flags of `--durability` `mode` (full, no-meta-sync, or both: the two
  *  alternating with `turn`); false for another mode. */
 bool fx_durability_flags(const char *mode, uint64_t turn, unsigned *flags);
+/** The log flags of `--log` `mode` (kept: none; lean: ORC_ENV_LEAN_LOG; none: ORC_ENV_NO_LOG;
+ *  all: the three in turn with `turn`); false for another mode. */
+bool fx_log_flags(const char *mode, uint64_t turn, unsigned *flags);
+/** The writer's argument for log flags (NULL for a kept log). */
+const char *fx_log_arg(unsigned flags);
+/** What the log flags are called in a run's label. */
+const char *fx_log_name(unsigned flags);
 
 /** Seconds on the monotonic clock. */
 double fx_now(void);

@@ -2,7 +2,8 @@
  * power.c — power loss: `orcore_faults power`.
  *
  *   orcore_faults power --shim LIB [--cycles C] [--cuts K] [--commits N] [--seed S]
- *                       [--durability full|no-meta-sync|both] [--self-test ignore-syncs]
+ *                       [--durability full|no-meta-sync|both] [--log kept|lean|none|all]
+ *                       [--self-test ignore-syncs]
  *
  * Each cycle runs the writer under the shim on a new file with a journal: N
  * transactions, every write and sync of the file recorded with the writer's
@@ -143,6 +144,7 @@ int fx_power_main(int argc, char **argv)
     uint64_t commits = fx_opt_u64(argc, argv, "commits", 30);
     uint64_t seed = fx_opt_u64(argc, argv, "seed", 1);
     const char *durability = fx_opt(argc, argv, "durability", "both");
+    const char *log_mode = fx_opt(argc, argv, "log", "all");
     unsigned flags;
     if (!fx_durability_flags(durability, 0, &flags)) {
         fprintf(stderr, "orcore_faults power: --durability is full, no-meta-sync or both, not '%s'\n", durability);
@@ -167,14 +169,21 @@ int fx_power_main(int argc, char **argv)
 
     for (uint64_t cycle = 0; cycle < cycles; cycle++) {
         fx_durability_flags(durability, cycle, &flags);
+        unsigned logf = 0;
+        if (!fx_log_flags(log_mode, cycle / 2, &logf)) {
+            fprintf(stderr, "orcore_faults power: --log is kept, lean, none or all, not '%s'\n", log_mode);
+            return 2;
+        }
         snprintf(path, sizeof path, "%s/cycle%llu.realm", dir, (unsigned long long)cycle);
         snprintf(journal, sizeof journal, "%s/cycle%llu.journal", dir, (unsigned long long)cycle);
         snprintf(fenv, sizeof fenv, FAULTFS_ENV_FILE "=%s", path);
         snprintf(jenv, sizeof jenv, FAULTFS_ENV_JOURNAL "=%s", journal);
         snprintf(seedbuf, sizeof seedbuf, "%llu", (unsigned long long)(seed * 1000 + cycle));
         char *env[] = {fenv, jenv, NULL};
-        char *args[8] = {path, "--seed", seedbuf, "--commits", commitsbuf, NULL, NULL};
-        if (flags) args[5] = "--no-meta-sync";
+        char *args[8] = {path, "--seed", seedbuf, "--commits", commitsbuf, NULL, NULL, NULL};
+        int n = 5;
+        if (flags) args[n++] = "--no-meta-sync";
+        if (fx_log_arg(logf)) args[n++] = (char *)fx_log_arg(logf);
         fx_child c;
         fx_report r;
         if (fx_run_writer(shim, env, args, 120, &c) != 0 || c.timed_out || !WIFEXITED(c.status) ||
@@ -231,12 +240,12 @@ int fx_power_main(int argc, char **argv)
     }
     orc_env_delete_files(image);
     free(img);
-    printf("power (%s): %zu cycles of %llu transactions; %zu journal records (%zu writes, %zu O_DSYNC writes, "
+    printf("power (%s, log %s): %zu cycles of %llu transactions; %zu journal records (%zu writes, %zu O_DSYNC writes, "
            "%zu syncs); %zu power cuts checked: %zu opened, %zu refused before the file was durable; "
            "%zu volatile writes kept (%zu torn), %zu lost; %zu reported commits required and present; "
            "%zu reported commits lost where the mode allows it (at most %llu in one image); %zu images held a transaction not yet reported; "
            "%zu findings; %.1f s\n",
-           durability, t.cycles, (unsigned long long)commits, t.records, t.writes, t.dsync_writes, t.syncs, t.images,
+           durability, log_mode, t.cycles, (unsigned long long)commits, t.records, t.writes, t.dsync_writes, t.syncs, t.images,
            t.opened, t.refused_before_durable, t.volatile_kept, t.torn, t.volatile_lost, t.commits_required,
            t.commits_lost_allowed, (unsigned long long)t.most_lost, t.in_flight_found, t.findings, fx_now() - t0);
     fx_rmtree(dir);

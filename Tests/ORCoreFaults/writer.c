@@ -93,6 +93,8 @@ int fx_writer_main(int argc, char **argv)
     bool fsize = fx_opt(argc, argv, "fsize-extra", NULL) != NULL;
     report_early = fx_flag(argc, argv, "report-early");
     unsigned flags = fx_flag(argc, argv, "no-meta-sync") ? ORC_ENV_NO_META_SYNC : 0;
+    if (fx_flag(argc, argv, "no-log")) flags |= ORC_ENV_NO_LOG;
+    if (fx_flag(argc, argv, "lean-log")) flags |= ORC_ENV_LEAN_LOG;
     mark = (faultfs_mark_fn)dlsym(RTLD_DEFAULT, "faultfs_mark");
     faultfs_ops_fn ops = (faultfs_ops_fn)dlsym(RTLD_DEFAULT, "faultfs_ops");
 
