@@ -171,10 +171,7 @@ extension List: _Persistable {
     public static func _orDefault() -> List<Element> { List() }
     public static func _orGet(_ object: ObjectBase, _ index: Int) -> List<Element> { List(managed: object, index: index) }
     public static func _orSet(_ object: ObjectBase, _ index: Int, _ value: List<Element>) {
-        let realm = object._realm!
-        realm.requireWrite()
-        let context = _ORWriteContext(realm: realm, policy: .error, arena: realm.arena)
-        do { try value._orAssign(to: object, index: index, context: context) } catch { realm._failWrite(error) }
+        value._orAssignAsProperty(of: object, index: index)
     }
     public static func _orRecord(_ recorder: _KeyPathRecorder, _ object: ObjectBase, _ index: Int) -> List<Element> {
         recorder.append(object, index)
@@ -182,13 +179,7 @@ extension List: _Persistable {
     }
     public static func _orFromAny(_ value: Any?, _ context: _ORWriteContext?) throws -> List<Element> {
         if let list = value as? List<Element> { return List(list.elements) }
-        guard let unwrapped = AnyValueConversion.unwrap(value) else { return List() }
-        guard let sequence = unwrapped as? any Sequence else {
-            throw RealmError(.invalidValue, "Invalid value '\(unwrapped)' for a List<\(Element.self)>: expected a sequence.")
-        }
-        var result: [Element] = []
-        for element in sequence { result.append(try Element._orFromAny(element, context)) }
-        return List(result)
+        return List(try AnyValueConversion.elements(of: value, as: Element.self, for: "List<\(Element.self)>", context))
     }
     public func _orToAny() -> Any? { self }
 }

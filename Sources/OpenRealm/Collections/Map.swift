@@ -120,10 +120,7 @@ extension Map: _Persistable {
     public static func _orDefault() -> Map<Key, Value> { Map() }
     public static func _orGet(_ object: ObjectBase, _ index: Int) -> Map<Key, Value> { Map(managed: object, index: index) }
     public static func _orSet(_ object: ObjectBase, _ index: Int, _ value: Map<Key, Value>) {
-        let realm = object._realm!
-        realm.requireWrite()
-        let context = _ORWriteContext(realm: realm, policy: .error, arena: realm.arena)
-        do { try value._orAssign(to: object, index: index, context: context) } catch { realm._failWrite(error) }
+        value._orAssignAsProperty(of: object, index: index)
     }
     public static func _orRecord(_ recorder: _KeyPathRecorder, _ object: ObjectBase, _ index: Int) -> Map<Key, Value> {
         recorder.append(object, index)

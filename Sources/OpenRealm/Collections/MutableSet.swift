@@ -97,10 +97,7 @@ extension MutableSet: _Persistable {
     public static func _orDefault() -> MutableSet<Element> { MutableSet() }
     public static func _orGet(_ object: ObjectBase, _ index: Int) -> MutableSet<Element> { MutableSet(managed: object, index: index) }
     public static func _orSet(_ object: ObjectBase, _ index: Int, _ value: MutableSet<Element>) {
-        let realm = object._realm!
-        realm.requireWrite()
-        let context = _ORWriteContext(realm: realm, policy: .error, arena: realm.arena)
-        do { try value._orAssign(to: object, index: index, context: context) } catch { realm._failWrite(error) }
+        value._orAssignAsProperty(of: object, index: index)
     }
     public static func _orRecord(_ recorder: _KeyPathRecorder, _ object: ObjectBase, _ index: Int) -> MutableSet<Element> {
         recorder.append(object, index)
@@ -108,13 +105,7 @@ extension MutableSet: _Persistable {
     }
     public static func _orFromAny(_ value: Any?, _ context: _ORWriteContext?) throws -> MutableSet<Element> {
         if let set = value as? MutableSet<Element> { return MutableSet(set.elements) }
-        guard let unwrapped = AnyValueConversion.unwrap(value) else { return MutableSet() }
-        guard let sequence = unwrapped as? any Sequence else {
-            throw RealmError(.invalidValue, "Invalid value '\(unwrapped)' for a MutableSet<\(Element.self)>: expected a sequence.")
-        }
-        var result: [Element] = []
-        for element in sequence { result.append(try Element._orFromAny(element, context)) }
-        return MutableSet(result)
+        return MutableSet(try AnyValueConversion.elements(of: value, as: Element.self, for: "MutableSet<\(Element.self)>", context))
     }
     public func _orToAny() -> Any? { self }
 }

@@ -11,6 +11,19 @@ enum AnyValueConversion {
         return value
     }
 
+    /// The elements of a sequence given untyped (an array, a set, a `List`), each converted
+    /// to `Element`, for a property of type `collection` (named in the error); none for nil.
+    static func elements<Element: _Persistable>(of value: Any?, as _: Element.Type, for collection: String,
+                                                 _ context: _ORWriteContext?) throws -> [Element] {
+        guard let unwrapped = unwrap(value) else { return [] }
+        guard let sequence = unwrapped as? any Sequence else {
+            throw RealmError(.invalidValue, "Invalid value '\(unwrapped)' for a \(collection): expected a sequence.")
+        }
+        var result: [Element] = []
+        for element in sequence { result.append(try Element._orFromAny(element, context)) }
+        return result
+    }
+
     static func convert<T>(_ value: Any?, to type: T.Type, _ context: _ORWriteContext?) throws -> T? {
         guard let value = unwrap(value) else { return nil }
         if let typed = value as? T { return typed }

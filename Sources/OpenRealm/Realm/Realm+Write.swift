@@ -8,6 +8,17 @@ protocol CollectionAssignable {
     func _orAssign(to object: ObjectBase, index: Int, context: _ORWriteContext) throws
 }
 
+extension CollectionAssignable {
+    /// The property setter's assignment (`object.tags = tags`): inside a write only, and a
+    /// failure is the write's (`_failWrite`).
+    func _orAssignAsProperty(of object: ObjectBase, index: Int) {
+        let realm = object._realm!
+        realm.requireWrite()
+        let context = _ORWriteContext(realm: realm, policy: .error, arena: realm.arena)
+        do { try _orAssign(to: object, index: index, context: context) } catch { realm._failWrite(error) }
+    }
+}
+
 extension Realm {
     // MARK: Adding objects
 
