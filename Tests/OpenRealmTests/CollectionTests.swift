@@ -568,6 +568,14 @@ final class CollectionTests: XCTestCase {
         assertThrowsRealmError(.invalidValue, messageContains: ["intMap"]) {
             try self.realm.write { _ = self.realm.create(CollectionHolder.self, value: ["intMap": [1, 2]]) }
         }
+        // Not a sequence at all: the collection's type is named.
+        assertThrowsRealmError(.invalidValue, messageContains: ["'7'", "List<Int>", "expected a sequence"]) {
+            try self.realm.write { _ = self.realm.create(CollectionHolder.self, value: ["ints": 7]) }
+        }
+        assertThrowsRealmError(.invalidValue, messageContains: ["'3'", "MutableSet<String>", "expected a sequence"]) {
+            try self.realm.write { _ = self.realm.create(CollectionHolder.self, value: ["stringSet": 3]) }
+        }
+        XCTAssertEqual(realm.objects(CollectionHolder.self).count, 0)
     }
 }
 
