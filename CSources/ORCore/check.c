@@ -189,29 +189,32 @@ static void check_pk_row(ck *k, const orc_class *c, bool has_db, MDB_dbi pdb, ui
         return;
     }
     MDB_val kv = {k->kb.size, k->kb.data}, dv;
+    uint64_t named;
     int mrc = has_db ? mdb_get(k->txn->mdb, pdb, &kv, &dv) : MDB_NOTFOUND;
     if (mrc == MDB_NOTFOUND)
         problem(k, "table '%s' key %llu: missing primary key entry", c->name, (unsigned long long)key);
     else if (mdb_fail(k, mrc, "reading a primary key entry"))
         return;
-    else if (dv.mv_size != 8)
-        problem(k, "table '%s' key %llu: its primary key entry holds %zu bytes, not an 8-byte key", c->name,
+    else if (!pk_value_get(dv.mv_data, dv.mv_size, k->txn->core->format, &named))
+        problem(k, "table '%s' key %llu: its primary key entry holds a malformed %zu-byte object key", c->name,
                 (unsigned long long)key, dv.mv_size);
-    else if (ld64(dv.mv_data) != key)
+    else if (named != key)
         problem(k, "table '%s' key %llu: its primary key entry names key %llu", c->name, (unsigned long long)key,
-                (unsigned long long)ld64(dv.mv_data));
+                (unsigned long long)named);
 }
 
 static void check_idx_row(ck *k, const orc_class *c, const orc_prop *p, uint64_t key, const orc_value *v)
 {
     if (!idx_key(k, c->table, p->col, v, key)) return; /* not indexable: no entry expected */
-    MDB_val kv = {k->kb.size, k->kb.data}, dv;
-    int mrc = mdb_get(k->txn->mdb, k->txn->core->dbi_idx, &kv, &dv);
-    if (mrc == MDB_NOTFOUND)
+    bool found;
+    int rc = idx_contains(k->txn, c->table, p->col, v, key, &found);
+    if (rc == ORC_ERR_CORRUPT)
+        problem(k, "table '%s' key %llu column '%s': %s", c->name, (unsigned long long)key, p->name, orc_last_error());
+    else if (rc)
+        op_fail(k, rc);
+    else if (!found)
         problem(k, "table '%s' key %llu column '%s': missing index entry for its value", c->name,
                 (unsigned long long)key, p->name);
-    else
-        mdb_fail(k, mrc, "reading an index entry");
 }
 
 static int dict_key_cmp(const orc_value *a, const orc_value *b)
@@ -370,11 +373,11 @@ static void check_pk_entries(ck *k, const orc_class *c)
             problem(k, "table '%s': primary key entries in a class without a primary key", c->name);
             break;
         }
-        if (dv.mv_size != 8) {
-            problem(k, "table '%s': a primary key entry holds %zu bytes, not an 8-byte key", c->name, dv.mv_size);
+        uint64_t key;
+        if (!pk_value_get(dv.mv_data, dv.mv_size, k->txn->core->format, &key)) {
+            problem(k, "table '%s': a primary key entry holds a malformed %zu-byte object key", c->name, dv.mv_size);
             continue;
         }
-        uint64_t key = ld64(dv.mv_data);
         bool missing;
         if (entry_matches_row(k, c, (uint16_t)c->pk_col, key, kv.mv_data, kv.mv_size, &missing) || k->err) continue;
         if (missing)
@@ -387,39 +390,79 @@ static void check_pk_entries(ck *k, const orc_class *c)
     mdb_cursor_close(cur);
 }
 
+/* Format 3: a chunk's keys ascend, and each chunk starts above the end of the one before it in its group. */
+typedef struct chunk_walk {
+    uint8_t group[IDX_PREFIX_BYTES + KEYENC_MAX];
+    size_t ngroup;
+    uint64_t last;
+    uint64_t keys[IDX_CHUNK_KEYS];
+} chunk_walk;
+
 static void check_idx_entries(ck *k)
 {
+    bool chunked = k->txn->core->format >= 3;
+    chunk_walk *w = malloc(sizeof *w);
+    if (!w) {
+        op_fail(k, orc_fail(ORC_ERR_NOMEM, "checking the index"));
+        return;
+    }
+    w->ngroup = SIZE_MAX;
     MDB_cursor *cur;
     int mrc = mdb_cursor_open(k->txn->mdb, k->txn->core->dbi_idx, &cur);
-    if (mdb_fail(k, mrc, "opening an index cursor")) return;
+    if (mdb_fail(k, mrc, "opening an index cursor")) {
+        free(w);
+        return;
+    }
     MDB_val kv, dv;
     for (mrc = mdb_cursor_get(cur, &kv, &dv, MDB_FIRST); mrc == 0 && !k->err;
          mrc = mdb_cursor_get(cur, &kv, &dv, MDB_NEXT)) {
         const uint8_t *e = kv.mv_data;
-        if (kv.mv_size < 6 + 1 + 8) {
-            problem(k, "index: an entry key of %zu bytes is too short", kv.mv_size);
+        if (kv.mv_size < IDX_PREFIX_BYTES + 1 + 8 || kv.mv_size > IDX_PREFIX_BYTES + KEYENC_MAX + 8) {
+            problem(k, "index: an entry key of %zu bytes is too short or too long", kv.mv_size);
             continue;
         }
         uint32_t table = ld32be(e);
         uint16_t col = ld16be(e + 4);
-        uint64_t key = ld64be(e + kv.mv_size - 8);
+        size_t ngroup = kv.mv_size - 8;
+        size_t n = 1;
+        w->keys[0] = ld64be(e + ngroup);
+        if (chunked) {
+            if (idx_chunk_decode(w->keys[0], dv.mv_data, dv.mv_size, w->keys, &n)) {
+                problem(k, "index: the chunk of table %u column %u at key %llu is damaged", table, col,
+                        (unsigned long long)w->keys[0]);
+                continue;
+            }
+            if (w->ngroup == ngroup && memcmp(w->group, e, ngroup) == 0 && w->keys[0] <= w->last)
+                problem(k, "index: table %u column %u: a chunk starting at key %llu overlaps the one before it (to %llu)",
+                        table, col, (unsigned long long)w->keys[0], (unsigned long long)w->last);
+            memcpy(w->group, e, ngroup);
+            w->ngroup = ngroup;
+            w->last = w->keys[n - 1];
+        } else if (dv.mv_size) {
+            problem(k, "index: an entry of table %u column %u holds data", table, col);
+        }
         const orc_class *c = schema_class(k->txn, table);
         const orc_prop *p = c ? class_prop(c, col) : NULL;
         if (!p || !(p->flags & ORC_PROP_INDEXED) || p->collection != ORC_COLL_NONE) {
             problem(k, "index: stray entry for table %u column %u, which has no index", table, col);
             continue;
         }
-        bool missing;
-        if (entry_matches_row(k, c, col, key, e + 6, kv.mv_size - 14, &missing) || k->err) continue;
-        if (missing)
-            problem(k, "index: table '%s' column '%s' has an entry for missing key %llu", c->name, p->name,
-                    (unsigned long long)key);
-        else
-            problem(k, "index: table '%s' key %llu column '%s': stray index entry for a value the row does not hold",
-                    c->name, (unsigned long long)key, p->name);
+        for (size_t i = 0; i < n && !k->err; i++) {
+            bool missing;
+            uint64_t key = w->keys[i];
+            if (entry_matches_row(k, c, col, key, e + IDX_PREFIX_BYTES, ngroup - IDX_PREFIX_BYTES, &missing) || k->err)
+                continue;
+            if (missing)
+                problem(k, "index: table '%s' column '%s' has an entry for missing key %llu", c->name, p->name,
+                        (unsigned long long)key);
+            else
+                problem(k, "index: table '%s' key %llu column '%s': stray index entry for a value the row does not hold",
+                        c->name, (unsigned long long)key, p->name);
+        }
     }
     mdb_fail(k, mrc, "reading index entries");
     mdb_cursor_close(cur);
+    free(w);
 }
 
 static void check_coll_entries(ck *k)

@@ -88,6 +88,7 @@ static int open_databases(orc_envcore *core, bool create, bool *missing)
     if (rc == MDB_NOTFOUND && missing) goto incomplete;
     if (rc == MDB_NOTFOUND && create) {
         uint32_t fmt = ORC_FORMAT_VERSION;
+        core->format = fmt;
         v.mv_size = 4;
         v.mv_data = &fmt;
         rc = mdb_put(t, core->dbi_meta, &k, &v, 0);
@@ -108,6 +109,7 @@ static int open_databases(orc_envcore *core, bool create, bool *missing)
             return orc_fail(ORC_ERR_FORMAT_VERSION, "'%s' has format version %u; this build reads up to %d",
                             core->path, fmt, ORC_FORMAT_VERSION);
         }
+        core->format = fmt;
         if (fmt < 2) core->dbi_state = core->dbi_meta; /* format 1: the version and table states in "meta" */
     }
     rc = mdb_txn_commit(t); /* commit, not abort: keeps the dbi handles */

@@ -1,9 +1,27 @@
 /*
  * index.c — secondary indexes and backlinks.
  *
- * SECONDARY INDEX ("idx"): one LMDB key per (object, indexed column):
- *   u32 BE table | u16 BE col | keyenc(value) | u64 BE object key  -> empty
- * Equal values are distinct keys ordered by object key, so no MDB_DUPSORT
+ * SECONDARY INDEX ("idx"). A value's group is u32 BE table | u16 BE col |
+ * keyenc(value); keyenc is prefix-free, so groups order as their values do.
+ *
+ * CHUNKS (format 3 files): the objects holding a value are kept in chunks:
+ *   group | u64 BE first object key  -> the chunk's further keys, ascending, each
+ *                                       the LEB128 varint of its distance (>= 1)
+ *                                       from the key before it
+ * A chunk holds at most IDX_CHUNK_MAX bytes of distances, and each starts above
+ * the end of the one before it in its group. One LMDB entry carries up to 241
+ * objects: the node header and group are paid per chunk, not per object, and an
+ * object costs the bytes of its distance (one, for a value held by every 128th
+ * object or more often). An insert or removal reads the chunk where the key
+ * belongs (the last one starting at or below it) and writes it back; keys past
+ * the group's last key fill its last chunk and then start new ones, and a chunk
+ * overfilled anywhere else is split evenly, leaving room on both sides. A chunk
+ * emptied by removals goes; chunks are never merged.
+ *
+ * ENTRIES (files of formats 1 and 2): one LMDB key per (object, indexed column):
+ *   group | u64 BE object key  -> empty
+ *
+ * Equal values are never duplicates of one LMDB key, so no MDB_DUPSORT
  * database is needed (LMDB 0.9.24's duplicate-key cursors have known bugs).
  * keyenc truncates long strings, so a scan yields candidates: callers recheck
  * the row. Scans treat both bounds as inclusive for the same reason.
@@ -11,11 +29,11 @@
  * DEFERRED INSERTS: idx_insert records the entry in txn->idx_pending instead of
  * putting it. idx_flush puts the pending entries sorted, before anything reads or
  * removes index entries in the transaction (idx_scan, idx_remove, idx_drop) and
- * at commit; the sorted entries past the database's last key are appended
- * (MDB_APPEND). Inserted one by one, the entries of a bulk insert land at one
- * insertion point per indexed value, and every page split there leaves a
- * half-empty page behind (about 64 bytes of index per object for 34-byte
- * entries); appended, the pages are full and each entry costs no descent.
+ * at commit: sorted, each group's keys are merged into its chunks in one pass
+ * (one chunk read per chunk touched, not per key), and what lies past the
+ * database's last key is appended (MDB_APPEND). Inserted one by one, the entries
+ * of a bulk insert would land at one insertion point per indexed value, and every
+ * page split there leaves a half-empty page behind; appended, the pages are full.
  * A pending buffer past IDX_PENDING_MAX bytes is flushed at once.
  *
  * BACKLINKS ("blink"): one LMDB key per (target, origin object, origin column):
@@ -28,7 +46,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define IDX_PREFIX 6
+#define IDX_PREFIX IDX_PREFIX_BYTES
 #define BLINK_KEY 26
 
 static int idx_key(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *v, uint64_t key, orc_buf *b)
@@ -201,21 +219,9 @@ int idx_order(const uint8_t **e, size_t n)
     return ORC_OK;
 }
 
-int idx_flush(orc_txn *txn)
+/* Format 1 and 2 files: one LMDB key per entry, e[] in key order. */
+static int entries_put(orc_txn *txn, const uint8_t **e, size_t n)
 {
-    size_t n = txn->idx_pending_n;
-    if (!n) return ORC_OK;
-    const uint8_t **e = malloc(n * sizeof *e);
-    if (!e) return txn_poison(txn, orc_fail(ORC_ERR_NOMEM, "sorting %zu index entries", n));
-    const uint8_t *at = txn->idx_pending.data;
-    for (size_t i = 0; i < n; i++) {
-        e[i] = at;
-        at += 2 + ld16(at);
-    }
-    if (idx_order(e, n)) {
-        free(e);
-        return txn_poison(txn, orc_fail(ORC_ERR_NOMEM, "sorting %zu index entries", n));
-    }
     MDB_cursor *cur = NULL;
     int mrc = mdb_cursor_open(txn->mdb, txn->core->dbi_idx, &cur);
     /* the database's last key, copied (the puts move pages) */
@@ -249,9 +255,30 @@ int idx_flush(orc_txn *txn)
         if (mrc == MDB_KEYEXIST && appending) mrc = 0;
     }
     if (cur) mdb_cursor_close(cur);
+    return mrc ? mdb_write_rc(txn, mrc, "adding index entries") : ORC_OK;
+}
+
+static int chunks_put(orc_txn *txn, const uint8_t **e, size_t n);
+
+int idx_flush(orc_txn *txn)
+{
+    size_t n = txn->idx_pending_n;
+    if (!n) return ORC_OK;
+    const uint8_t **e = malloc(n * sizeof *e);
+    if (!e) return txn_poison(txn, orc_fail(ORC_ERR_NOMEM, "sorting %zu index entries", n));
+    const uint8_t *at = txn->idx_pending.data;
+    for (size_t i = 0; i < n; i++) {
+        e[i] = at;
+        at += 2 + ld16(at);
+    }
+    if (idx_order(e, n)) {
+        free(e);
+        return txn_poison(txn, orc_fail(ORC_ERR_NOMEM, "sorting %zu index entries", n));
+    }
+    int rc = txn->core->format >= 3 ? chunks_put(txn, e, n) : entries_put(txn, e, n);
     free(e);
     idx_forget(txn);
-    return mrc ? mdb_write_rc(txn, mrc, "adding index entries") : ORC_OK;
+    return rc;
 }
 
 /*
@@ -267,12 +294,314 @@ static int flush_for_read(orc_txn *txn)
     }
 }
 
+/* ---- chunks (format 3 files) -------------------------------------------------------- */
+
+#define GROUP_MAX (IDX_PREFIX + KEYENC_MAX)
+
+static size_t vsize(uint64_t d)
+{
+    size_t n = 1;
+    while (d >= 0x80) d >>= 7, n++;
+    return n;
+}
+
+static size_t vput(uint8_t *p, uint64_t d)
+{
+    size_t n = 0;
+    while (d >= 0x80) {
+        p[n++] = (uint8_t)(d | 0x80);
+        d >>= 7;
+    }
+    p[n++] = (uint8_t)d;
+    return n;
+}
+
+int idx_chunk_decode(uint64_t first, const uint8_t *d, size_t n, uint64_t *out, size_t *count)
+{
+    if (n > IDX_CHUNK_MAX) return ORC_ERR_CORRUPT;
+    size_t c = 0, at = 0;
+    uint64_t k = first;
+    out[c++] = k;
+    while (at < n) {
+        uint64_t delta = 0;
+        for (unsigned shift = 0;; shift += 7) {
+            if (at == n || shift > 63) return ORC_ERR_CORRUPT;
+            uint8_t b = d[at++];
+            if ((shift == 63 && b > 1) || (b == 0 && shift)) return ORC_ERR_CORRUPT; /* too wide, or not minimal */
+            delta |= (uint64_t)(b & 0x7F) << shift;
+            if (!(b & 0x80)) break;
+        }
+        if (delta == 0 || delta > UINT64_MAX - k) return ORC_ERR_CORRUPT;
+        out[c++] = k += delta;
+    }
+    *count = c;
+    return ORC_OK;
+}
+
+/* A value's chunk, copied out of LMDB (writes move pages). */
+typedef struct chunk {
+    bool found;
+    uint8_t key[GROUP_MAX + 8];
+    size_t kn;
+    size_t n;
+    uint64_t keys[IDX_CHUNK_KEYS];
+    bool has_next;       /* the value has a chunk after this one, */
+    uint64_t next_first; /* whose first key this is */
+} chunk;
+
+static bool in_group(const MDB_val *k, const uint8_t *g, size_t gn)
+{
+    return k->mv_size == gn + 8 && memcmp(k->mv_data, g, gn) == 0;
+}
+
+static int chunk_damaged(orc_txn *txn, const uint8_t *key, size_t kn)
+{
+    (void)txn;
+    return orc_fail(ORC_ERR_CORRUPT, "an index chunk of table %u column %u is damaged",
+                    kn >= IDX_PREFIX ? ld32be(key) : 0, kn >= IDX_PREFIX ? ld16be(key + 4) : 0);
+}
+
+/*
+ * The chunk of group g (table | col | keyenc(value), gn bytes) where `key` belongs: the
+ * last one whose first key is `key` or below, else the group's first chunk; c->found
+ * false when the group has none. Leaves `cur` anywhere.
+ */
+static int find_chunk(orc_txn *txn, MDB_cursor *cur, const uint8_t *g, size_t gn, uint64_t key, chunk *c)
+{
+    uint8_t seek[GROUP_MAX + 8];
+    memcpy(seek, g, gn);
+    st64be(seek + gn, key);
+    MDB_val k = {gn + 8, seek}, d;
+    c->found = c->has_next = false;
+    int mrc = mdb_cursor_get(cur, &k, &d, MDB_SET_RANGE);
+    if (mrc && mrc != MDB_NOTFOUND) return orc_fail_mdb(mrc, "finding an index chunk");
+    bool after = mrc == 0 && in_group(&k, g, gn); /* a chunk of the group starts at or after key */
+    if (!after || ld64be((const uint8_t *)k.mv_data + gn) != key) {
+        MDB_val pk, pd;
+        int prc = mdb_cursor_get(cur, &pk, &pd, mrc == 0 ? MDB_PREV : MDB_LAST);
+        if (prc && prc != MDB_NOTFOUND) return orc_fail_mdb(prc, "finding an index chunk");
+        if (prc == 0 && in_group(&pk, g, gn)) {
+            k = pk;
+            d = pd;
+        } else if (after) {
+            k = (MDB_val){gn + 8, seek};
+            if ((mrc = mdb_cursor_get(cur, &k, &d, MDB_SET_RANGE))) return orc_fail_mdb(mrc, "finding an index chunk");
+        } else {
+            return ORC_OK;
+        }
+    }
+    c->found = true;
+    c->kn = k.mv_size;
+    memcpy(c->key, k.mv_data, k.mv_size);
+    if (idx_chunk_decode(ld64be(c->key + gn), d.mv_data, d.mv_size, c->keys, &c->n)) return chunk_damaged(txn, c->key, c->kn);
+    mrc = mdb_cursor_get(cur, &k, &d, MDB_NEXT);
+    if (mrc && mrc != MDB_NOTFOUND) return orc_fail_mdb(mrc, "finding an index chunk");
+    if (mrc == 0 && in_group(&k, g, gn)) {
+        c->has_next = true;
+        c->next_first = ld64be((const uint8_t *)k.mv_data + gn);
+    }
+    return ORC_OK;
+}
+
+/* Puts in a flush: appended (MDB_APPEND) once past the database's last key. */
+typedef struct appender {
+    uint8_t last[GROUP_MAX + 8];
+    size_t nlast;
+    bool appending;
+} appender;
+
+static int appender_start(orc_txn *txn, MDB_cursor *cur, appender *ap)
+{
+    MDB_val k, d;
+    int mrc = mdb_cursor_get(cur, &k, &d, MDB_LAST);
+    ap->appending = mrc == MDB_NOTFOUND;
+    ap->nlast = 0;
+    if (mrc == 0 && k.mv_size <= sizeof ap->last) {
+        memcpy(ap->last, k.mv_data, k.mv_size);
+        ap->nlast = k.mv_size;
+    } else if (mrc == 0) {
+        ap->nlast = SIZE_MAX; /* never written: keys are at most GROUP_MAX + 8 bytes */
+    } else if (mrc != MDB_NOTFOUND) {
+        return txn_poison(txn, orc_fail_mdb(mrc, "reading the index's last chunk"));
+    }
+    return ORC_OK;
+}
+
+static int put_chunk(orc_txn *txn, appender *ap, const uint8_t *key, size_t kn, const uint8_t *data, size_t dn)
+{
+    unsigned flags = 0;
+    if (ap && !ap->appending && ap->nlast != SIZE_MAX) {
+        int c = memcmp(key, ap->last, kn < ap->nlast ? kn : ap->nlast);
+        ap->appending = c > 0 || (c == 0 && kn > ap->nlast);
+    }
+    if (ap && ap->appending) flags = MDB_APPEND;
+    MDB_val k = {kn, (void *)key}, d = {dn, (void *)data};
+    int mrc = mdb_put(txn->mdb, txn->core->dbi_idx, &k, &d, flags);
+    return mrc ? mdb_write_rc(txn, mrc, "writing an index chunk") : ORC_OK;
+}
+
+/*
+ * Replaces chunk c (when found) of group g by chunks holding m[0..nm), ascending.
+ * Appended keys (`appended`: m starts with c's keys) fill each chunk before the next
+ * starts, so ascending inserts leave full chunks; otherwise an overfull chunk is split
+ * into even parts, leaving room on both sides for later inserts between its keys.
+ */
+static int write_chunks(orc_txn *txn, const uint8_t *g, size_t gn, const chunk *c, const uint64_t *m, size_t nm,
+                        bool appended, appender *ap)
+{
+    if (c->found && (nm == 0 || m[0] != c->keys[0])) {
+        MDB_val k = {c->kn, (void *)c->key};
+        int mrc = mdb_del(txn->mdb, txn->core->dbi_idx, &k, NULL);
+        if (mrc) return mdb_write_rc(txn, mrc, "removing an index chunk");
+    }
+    size_t total = 0, target = IDX_CHUNK_MAX;
+    for (size_t i = 1; i < nm; i++) total += vsize(m[i] - m[i - 1]);
+    if (!appended && total > IDX_CHUNK_MAX) {
+        size_t parts = (total + IDX_CHUNK_MAX - 1) / IDX_CHUNK_MAX;
+        target = (total + parts - 1) / parts;
+    }
+    uint8_t key[GROUP_MAX + 8], data[IDX_CHUNK_MAX];
+    memcpy(key, g, gn);
+    for (size_t s = 0; s < nm;) {
+        size_t e = s + 1, used = 0;
+        while (e < nm) {
+            uint64_t delta = m[e] - m[e - 1];
+            if (used + vsize(delta) > target) break;
+            used += vput(data + used, delta);
+            e++;
+        }
+        if (!(appended && c->found && s == 0 && e == c->n)) { /* else: the chunk as it was */
+            st64be(key + gn, m[s]);
+            int rc = put_chunk(txn, ap, key, gn + 8, data, used);
+            if (rc) return rc;
+        }
+        s = e;
+    }
+    return ORC_OK;
+}
+
+/* e[0..n) in key order: each value group's keys are merged into its chunks. */
+static int chunks_put(orc_txn *txn, const uint8_t **e, size_t n)
+{
+    MDB_cursor *cur = NULL;
+    int mrc = mdb_cursor_open(txn->mdb, txn->core->dbi_idx, &cur);
+    if (mrc) return txn_poison(txn, orc_fail_mdb(mrc, "opening an index cursor"));
+    chunk *c = malloc(sizeof *c);
+    appender *ap = malloc(sizeof *ap);
+    uint64_t *m = NULL;
+    size_t mcap = 0;
+    int rc = c && ap ? appender_start(txn, cur, ap) : txn_poison(txn, orc_fail(ORC_ERR_NOMEM, "adding index entries"));
+    for (size_t i = 0; i < n && !rc;) {
+        const uint8_t *g = e[i] + 2;
+        size_t gn = ld16(e[i]) - 8, j = i;
+        while (j < n && ld16(e[j]) == gn + 8 && memcmp(e[j] + 2, g, gn) == 0) j++;
+        for (size_t a = i; a < j && !rc;) {
+            if ((rc = find_chunk(txn, cur, g, gn, ld64be(e[a] + 2 + gn), c))) {
+                rc = txn_poison(txn, rc);
+                break;
+            }
+            size_t b = a;
+            while (b < j && (!c->has_next || ld64be(e[b] + 2 + gn) < c->next_first)) b++;
+            size_t want = (c->found ? c->n : 0) + (b - a);
+            if (want > mcap) {
+                size_t cap = mcap ? mcap : 256;
+                while (cap < want) cap *= 2;
+                uint64_t *grown = realloc(m, cap * sizeof *m);
+                if (!grown) {
+                    rc = txn_poison(txn, orc_fail(ORC_ERR_NOMEM, "adding %zu index entries", want));
+                    break;
+                }
+                m = grown;
+                mcap = cap;
+            }
+            /* merge the chunk's keys and the new ones; a key already there changes nothing */
+            size_t nm = 0, x = 0, nc = c->found ? c->n : 0, added = 0;
+            /* past the value's last key: fill chunks; anywhere else: split evenly */
+            bool appended = c->found && !c->has_next && ld64be(e[a] + 2 + gn) > c->keys[c->n - 1];
+            for (size_t y = a; y < b; y++) {
+                uint64_t k = ld64be(e[y] + 2 + gn);
+                while (x < nc && c->keys[x] < k) m[nm++] = c->keys[x++];
+                if ((x < nc && c->keys[x] == k) || (nm && m[nm - 1] == k)) continue;
+                m[nm++] = k;
+                added++;
+            }
+            while (x < nc) m[nm++] = c->keys[x++];
+            if (added) rc = write_chunks(txn, g, gn, c, m, nm, appended || !c->found, ap);
+            a = b;
+        }
+        i = j;
+    }
+    mdb_cursor_close(cur);
+    free(c);
+    free(ap);
+    free(m);
+    return rc;
+}
+
+static int chunks_remove(orc_txn *txn, const uint8_t *g, size_t gn, uint32_t table, uint16_t col, uint64_t key)
+{
+    MDB_cursor *cur;
+    int mrc = mdb_cursor_open(txn->mdb, txn->core->dbi_idx, &cur);
+    if (mrc) return txn_poison(txn, orc_fail_mdb(mrc, "opening an index cursor"));
+    chunk *c = malloc(sizeof *c);
+    int rc = c ? find_chunk(txn, cur, g, gn, key, c) : orc_fail(ORC_ERR_NOMEM, "removing an index entry");
+    mdb_cursor_close(cur);
+    if (rc) {
+        free(c);
+        return txn_poison(txn, rc);
+    }
+    size_t at = 0;
+    while (c->found && at < c->n && c->keys[at] < key) at++;
+    if (!c->found || at == c->n || c->keys[at] != key) {
+        free(c);
+        return txn_poison(txn, orc_fail(ORC_ERR_CORRUPT, "index entry of table %u column %u for object %llu is missing",
+                                        table, col, (unsigned long long)key));
+    }
+    uint64_t m[IDX_CHUNK_KEYS];
+    size_t nm = 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (i != at) m[nm++] = c->keys[i];
+    rc = write_chunks(txn, g, gn, c, m, nm, false, NULL);
+    free(c);
+    return rc;
+}
+
+int idx_contains(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *v, uint64_t key, bool *found)
+{
+    *found = false;
+    orc_buf b = {0};
+    int rc = idx_key(txn, table, col, v, key, &b);
+    if (rc) {
+        buf_free(&b);
+        return rc;
+    }
+    if (txn->core->format < 3) {
+        MDB_val k = {b.size, b.data}, d;
+        int mrc = mdb_get(txn->mdb, txn->core->dbi_idx, &k, &d);
+        *found = mrc == 0;
+        rc = mrc && mrc != MDB_NOTFOUND ? orc_fail_mdb(mrc, "reading an index entry") : ORC_OK;
+    } else {
+        chunk *c = malloc(sizeof *c);
+        MDB_cursor *cur = NULL;
+        int mrc = c ? mdb_cursor_open(txn->mdb, txn->core->dbi_idx, &cur) : 0;
+        rc = !c ? orc_fail(ORC_ERR_NOMEM, "reading an index entry")
+             : mrc ? orc_fail_mdb(mrc, "opening an index cursor")
+                   : find_chunk(txn, cur, b.data, b.size - 8, key, c);
+        for (size_t i = 0; !rc && c->found && i < c->n; i++) *found |= c->keys[i] == key;
+        if (cur) mdb_cursor_close(cur);
+        free(c);
+    }
+    buf_free(&b);
+    return rc;
+}
+
 int idx_remove(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *v, uint64_t key)
 {
     int rc = idx_flush(txn);
     if (rc) return rc;
     rc = idx_key(txn, table, col, v, key, &txn->scratch2);
     if (rc) return rc;
+    if (txn->core->format >= 3) return chunks_remove(txn, txn->scratch2.data, txn->scratch2.size - 8, table, col, key);
     MDB_val k = {txn->scratch2.size, txn->scratch2.data};
     int mrc = mdb_del(txn->mdb, txn->core->dbi_idx, &k, NULL);
     if (mrc == MDB_NOTFOUND)
@@ -336,6 +665,8 @@ int idx_scan(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *lo, bo
     lob.size = IDX_PREFIX;
     if (lo) rc = keyenc(&lob, lo, NULL);
     if (!rc && hi) rc = keyenc(&hib, hi, NULL);
+    bool chunked = txn->core->format >= 3;
+    uint64_t keys[IDX_CHUNK_KEYS];
     MDB_cursor *cur = NULL;
     int mrc = rc ? 0 : mdb_cursor_open(txn->mdb, txn->core->dbi_idx, &cur);
     if (mrc) rc = orc_fail_mdb(mrc, "opening an index cursor");
@@ -351,7 +682,14 @@ int idx_scan(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *lo, bo
                 int c = memcmp(p + IDX_PREFIX, hib.data, m);
                 if (c > 0 || (c == 0 && vlen > hib.size)) break;
             }
-            int r = cb(ctx, ld64be(p + k.mv_size - 8));
+            size_t n = 1;
+            keys[0] = ld64be(p + k.mv_size - 8);
+            if (chunked && idx_chunk_decode(keys[0], d.mv_data, d.mv_size, keys, &n)) {
+                rc = chunk_damaged(txn, p, k.mv_size);
+                break;
+            }
+            int r = 0;
+            for (size_t i = 0; i < n && !r; i++) r = cb(ctx, keys[i]);
             if (r == 1) break;
             if (r) {
                 rc = r;

@@ -36,13 +36,16 @@
  *               "orc.schema"   schema blob      (schema.c)
  *               "orc.hold.<consumer>" u64 LE    log consumer positions
  *               anything not starting "orc."    user metadata (orc_meta_*)
- *   A file keeps the format it was created with: a build reads formats 1 and 2
- *   and writes each in its own layout; builds before format 2 refuse format 2.
+ *   A file keeps the format it was created with: a build reads formats 1 to 3
+ *   and writes each in its own layout; builds before format N refuse format N.
  *   "t<id>"   u64 BE object key                 -> row record (row.c)
  *             (one database per table, so keys ascend and inserts append)
- *   "p<id>"   encoded primary key (keyenc)      -> u64 LE object key
- *   "idx"     u32 BE table | u16 BE col | keyenc(value) | u64 BE key -> (empty)
- *             Duplicate values are distinct LMDB keys: ORCore uses no
+ *   "p<id>"   encoded primary key (keyenc)      -> object key: u64 LE before format 3,
+ *             from format 3 its fewest LE bytes (pk_value_put)
+ *   "idx"     format 3: u32 BE table | u16 BE col | keyenc(value) | u64 BE first key
+ *                       -> the chunk's other keys, as LEB128 distances (index.c, CHUNKS)
+ *             before:   u32 BE table | u16 BE col | keyenc(value) | u64 BE key -> (empty)
+ *             Equal values are never duplicates of one LMDB key: ORCore uses no
  *             MDB_DUPSORT database anywhere (LMDB 0.9.24 has cursor bugs there).
  *   "coll"    u32 BE table | u64 BE key | u16 BE col  -> collection blob (collection.c)
  *   "blink"   u32 BE target table | u64 BE target key | u32 BE origin table |
@@ -106,6 +109,29 @@ static inline uint64_t ld64be(const uint8_t *p) { return __builtin_bswap64(ld64(
 static inline void st16be(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
 static inline void st32be(uint8_t *p, uint32_t v) { st32(p, __builtin_bswap32(v)); }
 static inline void st64be(uint8_t *p, uint64_t v) { st64(p, __builtin_bswap64(v)); }
+
+/*
+ * A primary-key entry's value, the object key: u64 LE in files before format 3; from
+ * format 3 as few LE bytes as it needs (1 to 8, the last not zero unless it is the only one).
+ */
+static inline size_t pk_value_put(uint8_t out[8], uint64_t key, uint32_t format)
+{
+    st64(out, key);
+    if (format < 3) return 8;
+    size_t n = 8;
+    while (n > 1 && out[n - 1] == 0) n--;
+    return n;
+}
+
+/** Decodes a primary-key entry's value; false when it is not one the file's format writes. */
+static inline bool pk_value_get(const uint8_t *p, size_t n, uint32_t format, uint64_t *key)
+{
+    if (format < 3 ? n != 8 : n < 1 || n > 8 || (n > 1 && p[n - 1] == 0)) return false;
+    uint8_t b[8] = {0};
+    memcpy(b, p, n);
+    *key = ld64(b);
+    return true;
+}
 
 /* ------------------------------------------------------------------------ */
 /* value.c                                                                  */
@@ -240,6 +266,7 @@ typedef struct orc_envcore {
     unsigned flags;
     MDB_dbi dbi_meta, dbi_idx, dbi_coll, dbi_blink, dbi_log;
     MDB_dbi dbi_state;     /* where "orc.version" and "orc.tables" live: main (format 2) or dbi_meta */
+    uint32_t format;       /* the file's format ("orc.format"), set on open */
     MDB_dbi *table_dbi;    /* [table id] object database, 0 when not yet opened */
     MDB_dbi *pk_dbi;       /* [table id] primary key database, 0 when not yet opened */
     uint32_t table_dbi_cap;
@@ -603,6 +630,19 @@ int idx_flush(orc_txn *txn);
 int idx_order(const uint8_t **e, size_t n);
 /** Drops the deferred index entries (the LMDB transaction they belonged to ended). */
 void idx_forget(orc_txn *txn);
+/** The bytes before an index entry's value: u32 BE table | u16 BE col. */
+#define IDX_PREFIX_BYTES 6
+/** Format 3 chunks: at most IDX_CHUNK_MAX bytes of key distances, so at most IDX_CHUNK_KEYS keys. */
+#define IDX_CHUNK_MAX 240
+#define IDX_CHUNK_KEYS (IDX_CHUNK_MAX + 1)
+/**
+ * Decodes a format 3 chunk (index.c, CHUNKS): `first` (the key's last 8 bytes) and the
+ * keys its n bytes of data add, into out[0..*count) (room for IDX_CHUNK_KEYS).
+ * ORC_ERR_CORRUPT (nothing reported) when the data is not a well-formed chunk.
+ */
+int idx_chunk_decode(uint64_t first, const uint8_t *d, size_t n, uint64_t *out, size_t *count);
+/** Whether the index of (table, col) holds object `key` under value v (either layout). */
+int idx_contains(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *v, uint64_t key, bool *found);
 /** Builds / drops every entry of an index. */
 int idx_build(orc_txn *txn, uint32_t table, uint16_t col);
 int idx_drop(orc_txn *txn, uint32_t table, uint16_t col);

@@ -278,8 +278,9 @@ static int pk_lookup(orc_txn *txn, const orc_class *c, const orc_value *pk, uint
     int mrc = mdb_get(txn->mdb, dbi, &k, &d);
     if (mrc == MDB_NOTFOUND) return ORC_ERR_NOT_FOUND;
     if (mrc) return orc_fail_mdb(mrc, "reading a primary key");
-    if (d.mv_size != 8) return orc_fail(ORC_ERR_CORRUPT, "a primary key entry of class '%s' has %zu bytes", c->name, d.mv_size);
-    *key_out = ld64(d.mv_data);
+    if (!pk_value_get(d.mv_data, d.mv_size, txn->core->format, key_out))
+        return orc_fail(ORC_ERR_CORRUPT, "a primary key entry of class '%s' has a malformed %zu-byte object key", c->name,
+                        d.mv_size);
     return ORC_OK;
 }
 
@@ -405,7 +406,9 @@ static int create_row(orc_txn *txn, const orc_class *c, uint64_t key, const uint
             rc = orc_fail(ORC_ERR_INVALID_ARG, "the primary key of '%s' is too long to index", c->name);
             goto done;
         }
-        MDB_val pk = {b->size, b->data}, pv = {8, &key};
+        uint8_t pkv[8];
+        size_t npkv = pk_value_put(pkv, key, txn->core->format);
+        MDB_val pk = {b->size, b->data}, pv = {npkv, pkv};
         mrc = MDB_KEYEXIST;
         bool append = st->pk_unordered == 0 || st->pk_unordered % PK_APPEND_RETRY == 0;
         if (append) {
@@ -416,7 +419,7 @@ static int create_row(orc_txn *txn, const orc_class *c, uint64_t key, const uint
             st->pk_unordered++;
             /* The ordinary put below writes the primary keys under the append cursor. */
             cursor_drop(&txn->append.pk);
-            pv = (MDB_val){8, &key};
+            pv = (MDB_val){npkv, pkv};
             mrc = mdb_put(txn->mdb, pk_dbi, &pk, &pv, MDB_NOOVERWRITE);
         }
         if (mrc == MDB_KEYEXIST) {

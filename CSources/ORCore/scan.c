@@ -863,9 +863,9 @@ int pk_get(orc_txn *txn, uint32_t table, const uint8_t *t, size_t tn, uint64_t *
         if (bkey_cmp(k, kn, t, tn) != 0) return ORC_ERR_NOT_FOUND;
         const uint8_t *node = k - NODESIZE;
         size_t size = (size_t)ld16(node) | (size_t)ld16(node + 2) << 16;
-        if (ld16(node + 4) != 0 || size != 8 || (size_t)(k + kn + 8 - pg) > s->psize)
-            return pk_bad(s, pgno, "has an entry that is not an 8-byte object key");
-        *key = ld64(k + kn);
+        if (ld16(node + 4) != 0 || size > 8 || (size_t)(k + kn + size - pg) > s->psize
+            || !pk_value_get(k + kn, size, txn->core->format, key))
+            return pk_bad(s, pgno, "has an entry whose value is not an object key");
         return ORC_OK;
     }
 }

@@ -518,7 +518,8 @@ static int pk_rebuild(orc_txn *txn, uint32_t table, int32_t col)
                           c->name, c->props[col].name, ORC_MAX_PK_STRING);
             break;
         }
-        MDB_val k = {b->size, b->data}, d = {8, &s.key};
+        uint8_t kv[8];
+        MDB_val k = {b->size, b->data}, d = {pk_value_put(kv, s.key, txn->core->format), kv};
         mrc = mdb_put(txn->mdb, dbi, &k, &d, MDB_NOOVERWRITE);
         if (mrc == MDB_KEYEXIST) {
             rc = orc_fail(ORC_ERR_EXISTS, "class '%s' has duplicate values of '%s'; it cannot become the primary key",

@@ -175,8 +175,7 @@ static int dmg_stray_pk(MDB_txn *t, const realm *r)
 {
     MDB_dbi d;
     uint8_t key[8];
-    st64(key, r->p[1]);
-    MDB_val k = {6, "\x7fstray"}, v = {8, key};
+    MDB_val k = {6, "\x7fstray"}, v = {pk_value_put(key, r->p[1], ORC_FORMAT_VERSION), key};
     int rc = dbi(t, "p1", &d);
     return rc ? rc : mdb_put(t, d, &k, &v, 0);
 }

@@ -1330,8 +1330,8 @@ TEST(damaged_pk_walk_reports_damaged_pages)
     finds_report(damage_pk_page("k-label.realm", false, e_label), "is not the leaf page");
     finds_report(damage_pk_page("k-offset.realm", false, e_offset), "node outside its node area");
     finds_report(damage_pk_page("k-ksize.realm", false, e_pk_ksize), "key running past its page");
-    finds_report(damage_pk_page("k-dsize.realm", false, e_pk_dsize), "not an 8-byte object key");
-    finds_report(damage_pk_page("k-bigdata.realm", false, e_pk_bigdata), "not an 8-byte object key");
+    finds_report(damage_pk_page("k-dsize.realm", false, e_pk_dsize), "whose value is not an object key");
+    finds_report(damage_pk_page("k-bigdata.realm", false, e_pk_bigdata), "whose value is not an object key");
     finds_report(damage_pk_page("k-root-bounds.realm", true, e_bounds), "damaged node table");
     finds_report(damage_pk_page("k-root-far.realm", true, e_pk_far), "is not the leaf page");
 }

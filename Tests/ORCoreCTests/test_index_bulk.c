@@ -6,9 +6,10 @@
  * These tests check that nothing can tell: queries inside the transaction see the
  * pending entries, changes and erasures after them are right, map growth in the
  * middle replays them, orc_env_check finds every entry after commit, and a bulk
- * insert leaves the index pages full (the reason for deferring).
+ * insert leaves full chunks in full index pages (the reason for deferring).
  */
 #include "harness.h"
+#include "index_fixture.h"
 #include "internal.h"
 
 #include <lmdb.h>
@@ -43,7 +44,7 @@ static int add_task(orc_txn *w, const bfx *f, int i, uint64_t *key)
 }
 
 /* How many objects `col == v` finds through the index (count and run must agree). */
-static long long index_count(orc_txn *txn, const bfx *f, uint16_t col, orc_value v)
+long long index_eq_count(orc_txn *txn, uint32_t table, uint16_t col, orc_value v)
 {
     uint8_t prog[64];
     size_t p = 0;
@@ -70,7 +71,7 @@ static long long index_count(orc_txn *txn, const bfx *f, uint16_t col, orc_value
     uint64_t n = 0;
     orc_keys k = {0};
     long long res = -1;
-    if (orc_query_compile(txn, f->T, prog, p, &q) == ORC_OK && orc_query_count(txn, q, &n) == ORC_OK
+    if (orc_query_compile(txn, table, prog, p, &q) == ORC_OK && orc_query_count(txn, q, &n) == ORC_OK
         && orc_query_used_index(q) && orc_query_run(txn, q, &k) == ORC_OK && k.count == n)
         res = (long long)n;
     orc_query_free(q);
@@ -92,15 +93,15 @@ TEST(index_bulk_reads_see_pending_entries)
     CHECK_OK(bfx_schema(w, &f));
     for (int i = 0; i < N; i++) CHECK_OK(add_task(w, &f, i, &keys[i]));
     /* read before any flush: the query puts the pending entries first */
-    CHECK_EQ(index_count(w, &f, f.who, vs("user 7")), N / 100);
-    CHECK_EQ(index_count(w, &f, f.n, vi(3)), (N + 3) / 7);
+    CHECK_EQ(index_eq_count(w, f.T, f.who, vs("user 7")), N / 100);
+    CHECK_EQ(index_eq_count(w, f.T, f.n, vi(3)), (N + 3) / 7);
     /* entries deferred after a flush, then changed and erased before the next one */
     for (int i = N; i < N + 100; i++) CHECK_OK(add_task(w, &f, i, NULL));
     orc_value other = vs("user 7");
     CHECK_OK(orc_obj_set(w, f.T, keys[8], f.who, &other)); /* user 8 -> user 7 */
     CHECK_OK(orc_obj_erase(w, f.T, keys[107]));            /* a user 7 */
-    CHECK_EQ(index_count(w, &f, f.who, vs("user 7")), N / 100 + 1 + 1 - 1);
-    CHECK_EQ(index_count(w, &f, f.who, vs("user 8")), N / 100 + 1 - 1);
+    CHECK_EQ(index_eq_count(w, f.T, f.who, vs("user 7")), N / 100 + 1 + 1 - 1);
+    CHECK_EQ(index_eq_count(w, f.T, f.who, vs("user 8")), N / 100 + 1 - 1);
     CHECK_OK(orc_txn_commit(w, NULL));
     CHECK_ENV(f.env);
 
@@ -111,8 +112,8 @@ TEST(index_bulk_reads_see_pending_entries)
     CHECK_ENV(f.env);
     orc_txn *r;
     CHECK_OK(orc_txn_begin(f.env, ORC_TXN_READ, &r));
-    CHECK_EQ(index_count(r, &f, f.who, vs("user 7")), (N + 200) / 100 + 1 - 1);
-    CHECK_EQ(index_count(r, &f, f.who, vs("user 99")), (N + 200) / 100);
+    CHECK_EQ(index_eq_count(r, f.T, f.who, vs("user 7")), (N + 200) / 100 + 1 - 1);
+    CHECK_EQ(index_eq_count(r, f.T, f.who, vs("user 99")), (N + 200) / 100);
     orc_txn_abort(r);
 
     /* an aborted transaction leaves no entry behind */
@@ -120,7 +121,7 @@ TEST(index_bulk_reads_see_pending_entries)
     for (int i = 0; i < 50; i++) CHECK_OK(add_task(w, &f, 5, NULL));
     orc_txn_abort(w);
     CHECK_OK(orc_txn_begin(f.env, ORC_TXN_READ, &r));
-    CHECK_EQ(index_count(r, &f, f.who, vs("user 5")), (N + 200) / 100);
+    CHECK_EQ(index_eq_count(r, f.T, f.who, vs("user 5")), (N + 200) / 100);
     orc_txn_abort(r);
     CHECK_ENV(f.env);
     orc_env_close(f.env);
@@ -136,14 +137,14 @@ TEST(index_bulk_survives_map_growth)
     CHECK_OK(orc_txn_begin(f.env, ORC_TXN_WRITE, &w));
     CHECK_OK(bfx_schema(w, &f));
     for (int i = 0; i < N / 2; i++) CHECK_OK(add_task(w, &f, i, NULL));
-    CHECK_EQ(index_count(w, &f, f.who, vs("user 42")), N / 2 / 100);
+    CHECK_EQ(index_eq_count(w, f.T, f.who, vs("user 42")), N / 2 / 100);
     for (int i = N / 2; i < N; i++) CHECK_OK(add_task(w, &f, i, NULL));
     CHECK_OK(orc_txn_commit(w, NULL));
     CHECK_ENV(f.env);
     orc_txn *r;
     CHECK_OK(orc_txn_begin(f.env, ORC_TXN_READ, &r));
-    CHECK_EQ(index_count(r, &f, f.who, vs("user 42")), N / 100);
-    CHECK_EQ(index_count(r, &f, f.n, vi(6)), N / 7);
+    CHECK_EQ(index_eq_count(r, f.T, f.who, vs("user 42")), N / 100);
+    CHECK_EQ(index_eq_count(r, f.T, f.n, vi(6)), N / 7);
     orc_txn_abort(r);
     orc_env_close(f.env);
 }
@@ -162,7 +163,8 @@ TEST(index_bulk_insert_fills_pages)
     CHECK_ENV(f.env);
     orc_env_close(f.env);
 
-    /* Read the "idx" database with LMDB itself: its leaf pages against the fewest the entries fit in. */
+    /* Read the "idx" database with LMDB itself: every object in a chunk, the chunks of
+     * each value full but its last, the leaf pages the fewest the chunks fit in. */
     MDB_env *env;
     MDB_txn *txn;
     MDB_dbi dbi;
@@ -174,19 +176,34 @@ TEST(index_bulk_insert_fills_pages)
     CHECK(mdb_dbi_open(txn, "idx", 0, &dbi) == 0);
     CHECK(mdb_stat(txn, dbi, &st) == 0);
     MDB_cursor *cur;
-    MDB_val k, d;
-    size_t bytes = 0;
+    MDB_val k, d, nk, nd;
+    size_t bytes = 0, keys = 0, chunks = 0, short_chunks = 0;
+    static uint64_t got[IDX_CHUNK_KEYS];
     CHECK(mdb_cursor_open(txn, dbi, &cur) == 0);
-    for (int rc = mdb_cursor_get(cur, &k, &d, MDB_FIRST); rc == 0; rc = mdb_cursor_get(cur, &k, &d, MDB_NEXT))
-        bytes += 8 + k.mv_size + 2; /* node header, key, slot; the data is empty */
+    for (int rc = mdb_cursor_get(cur, &k, &d, MDB_FIRST); rc == 0; rc = mdb_cursor_get(cur, &k, &d, MDB_NEXT)) {
+        size_t n = 0;
+        CHECK_OK(idx_chunk_decode(ld64be((const uint8_t *)k.mv_data + k.mv_size - 8), d.mv_data, d.mv_size, got, &n));
+        keys += n;
+        chunks++;
+        bytes += 8 + k.mv_size + d.mv_size + 2; /* node header, key, data, slot */
+        /* a chunk with room left must be its value's last: the next key has another value */
+        MDB_val pk = k;
+        int next = mdb_cursor_get(cur, &nk, &nd, MDB_NEXT);
+        if (next == 0 && d.mv_size + 10 < IDX_CHUNK_MAX && nk.mv_size == pk.mv_size
+            && memcmp(nk.mv_data, pk.mv_data, pk.mv_size - 8) == 0)
+            short_chunks++;
+        if (next == 0) CHECK(mdb_cursor_get(cur, &k, &d, MDB_PREV) == 0);
+    }
     mdb_cursor_close(cur);
     size_t least = (bytes + (st.ms_psize - 16) - 1) / (st.ms_psize - 16);
     mdb_txn_abort(txn);
     mdb_env_close(env);
-    CHECK_EQ(st.ms_entries, 2 * N);
-    /* one by one, the splits behind each value's insertion point leave pages about half full */
-    if (st.ms_leaf_pages > least + least / 10)
-        test_fail(__FILE__, __LINE__, "%zu leaf pages for entries that fit in %zu", st.ms_leaf_pages, least);
+    CHECK_EQ(keys, 2 * N);
+    CHECK_EQ(short_chunks, 0);
+    /* 100 + 7 values: a few hundred chunks, not an entry per object */
+    if (chunks > 2 * N / 100) test_fail(__FILE__, __LINE__, "%zu chunks for %d objects", chunks, 2 * N);
+    if (st.ms_leaf_pages > least + least / 10 + 1)
+        test_fail(__FILE__, __LINE__, "%zu leaf pages for chunks that fit in %zu", st.ms_leaf_pages, least);
 }
 
 /* LMDB's key order over pending entries (u16 size | key), as qsort would give it. */
@@ -275,10 +292,10 @@ TEST(index_bulk_distinct_values_are_all_found)
     CHECK_ENV(f.env);
     orc_txn *r;
     CHECK_OK(orc_txn_begin(f.env, ORC_TXN_READ, &r));
-    CHECK_EQ(index_count(r, &f, f.who, vs("u4999")), 1);
-    CHECK_EQ(index_count(r, &f, f.who, vs("u0")), 1);
-    CHECK_EQ(index_count(r, &f, f.n, vi(1)), 1);
-    CHECK_EQ(index_count(r, &f, f.n, vi(N + 1)), 0);
+    CHECK_EQ(index_eq_count(r, f.T, f.who, vs("u4999")), 1);
+    CHECK_EQ(index_eq_count(r, f.T, f.who, vs("u0")), 1);
+    CHECK_EQ(index_eq_count(r, f.T, f.n, vi(1)), 1);
+    CHECK_EQ(index_eq_count(r, f.T, f.n, vi(N + 1)), 0);
     orc_txn_abort(r);
     orc_env_close(f.env);
 }

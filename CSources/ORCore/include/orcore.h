@@ -960,8 +960,10 @@ const char *orc_version_string(void);
  * files of every format up to it, each in its own layout (a file keeps the
  * format it was created with); a file of a later format is ORC_ERR_FORMAT_VERSION.
  * 2: the version and table states moved from "meta" into LMDB's main database.
+ * 3: index entries of one value grouped into chunks of object keys; primary-key
+ *    entries hold the object key in as few bytes as it needs.
  */
-#define ORC_FORMAT_VERSION 2
+#define ORC_FORMAT_VERSION 3
 
 #ifdef __cplusplus
 }
