@@ -12,6 +12,8 @@
  * which read transactions read through the page walk (scan.c).
  * Written twice: as committed (realm-file/small-realm) and compacted by
  * orc_env_copy (realm-file/compact-realm; no .realm suffix, which .gitignore drops).
+ * Fuzz/corpus/realm-file also keeps both as the last format 2 build wrote them
+ * (*-format-2: one index entry per object, 8-byte primary-key values).
  *
  * The changesets: each version's changeset as mode 0 (`cs-vN`), as a raw and a
  * zstd log entry (mode 1, `entry-raw-vN`, `entry-zstd-vN`), and every version's
