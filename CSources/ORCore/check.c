@@ -10,7 +10,9 @@
  *   2. primary     one "p<id>" entry per row, keyenc(pk value) -> key, and no
  *      keys        other entries (each entry is re-derived from its row)
  *   3. indexes     one "idx" entry per row and ORC_PROP_INDEXED column for the
- *                  row's current value, and no other entries
+ *                  row's current value, and no other entries (format 3: one key
+ *                  in a chunk of its value; every chunk decodes, and a value's
+ *                  chunks do not overlap)
  *   4. collections every blob of "coll" decodes, elements have the property's
  *                  type, sets are sorted and unique, dictionary keys sorted
  *                  and unique; no blob belongs to a missing object or to a
