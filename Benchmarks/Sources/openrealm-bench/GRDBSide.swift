@@ -166,20 +166,27 @@ final class GRDBSide: BenchSide {
             return Measurement(nsPerOp: Double(ns) / Double(keys.count), check: [found, progress])
 
         case .writeDurable, .writeFast:
-            let pool = try open()
-            let fast = workload == .writeFast
-            if fast { try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = NORMAL") } }
-            defer { if fast { try? pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") } } }
-            let first = table.extraIndex(workload, round: round, k: 0)
-            var samples: [Double] = []
-            for k in 0..<sizes.commits {
-                let i = first + k
-                let record = TaskRecord(i, id: Data(TaskSeed.idBytes(i)))
-                let ns = try timed { try pool.write { try record.insert($0) } }
-                samples.append(Double(ns))
-            }
-            let count = try pool.read { try TaskRecord.fetchCount($0) }
-            return Measurement(nsPerOp: median(samples), check: [count])
+            return try runCommits(workload, sizes, round: round)
         }
+    }
+
+    /// The faster row switches the writer connection to `synchronous = NORMAL` (GRDB's
+    /// default in WAL mode) and back.
+    func beginCommits(_ workload: Workload) throws {
+        let pool = try open()
+        if workload == .writeFast { try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = NORMAL") } }
+    }
+
+    func commitOne(_ workload: Workload, round: Int, k: Int) throws -> Double {
+        let pool = try open()
+        let i = table.extraIndex(workload, round: round, k: k)
+        let record = TaskRecord(i, id: Data(TaskSeed.idBytes(i)))
+        return Double(try timed { try pool.write { try record.insert($0) } })
+    }
+
+    func endCommits(_ workload: Workload) throws -> [Int] {
+        let pool = try open()
+        if workload == .writeFast { try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") } }
+        return [try pool.read { try TaskRecord.fetchCount($0) }]
     }
 }

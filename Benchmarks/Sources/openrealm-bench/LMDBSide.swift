@@ -115,19 +115,26 @@ final class LMDBSide: BenchSide {
             return Measurement(nsPerOp: Double(ns) / Double(indexes.count), check: [Int(found), Int(progress)])
 
         case .writeDurable, .writeFast:
-            let env = try open()
-            let fast = workload == .writeFast
-            try check(lb_set_nometasync(env, fast ? 1 : 0), "setting MDB_NOMETASYNC")
-            defer { _ = lb_set_nometasync(env, 0) }
-            let first = table.extraIndex(workload, round: round, k: 0)
-            var samples: [Double] = []
-            for k in 0..<sizes.commits {
-                var rc: Int32 = 0
-                let ns = timed { rc = lb_insert_one(env, UInt64(first + k)) }
-                try check(rc, "one-object commit")
-                samples.append(Double(ns))
-            }
-            return Measurement(nsPerOp: median(samples), check: [try count(env)])
+            return try runCommits(workload, sizes, round: round)
         }
+    }
+
+    /// The faster row sets `MDB_NOMETASYNC` on the environment, and clears it after.
+    func beginCommits(_ workload: Workload) throws {
+        try check(lb_set_nometasync(try open(), workload == .writeFast ? 1 : 0), "setting MDB_NOMETASYNC")
+    }
+
+    func commitOne(_ workload: Workload, round: Int, k: Int) throws -> Double {
+        let env = try open()
+        var rc: Int32 = 0
+        let ns = timed { rc = lb_insert_one(env, UInt64(table.extraIndex(workload, round: round, k: k))) }
+        try check(rc, "one-object commit")
+        return Double(ns)
+    }
+
+    func endCommits(_ workload: Workload) throws -> [Int] {
+        let env = try open()
+        try check(lb_set_nometasync(env, 0), "clearing MDB_NOMETASYNC")
+        return [try count(env)]
     }
 }

@@ -9,6 +9,7 @@ final class RealmSide: BenchSide {
     let path: String
     let configuration: Realm.Configuration
     private var realm: Realm?
+    private var commitRealm: Realm?
     private let ids: IdTable
 
     init(directory: String, ids: IdTable) {
@@ -108,25 +109,36 @@ final class RealmSide: BenchSide {
             return Measurement(nsPerOp: Double(ns) / Double(keys.count), check: [found, progress])
 
         case .writeDurable, .writeFast:
-            // The faster row reopens the file with `durability = .skipMetaSync` (ORCore's
-            // ORC_ENV_NO_META_SYNC, LMDB's MDB_NOMETASYNC): the first open in the process
-            // decides the mode, so the realm is closed before and after.
-            let fast = workload == .writeFast
-            if fast { self.realm = nil }
-            defer { if fast { self.realm = nil } }
-            var fastConfiguration = configuration
-            fastConfiguration.durability = .skipMetaSync
-            let realm = fast ? try Realm(configuration: fastConfiguration) : try open()
-            let first = ids.extraIndex(workload, round: round, k: 0)
-            var samples: [Double] = []
-            for k in 0..<sizes.commits {
-                let i = first + k
-                let task = TaskSeed.task(i, id: ids.objectId(i))
-                let ns = try timed { try realm.write { realm.add(task) } }
-                samples.append(Double(ns))
-            }
-            return Measurement(nsPerOp: median(samples), check: [realm.objects(Task.self).count])
+            return try runCommits(workload, sizes, round: round)
         }
+    }
+
+    /// The faster row reopens the file with `durability = .skipMetaSync` (ORCore's
+    /// ORC_ENV_NO_META_SYNC, LMDB's MDB_NOMETASYNC): the first open in the process
+    /// decides the mode, so the realm is closed before and after.
+    func beginCommits(_ workload: Workload) throws {
+        guard workload == .writeFast else {
+            commitRealm = try open()
+            return
+        }
+        realm = nil
+        var fast = configuration
+        fast.durability = .skipMetaSync
+        commitRealm = try Realm(configuration: fast)
+    }
+
+    func commitOne(_ workload: Workload, round: Int, k: Int) throws -> Double {
+        guard let realm = commitRealm else { throw BenchError("commitOne before beginCommits") }
+        let i = ids.extraIndex(workload, round: round, k: k)
+        let task = TaskSeed.task(i, id: ids.objectId(i))
+        return Double(try timed { try realm.write { realm.add(task) } })
+    }
+
+    func endCommits(_ workload: Workload) throws -> [Int] {
+        let count = commitRealm?.objects(Task.self).count ?? -1
+        commitRealm = nil
+        if workload == .writeFast { realm = nil }
+        return [count]
     }
 }
 

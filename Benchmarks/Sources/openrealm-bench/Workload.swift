@@ -9,6 +9,9 @@ enum Workload: String, CaseIterable {
     case writeDurable = "one-object write transaction, durable (ns/commit)"
     case writeFast = "one-object write transaction, faster mode (ns/commit)"
 
+    /// The one-object commit workloads, which the sides run in turns (`commitSlice`).
+    var isCommit: Bool { self == .writeDurable || self == .writeFast }
+
     /// The short name written to JSON.
     var key: String {
         switch self {
@@ -68,5 +71,23 @@ protocol BenchSide: AnyObject {
     func tearDown() throws
     /// The bytes of the side's files after the bulk insert.
     func fileBytes() throws -> Int
+    /// The other workloads (the commit workloads too, in one slice: `runCommits`).
     func run(_ workload: Workload, _ sizes: Sizes, round: Int) throws -> Measurement
+    /// The commit workloads (`writeDurable`, `writeFast`) in slices, so that the sides take
+    /// turns on the disk: `beginCommits` opens the store in the workload's durability,
+    /// `commitOne` makes the round's k-th one-object commit and returns its ns, and
+    /// `endCommits` restores the default durability and returns the check (the count).
+    func beginCommits(_ workload: Workload) throws
+    func commitOne(_ workload: Workload, round: Int, k: Int) throws -> Double
+    func endCommits(_ workload: Workload) throws -> [Int]
+}
+
+extension BenchSide {
+    /// A commit workload in one slice.
+    func runCommits(_ workload: Workload, _ sizes: Sizes, round: Int) throws -> Measurement {
+        try beginCommits(workload)
+        var samples: [Double] = []
+        for k in 0..<sizes.commits { samples.append(try commitOne(workload, round: round, k: k)) }
+        return Measurement(nsPerOp: median(samples), check: try endCommits(workload))
+    }
 }
