@@ -169,20 +169,6 @@ static bool check_type(ck *k, const orc_class *c, uint64_t key, const orc_prop *
 
 /* ---- rows -------------------------------------------------------------------- */
 
-/* Builds the "idx" key of (table, col, v, key) in k->kb; false when v has no key encoding. */
-static bool idx_key(ck *k, uint32_t table, uint16_t col, const orc_value *v, uint64_t key)
-{
-    orc_buf *b = &k->kb;
-    b->size = 0;
-    uint8_t head[6];
-    st32be(head, table);
-    st16be(head + 4, col);
-    if (buf_put(b, head, 6) || keyenc(b, v, NULL)) return false;
-    uint8_t kk[8];
-    st64be(kk, key);
-    return buf_put(b, kk, 8) == ORC_OK;
-}
-
 static void check_pk_row(ck *k, const orc_class *c, bool has_db, MDB_dbi pdb, uint64_t key, const orc_value *v)
 {
     k->kb.size = 0;
@@ -207,7 +193,8 @@ static void check_pk_row(ck *k, const orc_class *c, bool has_db, MDB_dbi pdb, ui
 
 static void check_idx_row(ck *k, const orc_class *c, const orc_prop *p, uint64_t key, const orc_value *v)
 {
-    if (!idx_key(k, c->table, p->col, v, key)) return; /* not indexable: no entry expected */
+    k->kb.size = 0;
+    if (keyenc(&k->kb, v, NULL)) return; /* not indexable: no entry expected */
     bool found;
     int rc = idx_contains(k->txn, c->table, p->col, v, key, &found);
     if (rc == ORC_ERR_CORRUPT)
