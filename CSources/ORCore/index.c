@@ -46,17 +46,17 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define IDX_PREFIX IDX_PREFIX_BYTES
 #define BLINK_KEY 26
+#define GROUP_MAX (IDX_PREFIX_BYTES + KEYENC_MAX) /* a value group's longest */
 
 static int idx_key(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *v, uint64_t key, orc_buf *b)
 {
     b->size = 0;
-    int rc = buf_reserve(b, IDX_PREFIX + 16);
+    int rc = buf_reserve(b, IDX_PREFIX_BYTES + 16);
     if (rc) return rc;
     st32be(b->data, table);
     st16be(b->data + 4, col);
-    b->size = IDX_PREFIX;
+    b->size = IDX_PREFIX_BYTES;
     if ((rc = keyenc(b, v, NULL))) return rc;
     if ((rc = buf_reserve(b, 8))) return rc;
     st64be(b->data + b->size, key);
@@ -163,7 +163,7 @@ static int order_by_groups(const uint8_t **e, size_t n)
     result = 0;
     for (size_t i = 0; i < n; i++) {
         size_t len = ld16(e[i]);
-        if (len < IDX_PREFIX + 8) goto out;
+        if (len < IDX_PREFIX_BYTES + 8) goto out;
         const uint8_t *v = e[i] + 2;
         uint32_t nv = (uint32_t)(len - 8);
         uint64_t key = ld64be(v + nv);
@@ -219,42 +219,62 @@ int idx_order(const uint8_t **e, size_t n)
     return ORC_OK;
 }
 
+/*
+ * Puts in ascending key order: appended (MDB_APPEND: no descent, full pages) once past
+ * the database's last key when the puts began (copied: the puts move pages).
+ */
+typedef struct appender {
+    uint8_t last[GROUP_MAX + 8];
+    size_t nlast;
+    bool appending;
+} appender;
+
+static int appender_start(orc_txn *txn, MDB_cursor *cur, appender *ap)
+{
+    MDB_val k, d;
+    int mrc = mdb_cursor_get(cur, &k, &d, MDB_LAST);
+    ap->appending = mrc == MDB_NOTFOUND;
+    ap->nlast = 0;
+    if (mrc == 0 && k.mv_size <= sizeof ap->last) {
+        memcpy(ap->last, k.mv_data, k.mv_size);
+        ap->nlast = k.mv_size;
+    } else if (mrc == 0) {
+        ap->nlast = SIZE_MAX; /* never written: index keys are at most sizeof ap->last bytes */
+    } else if (mrc != MDB_NOTFOUND) {
+        return txn_poison(txn, orc_fail_mdb(mrc, "reading the index's last key"));
+    }
+    return ORC_OK;
+}
+
+/* MDB_APPEND for a key past the last one, else 0; keys must come in ascending order. */
+static unsigned append_flag(appender *ap, const uint8_t *key, size_t kn)
+{
+    if (!ap->appending && ap->nlast != SIZE_MAX) {
+        int c = memcmp(key, ap->last, kn < ap->nlast ? kn : ap->nlast);
+        ap->appending = c > 0 || (c == 0 && kn > ap->nlast);
+    }
+    return ap->appending ? MDB_APPEND : 0;
+}
+
 /* Format 1 and 2 files: one LMDB key per entry, e[] in key order. */
 static int entries_put(orc_txn *txn, const uint8_t **e, size_t n)
 {
     MDB_cursor *cur = NULL;
     int mrc = mdb_cursor_open(txn->mdb, txn->core->dbi_idx, &cur);
-    /* the database's last key, copied (the puts move pages) */
-    uint8_t last[512];
-    size_t nlast = 0;
-    bool appending = true;
-    if (!mrc) {
-        MDB_val k, d;
-        int lrc = mdb_cursor_get(cur, &k, &d, MDB_LAST);
-        if (lrc == 0 && k.mv_size <= sizeof last) {
-            memcpy(last, k.mv_data, k.mv_size);
-            nlast = k.mv_size;
-            appending = false;
-        } else if (lrc == 0) {
-            appending = false;
-            nlast = SIZE_MAX; /* never seen: keys are shorter than 512 bytes */
-        } else if (lrc != MDB_NOTFOUND) {
-            mrc = lrc;
-        }
-    }
-    for (size_t i = 0; i < n && !mrc; i++) {
+    if (mrc) return mdb_write_rc(txn, mrc, "adding index entries");
+    appender ap;
+    int rc = appender_start(txn, cur, &ap);
+    for (size_t i = 0; i < n && !rc && !mrc; i++) {
         /* the ordered entries lie all over the pending buffer: fetch ahead */
         if (i + 16 < n) __builtin_prefetch(e[i + 16]);
         MDB_val k = {ld16(e[i]), (void *)(e[i] + 2)}, d = {0, NULL};
-        if (!appending && nlast != SIZE_MAX) {
-            int c = memcmp(k.mv_data, last, k.mv_size < nlast ? k.mv_size : nlast);
-            appending = c > 0 || (c == 0 && k.mv_size > nlast);
-        }
-        mrc = mdb_cursor_put(cur, &k, &d, appending ? MDB_APPEND : 0);
+        unsigned flags = append_flag(&ap, k.mv_data, k.mv_size);
+        mrc = mdb_cursor_put(cur, &k, &d, flags);
         /* the same entry twice: the second one changes nothing */
-        if (mrc == MDB_KEYEXIST && appending) mrc = 0;
+        if (mrc == MDB_KEYEXIST && flags) mrc = 0;
     }
-    if (cur) mdb_cursor_close(cur);
+    mdb_cursor_close(cur);
+    if (rc) return rc;
     return mrc ? mdb_write_rc(txn, mrc, "adding index entries") : ORC_OK;
 }
 
@@ -296,26 +316,6 @@ static int flush_for_read(orc_txn *txn)
 
 /* ---- chunks (format 3 files) -------------------------------------------------------- */
 
-#define GROUP_MAX (IDX_PREFIX + KEYENC_MAX)
-
-static size_t vsize(uint64_t d)
-{
-    size_t n = 1;
-    while (d >= 0x80) d >>= 7, n++;
-    return n;
-}
-
-static size_t vput(uint8_t *p, uint64_t d)
-{
-    size_t n = 0;
-    while (d >= 0x80) {
-        p[n++] = (uint8_t)(d | 0x80);
-        d >>= 7;
-    }
-    p[n++] = (uint8_t)d;
-    return n;
-}
-
 int idx_chunk_decode(uint64_t first, const uint8_t *d, size_t n, uint64_t *out, size_t *count)
 {
     if (n > IDX_CHUNK_MAX) return ORC_ERR_CORRUPT;
@@ -323,14 +323,10 @@ int idx_chunk_decode(uint64_t first, const uint8_t *d, size_t n, uint64_t *out, 
     uint64_t k = first;
     out[c++] = k;
     while (at < n) {
-        uint64_t delta = 0;
-        for (unsigned shift = 0;; shift += 7) {
-            if (at == n || shift > 63) return ORC_ERR_CORRUPT;
-            uint8_t b = d[at++];
-            if ((shift == 63 && b > 1) || (b == 0 && shift)) return ORC_ERR_CORRUPT; /* too wide, or not minimal */
-            delta |= (uint64_t)(b & 0x7F) << shift;
-            if (!(b & 0x80)) break;
-        }
+        size_t from = at;
+        uint64_t delta;
+        /* cut short, wider than 64 bits, or not in its fewest bytes (a last byte of zero) */
+        if (!leb_get(d, n, &at, &delta) || (at - from > 1 && d[at - 1] == 0)) return ORC_ERR_CORRUPT;
         if (delta == 0 || delta > UINT64_MAX - k) return ORC_ERR_CORRUPT;
         out[c++] = k += delta;
     }
@@ -354,11 +350,10 @@ static bool in_group(const MDB_val *k, const uint8_t *g, size_t gn)
     return k->mv_size == gn + 8 && memcmp(k->mv_data, g, gn) == 0;
 }
 
-static int chunk_damaged(orc_txn *txn, const uint8_t *key, size_t kn)
+static int chunk_damaged(const uint8_t *key, size_t kn)
 {
-    (void)txn;
     return orc_fail(ORC_ERR_CORRUPT, "an index chunk of table %u column %u is damaged",
-                    kn >= IDX_PREFIX ? ld32be(key) : 0, kn >= IDX_PREFIX ? ld16be(key + 4) : 0);
+                    kn >= IDX_PREFIX_BYTES ? ld32be(key) : 0, kn >= IDX_PREFIX_BYTES ? ld16be(key + 4) : 0);
 }
 
 /*
@@ -393,7 +388,7 @@ static int find_chunk(orc_txn *txn, MDB_cursor *cur, const uint8_t *g, size_t gn
     c->found = true;
     c->kn = k.mv_size;
     memcpy(c->key, k.mv_data, k.mv_size);
-    if (idx_chunk_decode(ld64be(c->key + gn), d.mv_data, d.mv_size, c->keys, &c->n)) return chunk_damaged(txn, c->key, c->kn);
+    if (idx_chunk_decode(ld64be(c->key + gn), d.mv_data, d.mv_size, c->keys, &c->n)) return chunk_damaged(c->key, c->kn);
     mrc = mdb_cursor_get(cur, &k, &d, MDB_NEXT);
     if (mrc && mrc != MDB_NOTFOUND) return orc_fail_mdb(mrc, "finding an index chunk");
     if (mrc == 0 && in_group(&k, g, gn)) {
@@ -403,38 +398,9 @@ static int find_chunk(orc_txn *txn, MDB_cursor *cur, const uint8_t *g, size_t gn
     return ORC_OK;
 }
 
-/* Puts in a flush: appended (MDB_APPEND) once past the database's last key. */
-typedef struct appender {
-    uint8_t last[GROUP_MAX + 8];
-    size_t nlast;
-    bool appending;
-} appender;
-
-static int appender_start(orc_txn *txn, MDB_cursor *cur, appender *ap)
-{
-    MDB_val k, d;
-    int mrc = mdb_cursor_get(cur, &k, &d, MDB_LAST);
-    ap->appending = mrc == MDB_NOTFOUND;
-    ap->nlast = 0;
-    if (mrc == 0 && k.mv_size <= sizeof ap->last) {
-        memcpy(ap->last, k.mv_data, k.mv_size);
-        ap->nlast = k.mv_size;
-    } else if (mrc == 0) {
-        ap->nlast = SIZE_MAX; /* never written: keys are at most GROUP_MAX + 8 bytes */
-    } else if (mrc != MDB_NOTFOUND) {
-        return txn_poison(txn, orc_fail_mdb(mrc, "reading the index's last chunk"));
-    }
-    return ORC_OK;
-}
-
 static int put_chunk(orc_txn *txn, appender *ap, const uint8_t *key, size_t kn, const uint8_t *data, size_t dn)
 {
-    unsigned flags = 0;
-    if (ap && !ap->appending && ap->nlast != SIZE_MAX) {
-        int c = memcmp(key, ap->last, kn < ap->nlast ? kn : ap->nlast);
-        ap->appending = c > 0 || (c == 0 && kn > ap->nlast);
-    }
-    if (ap && ap->appending) flags = MDB_APPEND;
+    unsigned flags = ap ? append_flag(ap, key, kn) : 0;
     MDB_val k = {kn, (void *)key}, d = {dn, (void *)data};
     int mrc = mdb_put(txn->mdb, txn->core->dbi_idx, &k, &d, flags);
     return mrc ? mdb_write_rc(txn, mrc, "writing an index chunk") : ORC_OK;
@@ -455,7 +421,7 @@ static int write_chunks(orc_txn *txn, const uint8_t *g, size_t gn, const chunk *
         if (mrc) return mdb_write_rc(txn, mrc, "removing an index chunk");
     }
     size_t total = 0, target = IDX_CHUNK_MAX;
-    for (size_t i = 1; i < nm; i++) total += vsize(m[i] - m[i - 1]);
+    for (size_t i = 1; i < nm; i++) total += leb_size(m[i] - m[i - 1]);
     if (!appended && total > IDX_CHUNK_MAX) {
         size_t parts = (total + IDX_CHUNK_MAX - 1) / IDX_CHUNK_MAX;
         target = (total + parts - 1) / parts;
@@ -466,8 +432,8 @@ static int write_chunks(orc_txn *txn, const uint8_t *g, size_t gn, const chunk *
         size_t e = s + 1, used = 0;
         while (e < nm) {
             uint64_t delta = m[e] - m[e - 1];
-            if (used + vsize(delta) > target) break;
-            used += vput(data + used, delta);
+            if (used + leb_size(delta) > target) break;
+            used += leb_put(data + used, delta);
             e++;
         }
         if (!(appended && c->found && s == 0 && e == c->n)) { /* else: the chunk as it was */
@@ -633,15 +599,15 @@ int idx_drop(orc_txn *txn, uint32_t table, uint16_t col)
     MDB_cursor *cur;
     int mrc = mdb_cursor_open(txn->mdb, txn->core->dbi_idx, &cur);
     if (mrc) return orc_fail_mdb(mrc, "opening an index cursor");
-    uint8_t prefix[IDX_PREFIX];
+    uint8_t prefix[IDX_PREFIX_BYTES];
     st32be(prefix, table);
     st16be(prefix + 4, col);
-    MDB_val k = {IDX_PREFIX, prefix}, d;
+    MDB_val k = {IDX_PREFIX_BYTES, prefix}, d;
     mrc = mdb_cursor_get(cur, &k, &d, MDB_SET_RANGE);
-    while (mrc == 0 && k.mv_size >= IDX_PREFIX && memcmp(k.mv_data, prefix, IDX_PREFIX) == 0) {
+    while (mrc == 0 && k.mv_size >= IDX_PREFIX_BYTES && memcmp(k.mv_data, prefix, IDX_PREFIX_BYTES) == 0) {
         if ((mrc = mdb_cursor_del(cur, 0))) break;
         /* Re-seek rather than trust the cursor's position after a delete (0.9.24 cursor fix-ups). */
-        k.mv_size = IDX_PREFIX;
+        k.mv_size = IDX_PREFIX_BYTES;
         k.mv_data = prefix;
         mrc = mdb_cursor_get(cur, &k, &d, MDB_SET_RANGE);
     }
@@ -658,11 +624,11 @@ int idx_scan(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *lo, bo
         if (frc) return frc;
     }
     orc_buf lob = {0}, hib = {0};
-    int rc = buf_reserve(&lob, IDX_PREFIX);
+    int rc = buf_reserve(&lob, IDX_PREFIX_BYTES);
     if (rc) return rc;
     st32be(lob.data, table);
     st16be(lob.data + 4, col);
-    lob.size = IDX_PREFIX;
+    lob.size = IDX_PREFIX_BYTES;
     if (lo) rc = keyenc(&lob, lo, NULL);
     if (!rc && hi) rc = keyenc(&hib, hi, NULL);
     bool chunked = txn->core->format >= 3;
@@ -675,17 +641,17 @@ int idx_scan(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *lo, bo
         mrc = mdb_cursor_get(cur, &k, &d, MDB_SET_RANGE);
         while (mrc == 0) {
             const uint8_t *p = k.mv_data;
-            if (k.mv_size < IDX_PREFIX + 8 || memcmp(p, lob.data, IDX_PREFIX) != 0) break;
-            size_t vlen = k.mv_size - IDX_PREFIX - 8;
+            if (k.mv_size < IDX_PREFIX_BYTES + 8 || memcmp(p, lob.data, IDX_PREFIX_BYTES) != 0) break;
+            size_t vlen = k.mv_size - IDX_PREFIX_BYTES - 8;
             if (hi) {
                 size_t m = vlen < hib.size ? vlen : hib.size;
-                int c = memcmp(p + IDX_PREFIX, hib.data, m);
+                int c = memcmp(p + IDX_PREFIX_BYTES, hib.data, m);
                 if (c > 0 || (c == 0 && vlen > hib.size)) break;
             }
             size_t n = 1;
             keys[0] = ld64be(p + k.mv_size - 8);
             if (chunked && idx_chunk_decode(keys[0], d.mv_data, d.mv_size, keys, &n)) {
-                rc = chunk_damaged(txn, p, k.mv_size);
+                rc = chunk_damaged(p, k.mv_size);
                 break;
             }
             int r = 0;

@@ -111,6 +111,47 @@ static inline void st32be(uint8_t *p, uint32_t v) { st32(p, __builtin_bswap32(v)
 static inline void st64be(uint8_t *p, uint64_t v) { st64(p, __builtin_bswap64(v)); }
 
 /*
+ * LEB128 varints: seven bits a byte, the lowest first, the high bit set on every byte
+ * but the last (a changeset's "v" fields, log.c and log_read.c; an index chunk's
+ * distances, index.c). At most CS_VARINT_MAX (10) bytes.
+ */
+static inline size_t leb_size(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) v >>= 7, n++;
+    return n;
+}
+
+/** Writes v at p (room for leb_size(v) bytes); returns the bytes written. */
+static inline size_t leb_put(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+/** Reads a varint at p[*pos] (p holds n bytes), advancing *pos; false when it is cut short or wider than 64 bits. */
+static inline bool leb_get(const uint8_t *p, size_t n, size_t *pos, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        if (*pos >= n) return false;
+        uint8_t b = p[(*pos)++];
+        if (shift == 63 && b > 1) return false; /* more than 64 bits */
+        v |= (uint64_t)(b & 0x7F) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
  * A primary-key entry's value, the object key: u64 LE in files before format 3; from
  * format 3 as few LE bytes as it needs (1 to 8, the last not zero unless it is the only one).
  */

@@ -155,14 +155,7 @@ uint64_t cs_checksum(uint64_t version, uint32_t count, const uint8_t *p, size_t 
 /* Writers into space already reserved with buf_reserve. */
 static inline void w_u8(orc_buf *b, uint8_t v) { b->data[b->size++] = v; }
 
-static inline void w_var(orc_buf *b, uint64_t v)
-{
-    while (v >= 0x80) {
-        b->data[b->size++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    b->data[b->size++] = (uint8_t)v;
-}
+static inline void w_var(orc_buf *b, uint64_t v) { b->size += leb_put(b->data + b->size, v); }
 
 static inline void w_bytes(orc_buf *b, const void *p, size_t n)
 {

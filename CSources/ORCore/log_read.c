@@ -47,21 +47,7 @@ static bool rd_u8(rd *r, uint8_t *out)
     return true;
 }
 
-static bool rd_var(rd *r, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (unsigned shift = 0; shift < 64; shift += 7) {
-        if (r->pos >= r->size) return false;
-        uint8_t b = r->d[r->pos++];
-        if (shift == 63 && b > 1) return false; /* more than 64 bits */
-        v |= (uint64_t)(b & 0x7F) << shift;
-        if (!(b & 0x80)) {
-            *out = v;
-            return true;
-        }
-    }
-    return false;
-}
+static bool rd_var(rd *r, uint64_t *out) { return leb_get(r->d, r->size, &r->pos, out); }
 
 static bool rd_var_max(rd *r, uint64_t max, uint64_t *out) { return rd_var(r, out) && *out <= max; }
 
