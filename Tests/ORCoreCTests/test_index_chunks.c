@@ -63,6 +63,34 @@ static int add_job(orc_txn *w, const jobs *j, int64_t id, int64_t v, uint64_t *k
     return orc_obj_create(w, j->T, cols, vals, 3, key);
 }
 
+/* A closed realm file opened with LMDB itself, in one transaction. */
+typedef struct raw {
+    MDB_env *env;
+    MDB_txn *txn;
+} raw;
+
+/* Opens `path` and begins a transaction (read-only unless `write`); false, with nothing left open, on failure. */
+static bool raw_begin(const char *path, bool write, raw *r)
+{
+    if (mdb_env_create(&r->env)) return false;
+    unsigned flags = write ? 0 : MDB_RDONLY;
+    if (mdb_env_set_maxdbs(r->env, 64) || mdb_env_open(r->env, path, MDB_NOSUBDIR | flags, 0644)
+        || mdb_txn_begin(r->env, NULL, flags, &r->txn)) {
+        mdb_env_close(r->env);
+        return false;
+    }
+    return true;
+}
+
+/* Ends raw_begin's transaction, committed when `ok` and aborted otherwise, and closes the file; whether all went well. */
+static bool raw_end(raw *r, bool ok)
+{
+    if (ok) ok = mdb_txn_commit(r->txn) == 0;
+    else mdb_txn_abort(r->txn);
+    mdb_env_close(r->env);
+    return ok;
+}
+
 /* The chunks of one value of Job.v, read with LMDB: their count, keys, and data sizes. */
 typedef struct chunk_stats {
     size_t chunks, keys, smallest, full; /* smallest: data bytes of the smallest chunk but the last */
@@ -74,19 +102,18 @@ static bool read_chunks(const char *path, const jobs *j, int64_t v, chunk_stats 
     memset(cs, 0, sizeof *cs);
     cs->smallest = SIZE_MAX;
     orc_buf g = {0};
-    uint8_t head[6];
+    uint8_t head[IDX_PREFIX_BYTES];
     st32be(head, j->T);
     st16be(head + 4, j->v);
     orc_value val = iv(v);
-    if (buf_put(&g, head, 6) || keyenc(&g, &val, NULL)) return false;
-    MDB_env *env;
-    MDB_txn *txn;
-    MDB_dbi dbi;
-    MDB_cursor *cur;
-    if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 64) || mdb_env_open(env, path, MDB_NOSUBDIR | MDB_RDONLY, 0644))
+    raw r;
+    if (buf_put(&g, head, sizeof head) || keyenc(&g, &val, NULL) || !raw_begin(path, false, &r)) {
+        buf_free(&g);
         return false;
-    bool ok = !mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) && !mdb_dbi_open(txn, "idx", 0, &dbi)
-              && !mdb_cursor_open(txn, dbi, &cur);
+    }
+    MDB_dbi dbi;
+    MDB_cursor *cur = NULL;
+    bool ok = !mdb_dbi_open(r.txn, "idx", 0, &dbi) && !mdb_cursor_open(r.txn, dbi, &cur);
     static uint64_t got[IDX_CHUNK_KEYS];
     MDB_val k = {g.size, g.data}, d;
     size_t last_size = 0;
@@ -102,10 +129,9 @@ static bool read_chunks(const char *path, const jobs *j, int64_t v, chunk_stats 
         cs->full += d.mv_size + 10 > IDX_CHUNK_MAX;
         last_size = d.mv_size;
     }
-    mdb_txn_abort(txn);
-    mdb_env_close(env);
+    if (cur) mdb_cursor_close(cur); /* a read-only transaction's cursors are the caller's to close */
     buf_free(&g);
-    return ok;
+    return raw_end(&r, ok);
 }
 
 TEST(index_chunk_decode_rejects_malformed_chunks)
@@ -319,32 +345,29 @@ TEST(index_chunks_random_changes_match_a_model)
 
 /* ---- damage ----------------------------------------------------------------------- */
 
-/* Rewrites the data of the n-th "idx" chunk of Job.v (or puts `extra` after it). */
+/* Rewrites the data of the n-th "idx" chunk of Job.v, or (`overlap`) puts that data
+ * under a chunk key one past that chunk's first key, inside it. */
 static bool damage_chunk(const char *path, const jobs *j, int nth, const uint8_t *data, size_t size, bool overlap)
 {
-    MDB_env *env;
-    MDB_txn *txn;
+    raw r;
+    if (!raw_begin(path, true, &r)) return false;
     MDB_dbi dbi;
     MDB_cursor *cur;
-    if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 64) || mdb_env_open(env, path, MDB_NOSUBDIR, 0644)) return false;
-    bool ok = !mdb_txn_begin(env, NULL, 0, &txn) && !mdb_dbi_open(txn, "idx", 0, &dbi) && !mdb_cursor_open(txn, dbi, &cur);
-    uint8_t head[6];
+    bool ok = !mdb_dbi_open(r.txn, "idx", 0, &dbi) && !mdb_cursor_open(r.txn, dbi, &cur);
+    uint8_t head[IDX_PREFIX_BYTES];
     st32be(head, j->T);
     st16be(head + 4, j->v);
-    MDB_val k = {6, head}, d;
+    MDB_val k = {sizeof head, head}, d;
     int rc = ok ? mdb_cursor_get(cur, &k, &d, MDB_SET_RANGE) : 1;
     for (int i = 0; rc == 0 && i < nth; i++) rc = mdb_cursor_get(cur, &k, &d, MDB_NEXT);
-    ok = ok && rc == 0;
+    ok = ok && rc == 0 && k.mv_size <= 512;
     uint8_t key[512];
     size_t kn = ok ? k.mv_size : 0;
     if (ok) memcpy(key, k.mv_data, kn);
-    if (ok) mdb_cursor_close(cur);
-    if (ok && overlap) st64be(key + kn - 8, ld64be(key + kn - 8) + 1); /* a second chunk inside this one */
+    if (ok && overlap) st64be(key + kn - 8, ld64be(key + kn - 8) + 1);
     MDB_val nk = {kn, key}, nd = {size, (void *)data};
-    ok = ok && mdb_put(txn, dbi, &nk, &nd, 0) == 0 && mdb_txn_commit(txn) == 0;
-    if (!ok && txn) mdb_txn_abort(txn);
-    mdb_env_close(env);
-    return ok;
+    ok = ok && mdb_put(r.txn, dbi, &nk, &nd, 0) == 0;
+    return raw_end(&r, ok);
 }
 
 TEST(index_chunks_damage_is_reported)
@@ -410,6 +433,17 @@ TEST(index_chunks_damage_is_reported)
 
 /* ---- format 2 files ----------------------------------------------------------------- */
 
+/* Empties `to`, then moves every entry of `from` into it (`from` is left empty). */
+static bool replace_from(MDB_txn *txn, MDB_dbi from, MDB_dbi to)
+{
+    MDB_cursor *cur;
+    MDB_val k, d;
+    bool ok = !mdb_drop(txn, to, 0) && !mdb_cursor_open(txn, from, &cur);
+    for (int rc = ok ? mdb_cursor_get(cur, &k, &d, MDB_FIRST) : 1; ok && rc == 0; rc = mdb_cursor_get(cur, &k, &d, MDB_NEXT))
+        ok = mdb_put(txn, to, &k, &d, 0) == 0;
+    return ok && !mdb_drop(txn, from, 0);
+}
+
 /*
  * Rewrites a closed file into format 2's layout, as a build of format 2 wrote it: each
  * chunk of "idx" becomes one key per object with empty data, each primary-key value
@@ -417,17 +451,16 @@ TEST(index_chunks_damage_is_reported)
  */
 static bool downgrade_to_format_2(const char *path)
 {
-    MDB_env *env;
-    MDB_txn *txn;
+    raw r;
+    if (!raw_begin(path, true, &r)) return false;
+    MDB_txn *txn = r.txn;
     MDB_dbi idx, meta, p1, scratch;
     MDB_cursor *cur;
-    if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 64) || mdb_env_open(env, path, MDB_NOSUBDIR, 0644)) return false;
-    bool ok = !mdb_txn_begin(env, NULL, 0, &txn) && !mdb_dbi_open(txn, "idx", 0, &idx)
-              && !mdb_dbi_open(txn, "meta", 0, &meta) && !mdb_dbi_open(txn, "p1", 0, &p1)
-              && !mdb_dbi_open(txn, "downgrade", MDB_CREATE, &scratch);
+    bool ok = !mdb_dbi_open(txn, "idx", 0, &idx) && !mdb_dbi_open(txn, "meta", 0, &meta)
+              && !mdb_dbi_open(txn, "p1", 0, &p1) && !mdb_dbi_open(txn, "downgrade", MDB_CREATE, &scratch);
     static uint64_t got[IDX_CHUNK_KEYS];
     MDB_val k, d;
-    /* the entries into a scratch database, then back */
+    /* each chunk's keys as entries, into a scratch database, then in place of the chunks */
     ok = ok && !mdb_cursor_open(txn, idx, &cur);
     for (int rc = ok ? mdb_cursor_get(cur, &k, &d, MDB_FIRST) : 1; ok && rc == 0; rc = mdb_cursor_get(cur, &k, &d, MDB_NEXT)) {
         size_t n;
@@ -440,13 +473,9 @@ static bool downgrade_to_format_2(const char *path)
             ok = mdb_put(txn, scratch, &ek, &ed, 0) == 0;
         }
     }
-    if (ok) mdb_cursor_close(cur);
-    ok = ok && !mdb_drop(txn, idx, 0) && !mdb_cursor_open(txn, scratch, &cur);
-    for (int rc = ok ? mdb_cursor_get(cur, &k, &d, MDB_FIRST) : 1; ok && rc == 0; rc = mdb_cursor_get(cur, &k, &d, MDB_NEXT))
-        ok = mdb_put(txn, idx, &k, &d, 0) == 0;
-    if (ok) mdb_cursor_close(cur);
+    ok = ok && replace_from(txn, scratch, idx);
     /* the primary-key values the same way (no rewrite in place: a bigger value moves nodes) */
-    ok = ok && !mdb_drop(txn, scratch, 0) && !mdb_cursor_open(txn, p1, &cur);
+    ok = ok && !mdb_cursor_open(txn, p1, &cur);
     for (int rc = ok ? mdb_cursor_get(cur, &k, &d, MDB_FIRST) : 1; ok && rc == 0; rc = mdb_cursor_get(cur, &k, &d, MDB_NEXT)) {
         uint64_t key;
         uint8_t wide[8];
@@ -455,43 +484,37 @@ static bool downgrade_to_format_2(const char *path)
         MDB_val wd = {8, wide};
         ok = ok && mdb_put(txn, scratch, &k, &wd, 0) == 0;
     }
-    if (ok) mdb_cursor_close(cur);
-    ok = ok && !mdb_drop(txn, p1, 0) && !mdb_cursor_open(txn, scratch, &cur);
-    for (int rc = ok ? mdb_cursor_get(cur, &k, &d, MDB_FIRST) : 1; ok && rc == 0; rc = mdb_cursor_get(cur, &k, &d, MDB_NEXT))
-        ok = mdb_put(txn, p1, &k, &d, 0) == 0;
-    if (ok) mdb_cursor_close(cur);
-    ok = ok && !mdb_drop(txn, scratch, 1);
+    ok = ok && replace_from(txn, scratch, p1) && !mdb_drop(txn, scratch, 1);
     uint32_t two = 2;
     MDB_val fk = {10, "orc.format"}, fv = {4, &two};
-    ok = ok && mdb_put(txn, meta, &fk, &fv, 0) == 0 && mdb_txn_commit(txn) == 0;
-    mdb_env_close(env);
-    return ok;
+    ok = ok && mdb_put(txn, meta, &fk, &fv, 0) == 0;
+    return raw_end(&r, ok);
 }
 
 /* The layout of a format 2 file: entries without data, one per object and index; 8-byte primary-key values. */
 static bool format_2_layout(const char *path, size_t *entries, size_t *pks)
 {
-    MDB_env *env;
-    MDB_txn *txn;
+    raw r;
+    if (!raw_begin(path, false, &r)) return false;
     MDB_dbi idx, meta, p1;
-    MDB_cursor *cur;
-    if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 64) || mdb_env_open(env, path, MDB_NOSUBDIR | MDB_RDONLY, 0644))
-        return false;
-    bool ok = !mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) && !mdb_dbi_open(txn, "idx", 0, &idx)
-              && !mdb_dbi_open(txn, "meta", 0, &meta) && !mdb_dbi_open(txn, "p1", 0, &p1);
+    MDB_cursor *cur = NULL;
+    bool ok = !mdb_dbi_open(r.txn, "idx", 0, &idx) && !mdb_dbi_open(r.txn, "meta", 0, &meta)
+              && !mdb_dbi_open(r.txn, "p1", 0, &p1);
     MDB_val k = {10, "orc.format"}, d;
-    ok = ok && !mdb_get(txn, meta, &k, &d) && d.mv_size == 4 && ld32(d.mv_data) == 2;
+    ok = ok && !mdb_get(r.txn, meta, &k, &d) && d.mv_size == 4 && ld32(d.mv_data) == 2;
     *entries = *pks = 0;
-    ok = ok && !mdb_cursor_open(txn, idx, &cur);
-    for (int rc = ok ? mdb_cursor_get(cur, &k, &d, MDB_FIRST) : 1; ok && rc == 0; rc = mdb_cursor_get(cur, &k, &d, MDB_NEXT))
-        ok = d.mv_size == 0, ++*entries;
-    if (ok) mdb_cursor_close(cur);
-    ok = ok && !mdb_cursor_open(txn, p1, &cur);
-    for (int rc = ok ? mdb_cursor_get(cur, &k, &d, MDB_FIRST) : 1; ok && rc == 0; rc = mdb_cursor_get(cur, &k, &d, MDB_NEXT))
-        ok = d.mv_size == 8, ++*pks;
-    mdb_txn_abort(txn);
-    mdb_env_close(env);
-    return ok;
+    MDB_dbi dbs[2] = {idx, p1};
+    size_t *counts[2] = {entries, pks};
+    for (int db = 0; db < 2 && ok; db++) {
+        ok = !mdb_cursor_open(r.txn, dbs[db], &cur);
+        for (int rc = ok ? mdb_cursor_get(cur, &k, &d, MDB_FIRST) : 1; ok && rc == 0; rc = mdb_cursor_get(cur, &k, &d, MDB_NEXT)) {
+            ok = d.mv_size == (db == 0 ? 0 : 8); /* entries hold no data; primary-key values 8 bytes */
+            ++*counts[db];
+        }
+        if (cur) mdb_cursor_close(cur);
+        cur = NULL;
+    }
+    return raw_end(&r, ok);
 }
 
 TEST(index_chunks_format_2_files_keep_their_layout)
