@@ -166,7 +166,7 @@ final class GRDBSide: BenchSide {
             return Measurement(nsPerOp: Double(ns) / Double(keys.count), check: [found, progress])
 
         case .writeDurable, .writeFast:
-            return try runCommits(workload, sizes, round: round)
+            throw BenchError("\(workload.rawValue) runs in turns (commitTurns), not through run")
         }
     }
 

@@ -115,7 +115,7 @@ final class LMDBSide: BenchSide {
             return Measurement(nsPerOp: Double(ns) / Double(indexes.count), check: [Int(found), Int(progress)])
 
         case .writeDurable, .writeFast:
-            return try runCommits(workload, sizes, round: round)
+            throw BenchError("\(workload.rawValue) runs in turns (commitTurns), not through run")
         }
     }
 

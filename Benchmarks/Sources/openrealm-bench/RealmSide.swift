@@ -109,7 +109,7 @@ final class RealmSide: BenchSide {
             return Measurement(nsPerOp: Double(ns) / Double(keys.count), check: [found, progress])
 
         case .writeDurable, .writeFast:
-            return try runCommits(workload, sizes, round: round)
+            throw BenchError("\(workload.rawValue) runs in turns (commitTurns), not through run")
         }
     }
 

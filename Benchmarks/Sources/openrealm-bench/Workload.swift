@@ -71,7 +71,7 @@ protocol BenchSide: AnyObject {
     func tearDown() throws
     /// The bytes of the side's files after the bulk insert.
     func fileBytes() throws -> Int
-    /// The other workloads (the commit workloads too, in one slice: `runCommits`).
+    /// The workloads but the commit ones (`isCommit`), which run in turns (`commitTurns`).
     func run(_ workload: Workload, _ sizes: Sizes, round: Int) throws -> Measurement
     /// The commit workloads (`writeDurable`, `writeFast`) in slices, so that the sides take
     /// turns on the disk: `beginCommits` opens the store in the workload's durability,
@@ -80,14 +80,4 @@ protocol BenchSide: AnyObject {
     func beginCommits(_ workload: Workload) throws
     func commitOne(_ workload: Workload, round: Int, k: Int) throws -> Double
     func endCommits(_ workload: Workload) throws -> [Int]
-}
-
-extension BenchSide {
-    /// A commit workload in one slice.
-    func runCommits(_ workload: Workload, _ sizes: Sizes, round: Int) throws -> Measurement {
-        try beginCommits(workload)
-        var samples: [Double] = []
-        for k in 0..<sizes.commits { samples.append(try commitOne(workload, round: round, k: k)) }
-        return Measurement(nsPerOp: median(samples), check: try endCommits(workload))
-    }
 }

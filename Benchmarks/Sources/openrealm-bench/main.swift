@@ -142,6 +142,25 @@ func makeSides(_ dir: String, _ ids: IdTable) -> [any BenchSide] {
 /// How many one-object commits a side makes before the next side's turn.
 let commitSlice = 10
 
+/// A commit workload: the sides take turns every `commitSlice` commits, since a durable
+/// commit follows the disk's other writers, which change over seconds, and each side
+/// should meet the same disk.
+func commitTurns(_ order: [any BenchSide], _ workload: Workload, _ sizes: Sizes,
+                 round: Int) throws -> [(side: any BenchSide, measurement: Measurement)] {
+    for side in order { try side.beginCommits(workload) }
+    var samples = Array(repeating: [Double](), count: order.count)
+    for start in stride(from: 0, to: sizes.commits, by: commitSlice) {
+        for (i, side) in order.enumerated() {
+            for k in start..<min(start + commitSlice, sizes.commits) {
+                samples[i].append(try side.commitOne(workload, round: round, k: k))
+            }
+        }
+    }
+    return try order.enumerated().map { i, side in
+        (side, Measurement(nsPerOp: median(samples[i]), check: try side.endCommits(workload)))
+    }
+}
+
 /// Runs the rounds; returns samples per workload and side, file sizes, and mismatches.
 func runRounds(_ sides: [any BenchSide], _ options: Options, _ expected: Expected,
                log: Bool) throws -> (samples: [Workload: [Side: [Double]]], files: [Side: Int], mismatches: [String]) {
@@ -152,40 +171,19 @@ func runRounds(_ sides: [any BenchSide], _ options: Options, _ expected: Expecte
     for round in 0..<options.rounds {
         let order = (0..<sides.count).map { sides[($0 + round) % sides.count] }
         for workload in Workload.allCases {
-            if workload.isCommit {
-                // The sides take turns every `commitSlice` commits: a durable commit follows the
-                // disk's other writers, which change over seconds, and each side should meet
-                // the same disk.
-                var commitSamples: [Side: [Double]] = [:]
-                for side in order { try side.beginCommits(workload) }
-                for start in stride(from: 0, to: sizes.commits, by: commitSlice) {
-                    for side in order {
-                        for k in start..<min(start + commitSlice, sizes.commits) {
-                            commitSamples[side.side, default: []].append(try side.commitOne(workload, round: round, k: k))
-                        }
-                    }
+            let measured = workload.isCommit
+                ? try commitTurns(order, workload, sizes, round: round)
+                : try order.map { side in
+                    if workload == .bulkInsert { try side.reset() }
+                    let m = try side.run(workload, sizes, round: round)
+                    if workload == .bulkInsert { files[side.side] = try side.fileBytes() }
+                    return (side: side, measurement: m)
                 }
-                for side in order {
-                    let check = try side.endCommits(workload)
-                    samples[workload, default: [:]][side.side, default: []].append(median(commitSamples[side.side] ?? []))
-                    if check != expected.values[workload] {
-                        mismatches.append("round \(round + 1), \(side.side.rawValue), \(workload.rawValue): got \(check), expected \(expected.values[workload]!)")
-                    }
-                }
-                if log {
-                    let line = order.map { "\($0.side.rawValue) \(format(samples[workload]![$0.side]!.last!))" }.joined(separator: ", ")
-                    FileHandle.standardError.write("round \(round + 1)/\(options.rounds) \(workload.key): \(line)\n".data(using: .utf8)!)
-                }
-                continue
-            }
-            for side in order {
-                if workload == .bulkInsert { try side.reset() }
-                let m = try side.run(workload, sizes, round: round)
+            for (side, m) in measured {
                 samples[workload, default: [:]][side.side, default: []].append(m.nsPerOp)
                 if m.check != expected.values[workload] {
                     mismatches.append("round \(round + 1), \(side.side.rawValue), \(workload.rawValue): got \(m.check), expected \(expected.values[workload]!)")
                 }
-                if workload == .bulkInsert { files[side.side] = try side.fileBytes() }
             }
             if log {
                 let line = order.map { "\($0.side.rawValue) \(format(samples[workload]![$0.side]!.last!))" }.joined(separator: ", ")
