@@ -145,9 +145,13 @@ int fx_power_main(int argc, char **argv)
     uint64_t seed = fx_opt_u64(argc, argv, "seed", 1);
     const char *durability = fx_opt(argc, argv, "durability", "both");
     const char *log_mode = fx_opt(argc, argv, "log", "all");
-    unsigned flags;
+    unsigned flags, logf;
     if (!fx_durability_flags(durability, 0, &flags)) {
         fprintf(stderr, "orcore_faults power: --durability is full, no-meta-sync or both, not '%s'\n", durability);
+        return 2;
+    }
+    if (!fx_log_flags(log_mode, 0, &logf)) {
+        fprintf(stderr, "orcore_faults power: --log is kept, lean, none or all, not '%s'\n", log_mode);
         return 2;
     }
     const char *self_test = fx_opt(argc, argv, "self-test", NULL);
@@ -169,11 +173,7 @@ int fx_power_main(int argc, char **argv)
 
     for (uint64_t cycle = 0; cycle < cycles; cycle++) {
         fx_durability_flags(durability, cycle, &flags);
-        unsigned logf = 0;
-        if (!fx_log_flags(log_mode, cycle / 2, &logf)) {
-            fprintf(stderr, "orcore_faults power: --log is kept, lean, none or all, not '%s'\n", log_mode);
-            return 2;
-        }
+        fx_log_flags(log_mode, cycle / 2, &logf);
         snprintf(path, sizeof path, "%s/cycle%llu.realm", dir, (unsigned long long)cycle);
         snprintf(journal, sizeof journal, "%s/cycle%llu.journal", dir, (unsigned long long)cycle);
         snprintf(fenv, sizeof fenv, FAULTFS_ENV_FILE "=%s", path);
