@@ -41,7 +41,12 @@ public final class OpenRealmServer: Sendable {
         }
         let key = try SigningKey.loadOrCreate(in: configuration.dataDirectory)
         let apps = AppRegistry(dataDirectory: configuration.dataDirectory, configured: configuration.app)
-        auth = AuthService(apps: apps, signingKey: key, hasher: PasswordHasher(rounds: configuration.passwordHashRounds))
+        if let app = configuration.app, !app.emailConfirmation.autoConfirm, configuration.mailer == nil {
+            throw ServerError("app '\(app.appId)' confirms email addresses by mail ('auth.emailPassword.autoConfirm' false), "
+                + "but the server has no mail sender: start it with --mail-command")
+        }
+        auth = AuthService(apps: apps, signingKey: key, hasher: PasswordHasher(rounds: configuration.passwordHashRounds),
+                           mailer: configuration.mailer, logger: logger, metrics: metrics)
     }
 
     /// The Hummingbird application serving the routes.

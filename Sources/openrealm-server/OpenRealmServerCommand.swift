@@ -38,6 +38,10 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("sync-ping-interval"), help: "Seconds between WebSocket pings; an unanswered ping closes the connection at the next.")
     var syncPingInterval: Double = 30
 
+    @Option(name: .customLong("mail-command"),
+            help: "A program that sends the server's mails (confirmations, password resets), given each message on standard input, e.g. \"/usr/sbin/sendmail -t\".")
+    var mailCommand: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -55,6 +59,9 @@ struct Serve: AsyncParsableCommand {
         configuration.httpIdleTimeout = httpIdleTimeout
         configuration.syncBindTimeout = syncBindTimeout
         configuration.syncPingInterval = syncPingInterval
+        if let mailCommand {
+            configuration.mailer = try CommandMailSender(command: mailCommand)
+        }
         if let config {
             configuration.app = try AppConfiguration.load(from: URL(fileURLWithPath: config))
         }

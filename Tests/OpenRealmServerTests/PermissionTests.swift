@@ -5,6 +5,12 @@ import OpenRealmWire
 
 /// Read and write rules with `%user.id` / `%user.email`, and compensating writes.
 final class PermissionTests: ServerTestCase {
+    let mailer = CapturingMailer()
+
+    override func configure(_ configuration: inout ServerConfiguration) {
+        configuration.mailer = mailer
+    }
+
     override var appConfiguration: AppConfiguration? {
         var config = AppConfiguration(appId: "todo")
         config.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR shared == true OR editor == %user.email",
@@ -45,9 +51,14 @@ final class PermissionTests: ServerTestCase {
         let (c, _) = try boundClient(token: ann.token)
         XCTAssertEqual(created(try query(c, version: 1, ["Note": "TRUEPREDICATE"]).get()), [1, 2])
 
-        // An email user reads what names their email.
+        // An email user reads what names their email, once they confirmed it.
         XCTAssertEqual(try http.request("POST", "/api/client/v2.0/app/todo/auth/providers/local-userpass/register",
                                          json: ["email": "eve@example.com", "password": "secret1"]).status, 201)
+        XCTAssertEqual(try http.request("POST", "/api/client/v2.0/app/todo/auth/providers/local-userpass/confirm/send",
+                                         json: ["email": "eve@example.com"]).status, 200)
+        let mail = try mailer.waitForMail(to: "eve@example.com", .confirmation)
+        XCTAssertEqual(try http.request("POST", "/api/client/v2.0/app/todo/auth/providers/local-userpass/confirm",
+                                         json: ["token": mail.token, "tokenId": mail.tokenId]).status, 200)
         let login = try http.request("POST", "/api/client/v2.0/app/todo/auth/providers/local-userpass/login",
                                      json: ["username": "eve@example.com", "password": "secret1"])
         let eveToken = try XCTUnwrap(login.body["access_token"] as? String)

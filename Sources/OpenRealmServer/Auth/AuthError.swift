@@ -5,6 +5,8 @@
 /// |---|---|---|
 /// | `BadRequest` | 400 | a malformed body, a bad email or password shape |
 /// | `InvalidPassword` | 401 | email/password login with an unknown email or a wrong password |
+/// | `AuthError` | 401 | email/password login of a user who must confirm the address first ("confirmation required") |
+/// | `UserpassTokenInvalid` | 400 | `confirm` or `reset` with a token pair that is unknown, wrong, used or expired |
 /// | `InvalidSession` | 401 | a missing, malformed, badly signed, revoked or wrong-kind token |
 /// | `TokenExpired` | 401 | a token past its expiry |
 /// | `AppNotFound` | 404 | an app id the server does not serve |
@@ -36,6 +38,10 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
 
     static func badRequest(_ message: String) -> AuthError { AuthError(status: 400, code: "BadRequest", message) }
     static func invalidPassword(_ message: String) -> AuthError { AuthError(status: 401, code: "InvalidPassword", message) }
+    static func authError(_ message: String) -> AuthError { AuthError(status: 401, code: "AuthError", message) }
+    static func userpassTokenInvalid() -> AuthError {
+        AuthError(status: 400, code: "UserpassTokenInvalid", "invalid token data: the token pair is unknown, used or expired")
+    }
     static func invalidSession(_ message: String) -> AuthError { AuthError(status: 401, code: "InvalidSession", message) }
     static func tokenExpired(_ message: String) -> AuthError { AuthError(status: 401, code: "TokenExpired", message) }
     static func appNotFound(_ appId: String) -> AuthError { AuthError(status: 404, code: "AppNotFound", "no app '\(appId)' on this server") }

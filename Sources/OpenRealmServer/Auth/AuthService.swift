@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Logging
 
 /// What a successful login returns (the JSON body of the login routes).
 struct LoginResult: Codable, Sendable, Hashable {
@@ -15,11 +16,25 @@ final class AuthService: Sendable {
     let apps: AppRegistry
     let tokens: JSONWebToken
     let hasher: PasswordHasher
+    /// Sends confirmation and reset mails; nil when the server sends none.
+    let mailer: (any MailSender)?
+    let logger: Logger
+    /// The server's counters (password checks).
+    let metrics: ServerMetrics
+    /// A hash of no password, verified against when a login names an unknown email so
+    /// that the answer costs what a wrong password costs (no timing oracle for which
+    /// emails are registered).
+    private let decoyHash: String
 
-    init(apps: AppRegistry, signingKey: SymmetricKey, hasher: PasswordHasher) {
+    init(apps: AppRegistry, signingKey: SymmetricKey, hasher: PasswordHasher, mailer: (any MailSender)? = nil,
+         logger: Logger = Logger(label: "openrealm-server"), metrics: ServerMetrics = ServerMetrics()) {
         self.apps = apps
         self.tokens = JSONWebToken(key: signingKey)
         self.hasher = hasher
+        self.mailer = mailer
+        self.logger = logger
+        self.metrics = metrics
+        decoyHash = (try? hasher.hash(AppStore.randomHex(16))) ?? ""
     }
 
     static var now: Int64 { Int64(Date().timeIntervalSince1970) }
@@ -27,13 +42,18 @@ final class AuthService: Sendable {
     /// Refuses an attempt past the app's login limits: per remote address (every
     /// provider and registration), and per email for email/password logins.
     ///
+    /// The per-email bucket is the email's from that address: a stranger guessing a
+    /// user's password from elsewhere empties their own bucket, not the one the owner
+    /// logs in with. Guessing one email from many addresses is bounded by each
+    /// address's own limit.
+    ///
     /// - Throws: `TooManyRequests` with the seconds to wait.
     func limitLogin(_ app: SyncApp, remoteAddress: String?, email: String? = nil) throws(AuthError) {
         let config = app.configuration
         if let remoteAddress, let wait = app.loginLimiter.take("address:" + remoteAddress, limit: config.loginRateLimitPerAddress) {
             throw .tooManyRequests("too many login attempts from \(remoteAddress)", retryAfter: wait)
         }
-        if let email, let wait = app.loginLimiter.take("email:" + email, limit: config.loginRateLimitPerEmail) {
+        if let email, let wait = app.loginLimiter.take("email:\(email)\u{1F}\(remoteAddress ?? "")", limit: config.loginRateLimitPerEmail) {
             throw .tooManyRequests("too many login attempts for '\(email)'", retryAfter: wait)
         }
     }
@@ -53,7 +73,9 @@ final class AuthService: Sendable {
         return try issue(app: app, user: user)
     }
 
-    /// Registers an email/password user (no confirmation step).
+    /// Registers an email/password user. An app that does not confirm automatically
+    /// mails a confirmation (``EmailConfirmation``); either way the address is
+    /// unconfirmed until the user answers one.
     ///
     /// - Throws: `BadRequest` for an email without '@' or a password outside 6–128
     ///   characters, `AccountNameInUse` for a registered email.
@@ -62,18 +84,15 @@ final class AuthService: Sendable {
         guard app.configuration.emailPasswordAuth else { throw .providerDisabled("local-userpass") }
         try limitLogin(app, remoteAddress: remoteAddress)
         let email = try Self.normalizedEmail(rawEmail)
-        guard (6...128).contains(password.count) else {
-            throw .badRequest("password must be between 6 and 128 characters, not \(password.count)")
-        }
-        let hash: String
-        do { hash = try hasher.hash(password) } catch { throw .internalError("cannot hash the password: \(error)") }
+        let hash = try passwordHash(password)
         let created: UserRecord?
         do {
             created = try app.store.createUser(provider: "local-userpass", email: email, passwordHash: hash)
         } catch {
             throw .internalError("cannot store the user: \(error)")
         }
-        guard created != nil else { throw .accountNameInUse(email) }
+        guard let created else { throw .accountNameInUse(email) }
+        if !app.configuration.emailConfirmation.autoConfirm { mail(.confirmation, to: created, app: app) }
     }
 
     /// Logs in with email and password.
@@ -88,8 +107,14 @@ final class AuthService: Sendable {
         try limitLogin(app, remoteAddress: remoteAddress, email: email)
         let user: UserRecord?
         do { user = try app.store.user(email: email) } catch { throw .internalError("cannot read users: \(error)") }
-        guard let user, let stored = user.passwordHash, hasher.verify(password, against: stored) else {
+        // An unknown email is verified against the decoy, so that both answers cost a hash.
+        let matches = hasher.verify(password, against: user?.passwordHash ?? decoyHash)
+        metrics.increment("openrealm_password_checks_total")
+        guard let user, user.passwordHash != nil, matches else {
             throw .invalidPassword("invalid email or password for '\(email)'")
+        }
+        if !app.configuration.emailConfirmation.autoConfirm && !user.emailConfirmed {
+            throw .authError("confirmation required: confirm '\(email)' with the token pair mailed to it (or have it mailed again)")
         }
         return try issue(app: app, user: user)
     }
@@ -175,8 +200,10 @@ final class AuthService: Sendable {
                            refresh_token: tokens.sign(refresh), user_id: user.id, device_id: AppStore.randomHex(12))
     }
 
-    private static func normalizedEmail(_ email: String) throws(AuthError) -> String {
-        let trimmed = email.trimmingCharacters(in: .whitespaces).lowercased()
+    /// The form an email is compared and stored in: trimmed, Unicode NFC (so that a
+    /// precomposed and a decomposed spelling are one address), lowercased.
+    static func normalizedEmail(_ email: String) throws(AuthError) -> String {
+        let trimmed = email.trimmingCharacters(in: .whitespaces).precomposedStringWithCanonicalMapping.lowercased()
         let parts = trimmed.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, trimmed.utf8.count <= 254 else {
             throw .badRequest("'\(email)' is not an email address")

@@ -29,6 +29,8 @@ public struct AppConfiguration: Sendable, Hashable {
     public var anonymousAuth: Bool = true
     /// Whether email/password registration and login are enabled.
     public var emailPasswordAuth: Bool = true
+    /// How the email/password provider confirms addresses and resets passwords.
+    public var emailConfirmation = EmailConfirmation()
     /// Whether users may create API keys and log in with them (`api-key`).
     public var apiKeyAuth: Bool = true
     /// Login attempts (every provider, and registration) allowed from one remote
@@ -102,7 +104,20 @@ public struct AppConfiguration: Sendable, Hashable {
                 config.customJWT = CustomJWTConfiguration(key: key, audience: try reader.string(jwt["audience"], "auth.customJWT.audience"))
             }
             if let v = try reader.bool(auth["anonymous"], "auth.anonymous") { config.anonymousAuth = v }
-            if let v = try reader.bool(auth["emailPassword"], "auth.emailPassword") { config.emailPasswordAuth = v }
+            if let settings = auth["emailPassword"] as? [String: Any] {
+                try reader.only(settings, ["autoConfirm", "confirmationURL", "resetURL", "tokenLifetimeSeconds"], at: "auth.emailPassword.")
+                var confirmation = EmailConfirmation()
+                if let v = try reader.bool(settings["autoConfirm"], "auth.emailPassword.autoConfirm") { confirmation.autoConfirm = v }
+                confirmation.confirmationURL = try reader.url(settings["confirmationURL"], "auth.emailPassword.confirmationURL")
+                confirmation.resetURL = try reader.url(settings["resetURL"], "auth.emailPassword.resetURL")
+                if let v = try reader.positiveInt(settings["tokenLifetimeSeconds"], "auth.emailPassword.tokenLifetimeSeconds") {
+                    confirmation.tokenLifetime = v
+                }
+                config.emailPasswordAuth = true
+                config.emailConfirmation = confirmation
+            } else if let v = try reader.bool(auth["emailPassword"], "auth.emailPassword") {
+                config.emailPasswordAuth = v
+            }
             if let v = try reader.bool(auth["apiKeys"], "auth.apiKeys") { config.apiKeyAuth = v }
         }
         if let tokens = try reader.object(root["tokens"], "tokens") {
@@ -181,6 +196,14 @@ private struct ConfigReader {
         return s
     }
 
+    func url(_ value: Any?, _ key: String) throws -> String? {
+        guard let text = try string(value, key) else { return nil }
+        guard let url = URLComponents(string: text), url.scheme == "https" || url.scheme == "http", url.host?.isEmpty == false else {
+            throw ServerError("\(source): '\(key)' must be an http or https URL, not \"\(text)\"")
+        }
+        return text
+    }
+
     func bool(_ value: Any?, _ key: String) throws -> Bool? {
         guard let value else { return nil }
         guard let n = value as? NSNumber, CFGetTypeIDIsBool(n) else { throw ServerError("\(source): '\(key)' must be true or false") }
@@ -216,4 +239,26 @@ private struct ConfigReader {
 private func CFGetTypeIDIsBool(_ n: NSNumber) -> Bool {
     // Foundation on Linux boxes JSON booleans as NSNumber of objCType "c" (char).
     String(cString: n.objCType) == "c" && (n == NSNumber(value: true) || n == NSNumber(value: false))
+}
+
+/// How the email/password provider proves that a user reads the address they registered
+/// (`"auth": {"emailPassword": {...}}`).
+///
+/// `%user.email` in rules is a user's address only once it was confirmed: by the token
+/// pair of a confirmation mail (`confirm`) or of a password reset mail (`reset`).
+public struct EmailConfirmation: Sendable, Hashable {
+    /// Whether a registered user may log in before confirming (the default). With
+    /// `false`, registration mails a confirmation and login answers `AuthError`
+    /// ("confirmation required") until the user confirms; the server then needs a
+    /// ``MailSender``.
+    public var autoConfirm = true
+    /// The link mailed for confirmation; `token` and `tokenId` are added as query items.
+    /// Without one, the mail carries the two values.
+    public var confirmationURL: String?
+    /// The link mailed for a password reset, likewise.
+    public var resetURL: String?
+    /// Seconds a mailed token pair stays valid.
+    public var tokenLifetime: Int64 = 24 * 3600
+
+    public init() {}
 }

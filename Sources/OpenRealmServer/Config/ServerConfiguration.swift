@@ -11,6 +11,9 @@ public struct ServerConfiguration: Sendable {
     public var dataDirectory: URL
     /// The app configuration from `--config`; nil for development mode.
     public var app: AppConfiguration?
+    /// Sends confirmation and password reset mails (`--mail-command`); nil: the server
+    /// sends none, and an app that does not confirm addresses automatically cannot start.
+    public var mailer: (any MailSender)?
     /// scrypt's N for new password hashes (a power of two). Lower it only for tests.
     public var passwordHashRounds: Int = 16384
     /// Seconds an HTTP connection may stay idle (no request in progress, or a request

@@ -45,6 +45,7 @@ enum AuthRoutes {
                 })
             }
         }
+        addEmailRoutes(to: router, auth: auth)
         router.post("\(appPrefix)/auth/providers/custom-token/login") { request, context in
             try await respondAsync {
                 let appId = try context.parameters.require("appId"), address = context.remoteIP
@@ -82,6 +83,43 @@ enum AuthRoutes {
                 var data: [String: String] = [:]
                 if let email = user.email { data["email"] = email }
                 return JSONResponses.json(Profile(user_id: user.id, app_id: claims.aud, identities: [Identity(provider_type: user.provider)], data: data))
+            }
+        }
+    }
+
+    /// Confirmation and password reset of the email/password provider (docs/SERVER.md):
+    /// the `send` routes answer 200 whether or not the address is registered.
+    private static func addEmailRoutes(to router: Router<ServerRequestContext>, auth: AuthService) {
+        let base = "\(appPrefix)/auth/providers/local-userpass"
+        router.post(RouterPath(base + "/confirm")) { request, context in
+            try await respondAsync {
+                let appId = try context.parameters.require("appId"), address = context.remoteIP
+                let body = try await JSONResponses.body(request)
+                let token = try JSONResponses.string(body, "token"), tokenId = try JSONResponses.string(body, "tokenId")
+                try await BlockingWork.run { try auth.confirm(appId: appId, token: token, tokenId: tokenId, remoteAddress: address) }
+                return JSONResponses.json([String: String]())
+            }
+        }
+        router.post(RouterPath(base + "/reset")) { request, context in
+            try await respondAsync {
+                let appId = try context.parameters.require("appId"), address = context.remoteIP
+                let body = try await JSONResponses.body(request)
+                let token = try JSONResponses.string(body, "token"), tokenId = try JSONResponses.string(body, "tokenId")
+                let password = try JSONResponses.string(body, "password")
+                try await BlockingWork.run {
+                    try auth.resetPassword(appId: appId, token: token, tokenId: tokenId, password: password, remoteAddress: address)
+                }
+                return JSONResponses.json([String: String]())
+            }
+        }
+        for (path, send) in [("/confirm/send", AuthService.resendConfirmation), ("/reset/send", AuthService.sendPasswordReset)] {
+            router.post(RouterPath(base + path)) { request, context in
+                try await respondAsync {
+                    let appId = try context.parameters.require("appId"), address = context.remoteIP
+                    let email = try JSONResponses.string(try await JSONResponses.body(request), "email")
+                    try await BlockingWork.run { try send(auth)(appId, email, address) }
+                    return JSONResponses.json([String: String]())
+                }
             }
         }
     }

@@ -18,6 +18,7 @@ import OpenRealmWire
 /// | `openrealm_received_bytes_total` | counter | sync frame bytes received |
 /// | `openrealm_sent_bytes_total` | counter | sync frame bytes sent |
 /// | `openrealm_http_requests_total` | counter | auth and health requests, by route group |
+/// | `openrealm_password_checks_total` | counter | password hashes verified by email/password logins (one per login, registered email or not) |
 public final class ServerMetrics: @unchecked Sendable {
     private let lock = NSLock()
     private var counters: [String: UInt64] = [:]
@@ -38,6 +39,7 @@ public final class ServerMetrics: @unchecked Sendable {
         ("openrealm_received_bytes_total", "counter", "Sync frame bytes received."),
         ("openrealm_sent_bytes_total", "counter", "Sync frame bytes sent."),
         ("openrealm_http_requests_total", "counter", "HTTP requests to the auth and health routes."),
+        ("openrealm_password_checks_total", "counter", "Password hashes verified by email/password logins."),
     ]
 
     /// Adds `amount` to counter `name` (with its label set, e.g. `{fatal="true"}`).

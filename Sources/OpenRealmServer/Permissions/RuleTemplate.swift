@@ -10,6 +10,8 @@ struct RuleTemplate: Sendable, Hashable {
     let text: String
     /// The text with the variables turned into `$0` (id) and `$1` (email).
     private let parameterized: String
+    /// `parameterized` parsed, its arguments unbound.
+    private let unbound: ParsedQuery
 
     /// Checks a rule at configuration time.
     ///
@@ -26,19 +28,44 @@ struct RuleTemplate: Sendable, Hashable {
         } catch let error as QueryError {
             throw ServerError("'\(key)': \(error.message)")
         }
+        unbound = try! QueryParser.parse(parameterized) // parsed above with arguments; binding them cannot fail
         guard parsed.descriptors.isEmpty else { throw ServerError("'\(key)': SORT, DISTINCT and LIMIT are not allowed in rules") }
         if let problem = Self.linkPath(in: parsed.predicate) {
             throw ServerError("'\(key)': \(problem); rules may use only the class's own fields")
         }
     }
 
-    /// The rule's predicate for a user. A user without an email has `%user.email` = `""`
-    /// (never a registered email), so that a rule like `editor == %user.email` does not
-    /// match every object whose `editor` is null.
+    /// The rule's predicate for a user. `email` is the user's verified email
+    /// (``UserRecord/verifiedEmail``); without one, every comparison with `%user.email`
+    /// grants nothing: it is false where it would let an object in, and true under a
+    /// `NOT` (so `NOT editor == %user.email` does not let in every object either). An
+    /// unverified or absent address never matches a value, `""` and null included.
     func predicate(userId: String, email: String?) -> QueryPredicate {
+        var query = unbound
+        if email == nil { query.predicate = Self.withoutEmail(query.predicate, granting: true) }
         // The text parsed at configuration time; binding strings cannot fail.
-        let arguments: [Any] = [userId, email ?? ""]
-        return (try? QueryParser.parse(parameterized, arguments: arguments).normalized().predicate) ?? .falsePredicate
+        return (try? query.binding([userId, email ?? ""]).normalized().predicate) ?? .falsePredicate
+    }
+
+    /// `predicate` with each comparison that mentions `%user.email` (`$1`) replaced by
+    /// the constant that grants nothing at its polarity.
+    private static func withoutEmail(_ predicate: QueryPredicate, granting: Bool) -> QueryPredicate {
+        func mentionsEmail(_ operand: QueryOperand) -> Bool {
+            switch operand {
+            case .argument(1): return true
+            case .list(let items): return items.contains(where: mentionsEmail)
+            default: return false
+            }
+        }
+        switch predicate {
+        case .truePredicate, .falsePredicate: return predicate
+        case .and(let ps): return .and(ps.map { withoutEmail($0, granting: granting) })
+        case .or(let ps): return .or(ps.map { withoutEmail($0, granting: granting) })
+        case .not(let inner): return .not(withoutEmail(inner, granting: !granting))
+        case .comparison(let c):
+            guard mentionsEmail(c.lhs) || mentionsEmail(c.rhs) else { return predicate }
+            return granting ? .falsePredicate : .truePredicate
+        }
     }
 
     /// The text with `%user.id` → `$0` and `%user.email` → `$1` outside string literals.

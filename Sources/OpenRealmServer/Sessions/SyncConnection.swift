@@ -177,7 +177,7 @@ public final class SyncConnection: @unchecked Sendable {
             }
             let app = try apps.app(m.appId)
             var view = SubscriptionView()
-            view.permissions = app.rules.bound(userId: user.id, email: user.email)
+            view.permissions = app.rules.bound(userId: user.id, email: user.verifiedEmail)
             switch (m.syncMode, app.configuration.partitionField) {
             case (.flexible, nil):
                 break

@@ -21,8 +21,12 @@ extension AppStore {
     static let maxAPIKeysPerUser = 20
 
     /// The SHA-256 of an API key, as stored.
-    static func apiKeyHash(_ key: String) -> String {
-        SHA256.hash(data: Data(key.utf8)).map { b in
+    static func apiKeyHash(_ key: String) -> String { sha256Hex(key) }
+
+    /// The SHA-256 of `text`'s UTF-8, 64 lowercase hexadecimal digits: how the store
+    /// keeps random secrets (API keys, mailed tokens).
+    static func sha256Hex(_ text: String) -> String {
+        SHA256.hash(data: Data(text.utf8)).map { b in
             let s = String(b, radix: 16)
             return s.count == 1 ? "0" + s : s
         }.joined()

@@ -11,6 +11,19 @@ struct UserRecord: Sendable, Hashable {
     var email: String?
     /// The scrypt hash (``PasswordHasher``), for email/password users.
     var passwordHash: String?
+    /// Whether an email/password user proved the address (a confirmation or a password
+    /// reset mail's token).
+    var emailConfirmed = false
+
+    /// The email rules may trust (`%user.email`): a custom JWT's (the app's identity
+    /// service vouches for it) or a confirmed email/password address; nil otherwise.
+    var verifiedEmail: String? {
+        switch provider {
+        case "custom-token": return email
+        case "local-userpass": return emailConfirmed ? email : nil
+        default: return nil
+        }
+    }
 }
 
 /// A refresh token's record: the token itself is a JWT whose `jti` is ``id``.
@@ -73,10 +86,10 @@ extension AppStore {
         }
     }
 
-    private static func user(_ txn: StoreTransaction, id: String) throws -> UserRecord? {
+    static func user(_ txn: StoreTransaction, id: String) throws -> UserRecord? {
         guard let row = try txn.readRow("__users", .string(id)) else { return nil }
         return UserRecord(id: id, provider: row.string("provider") ?? "", email: row.string("email"),
-                          passwordHash: row.string("passwordHash"))
+                          passwordHash: row.string("passwordHash"), emailConfirmed: row.bool("emailConfirmed") ?? false)
     }
 
     /// Stores a new refresh token.

@@ -10,7 +10,8 @@ import OpenRealmWire
 /// | the synced classes | `_id` | the authoritative objects, in classes clients declared (development mode) |
 /// | `__history` | server version | each integrated changeset in wire form, its origin file, client version, HLC and time, and the compensating instructions sent to its origin |
 /// | `__client_files` | file ident | the salt, the user and the last integrated client version of each client file, the view it last completed, the last server version it reported integrating and when it was last seen |
-/// | `__users`, `__user_emails` | user id, email | users and their password hashes |
+/// | `__users`, `__user_emails` | user id, email | users, their password hashes and whether their email was confirmed |
+/// | `__email_tokens` | token id | mailed confirmation and password reset tokens: user, purpose, SHA-256 of the token, expiry |
 /// | `__refresh_tokens` | token id | refresh tokens: user, expiry, revoked |
 /// | `__api_keys`, `__api_key_hashes` | key id, SHA-256 of the key | user API keys: user, name, disabled, and the hash (never the key) |
 ///
@@ -50,6 +51,11 @@ final class AppStore: @unchecked Sendable {
             try txn.ensureTable("__users", key: ORC_TYPE_STRING, columns: [
                 ("provider", ORC_TYPE_STRING, false), ("email", ORC_TYPE_STRING, true),
                 ("passwordHash", ORC_TYPE_STRING, true), ("createdAt", ORC_TYPE_INT, false),
+                ("emailConfirmed", ORC_TYPE_BOOL, true),
+            ])
+            try txn.ensureTable("__email_tokens", key: ORC_TYPE_STRING, columns: [
+                ("userId", ORC_TYPE_STRING, false), ("purpose", ORC_TYPE_STRING, false),
+                ("tokenHash", ORC_TYPE_STRING, false), ("expiresAt", ORC_TYPE_INT, false),
             ])
             try txn.ensureTable("__user_emails", key: ORC_TYPE_STRING, columns: [("userId", ORC_TYPE_STRING, false)])
             try txn.ensureTable("__refresh_tokens", key: ORC_TYPE_STRING, columns: [

@@ -79,7 +79,9 @@ public final class App: Sendable {
             throw AppError(.httpRequestFailed, "The login answer of \(path) lacks access_token, refresh_token or user_id.")
         }
         var email: String?
-        if case .emailPassword(let e, _) = credentials { email = e.trimmingCharacters(in: .whitespaces).lowercased() }
+        if case .emailPassword(let e, _) = credentials {
+            email = e.trimmingCharacters(in: .whitespaces).precomposedStringWithCanonicalMapping.lowercased()
+        }
         return try state.recordLogin(id: id, provider: credentials.providerName, accessToken: access, refreshToken: refresh,
                                      deviceId: reply.body["device_id"] as? String, email: email)
     }
@@ -110,8 +112,71 @@ public struct EmailPasswordAuth: Sendable {
     /// Registers a new user and calls `completion` with nil or the error.
     @preconcurrency
     public func registerUser(email: String, password: String, completion: @escaping @Sendable (Error?) -> Void) {
+        complete(completion) { try await registerUser(email: email, password: password) }
+    }
+
+    /// Confirms a user's address with the token pair of the mail the server sent it
+    /// (the link's `token` and `tokenId` query items).
+    ///
+    /// - Throws: ``AppError`` `.userpassTokenInvalid` for a pair that is unknown, wrong,
+    ///   already used or expired.
+    public func confirmUser(_ token: String, tokenId: String) async throws {
+        try await post("confirm", ["token": token, "tokenId": tokenId])
+    }
+
+    /// Confirms a user's address and calls `completion` with nil or the error.
+    @preconcurrency
+    public func confirmUser(_ token: String, tokenId: String, completion: @escaping @Sendable (Error?) -> Void) {
+        complete(completion) { try await confirmUser(token, tokenId: tokenId) }
+    }
+
+    /// Asks the server to mail a new confirmation to `email`. The server answers the
+    /// same whether or not the address is registered.
+    public func resendConfirmationEmail(_ email: String) async throws {
+        try await post("confirm/send", ["email": email])
+    }
+
+    /// Asks for a new confirmation mail and calls `completion` with nil or the error.
+    @preconcurrency
+    public func resendConfirmationEmail(_ email: String, completion: @escaping @Sendable (Error?) -> Void) {
+        complete(completion) { try await resendConfirmationEmail(email) }
+    }
+
+    /// Asks the server to mail a password reset to `email`. The server answers the same
+    /// whether or not the address is registered.
+    public func sendResetPasswordEmail(_ email: String) async throws {
+        try await post("reset/send", ["email": email])
+    }
+
+    /// Asks for a password reset mail and calls `completion` with nil or the error.
+    @preconcurrency
+    public func sendResetPasswordEmail(_ email: String, completion: @escaping @Sendable (Error?) -> Void) {
+        complete(completion) { try await sendResetPasswordEmail(email) }
+    }
+
+    /// Sets a new password with the token pair of a password reset mail. The user's
+    /// refresh tokens are revoked: every device logs in again.
+    ///
+    /// - Throws: ``AppError`` `.userpassTokenInvalid` for a bad pair, `.badRequest` for a
+    ///   password outside 6–128 characters.
+    public func resetPassword(to password: String, token: String, tokenId: String) async throws {
+        try await post("reset", ["password": password, "token": token, "tokenId": tokenId])
+    }
+
+    /// Sets a new password and calls `completion` with nil or the error.
+    @preconcurrency
+    public func resetPassword(to password: String, token: String, tokenId: String,
+                              completion: @escaping @Sendable (Error?) -> Void) {
+        complete(completion) { try await resetPassword(to: password, token: token, tokenId: tokenId) }
+    }
+
+    private func post(_ route: String, _ body: [String: String]) async throws {
+        _ = try await state.transport.send("POST", "/api/client/v2.0/app/\(state.id)/auth/providers/local-userpass/\(route)", json: body)
+    }
+
+    private func complete(_ completion: @escaping @Sendable (Error?) -> Void, _ body: @escaping @Sendable () async throws -> Void) {
         Task {
-            do { try await registerUser(email: email, password: password); completion(nil) } catch { completion(error) }
+            do { try await body(); completion(nil) } catch { completion(error) }
         }
     }
 }

@@ -11,6 +11,11 @@ public struct AppError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     public enum Code: String, Sendable, CaseIterable {
         /// Unknown email or wrong password (the server does not say which).
         case invalidPassword = "InvalidPassword"
+        /// Logging in before confirming the address, where the app asks for confirmation
+        /// ("confirmation required").
+        case authError = "AuthError"
+        /// A confirmation or password reset token pair that is unknown, wrong, used or expired.
+        case userpassTokenInvalid = "UserpassTokenInvalid"
         /// Registering an email that is already registered.
         case accountNameInUse = "AccountNameInUse"
         /// A missing, malformed, badly signed or revoked token: log in again.

@@ -29,9 +29,13 @@ class SyncTestCase: XCTestCase {
     /// any app id. A subclass returns one for `appId` to test a configured app.
     var serverApp: ServerAppConfiguration? { nil }
 
+    /// What sends the server's mails (confirmations, password resets); nil: none.
+    var serverMailer: (any MailSender)? { nil }
+
     func startServer() throws {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: port, dataDirectory: dataDirectory, app: serverApp)
         configuration.passwordHashRounds = 1024
+        configuration.mailer = serverMailer
         var logger = Logger(label: "openrealm-sync-test-server")
         logger.logLevel = .critical
         let server = try OpenRealmServer(configuration: configuration, logger: logger)
