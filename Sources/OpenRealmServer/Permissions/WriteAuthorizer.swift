@@ -17,12 +17,17 @@ struct WriteAuthorizer {
     }
 
     /// Why the session may not write each of `refs` (distinct references: a changeset's
-    /// objects), by object; the objects it may write are absent, as are those that do
-    /// not exist at that moment or belong to the server. Per class, each query of the
-    /// view and the write rule run once over all of its objects; the objects of a class
-    /// the view holds whole, without a write rule, are not even looked up.
+    /// objects), by object; the objects it may write are absent, as are those that
+    /// belong to the server. Per class, each query of the view and the write rule run
+    /// once over all of its objects; the objects of a class the view holds whole,
+    /// without a write rule, are not even looked up.
+    ///
+    /// Before the changeset, an object that does not exist and that the changeset does
+    /// not create (`creating`) is refused like one the view hides: erasing or changing
+    /// a missing key answers as a hidden one does, so the answer does not tell which
+    /// keys exist. After it, objects that no longer exist are absent.
     func refusals(_ txn: StoreTransaction, schema: any QuerySchema, _ refs: [WireObjectRef],
-                  at moment: Moment) throws -> [WireObjectRef: String] {
+                  at moment: Moment, creating: Set<WireObjectRef> = []) throws -> [WireObjectRef: String] {
         // A changeset's objects are mostly of one class: decide per run of a class.
         var lastClass = ""
         var unchecked = false
@@ -41,6 +46,13 @@ struct WriteAuthorizer {
         }
         let when = moment == .before ? "" : " after the write"
         var out: [WireObjectRef: String] = [:]
+        if moment == .before {
+            var found: Set<WireObjectRef> = []
+            for (_, objects) in stored { for object in objects { found.insert(object.ref) } }
+            for ref in checked where !found.contains(ref) && !creating.contains(ref) {
+                out[ref] = "write to \(ref) not allowed: \(view.exclusion(ofClass: ref.className))"
+            }
+        }
         for (className, objects) in stored {
             let excluded = try view.exclusions(txn, schema: schema, className: className, keys: objects.map(\.key))
             var inView: [(ref: WireObjectRef, key: UInt64)] = []
@@ -59,5 +71,46 @@ struct WriteAuthorizer {
             }
         }
         return out
+    }
+
+    /// Why the session may not write each object of `instructions` (applied, and so
+    /// the objects' states after them) because of a link it writes: a link into the
+    /// server's own classes, or to an object that is not in the session's view after the
+    /// changeset — hidden or missing alike, so that a link's fate does not tell whether
+    /// its target exists.
+    func linkRefusals(_ txn: StoreTransaction, schema: any QuerySchema, _ instructions: [WireInstruction]) throws
+        -> [WireObjectRef: String] {
+        var targets: [(writer: WireObjectRef, target: WireObjectRef)] = []
+        for instruction in instructions {
+            Self.forEachLinkWritten(by: instruction) { target in
+                if let writer = instruction.topLevelObject { targets.append((writer, target)) }
+            }
+        }
+        guard !targets.isEmpty else { return [:] }
+        var distinct: [WireObjectRef] = []
+        var seen: Set<WireObjectRef> = []
+        for (_, target) in targets where !target.className.hasPrefix(AppStore.reservedPrefix) && seen.insert(target).inserted {
+            distinct.append(target)
+        }
+        let visible = try view.containing(txn, schema: schema, distinct)
+        var out: [WireObjectRef: String] = [:]
+        for (writer, target) in targets where !visible.contains(target) && out[writer] == nil {
+            out[writer] = "write to \(writer) not allowed: it links to an object that is not in the session's view"
+        }
+        return out
+    }
+
+    /// Calls `body` with each link an instruction stores (not those it removes), with
+    /// no allocation for the instructions that store none.
+    private static func forEachLinkWritten(by instruction: WireInstruction, _ body: (WireObjectRef) -> Void) {
+        switch instruction {
+        case .createObject(_, _, let values), .createEmbeddedObject(_, _, _, let values):
+            for case .link(let target) in values.lazy.map(\.value) { body(target) }
+        case .set(_, _, .link(let target)), .listInsert(_, _, _, .link(let target)), .listSet(_, _, _, .link(let target)),
+             .setInsert(_, _, .link(let target)), .dictionarySet(_, _, _, .link(let target)):
+            body(target)
+        default:
+            return
+        }
     }
 }

@@ -270,7 +270,12 @@ extension SyncConnection {
         // Refusals are rare: with none, nothing is looked up per object or instruction.
         func unrefused(_ refs: [WireObjectRef]) -> [WireObjectRef] { refused.isEmpty ? refs : refs.filter { refused[$0] == nil } }
         let schemaBefore = try AppStore.querySchema(txn)
-        refused.merge(try authorizer.refusals(txn, schema: schemaBefore, unrefused(objects), at: .before)) { old, _ in old }
+        var creating: Set<WireObjectRef> = []
+        for case .createObject(let className, let primaryKey, _) in changeset.instructions {
+            creating.insert(WireObjectRef(className: className, primaryKey: primaryKey))
+        }
+        refused.merge(try authorizer.refusals(txn, schema: schemaBefore, unrefused(objects), at: .before,
+                                              creating: creating)) { old, _ in old }
         var allowed = refused.isEmpty ? changeset.instructions
             : changeset.instructions.filter { $0.topLevelObject.map { refused[$0] == nil } ?? true }
         let listEdits = allowed.filter { ListTransform.list(of: $0) != nil }
@@ -290,7 +295,8 @@ extension SyncConnection {
         integrator.partition = session.view.partition
         let applied = try integrator.apply(allowed)
         let schema = try AppStore.querySchema(txn)
-        let late = try authorizer.refusals(txn, schema: schema, unrefused(objects), at: .after)
+        var late = try authorizer.refusals(txn, schema: schema, unrefused(objects), at: .after)
+        late.merge(try authorizer.linkRefusals(txn, schema: schema, applied)) { first, _ in first }
         if !late.isEmpty { throw LateRefusals(writes: late) }
         // What the server had sent the file whole before this changeset.
         let bootstrapped = try copies.bootstrapCopies(txn, ident: session.fileIdent)

@@ -137,34 +137,28 @@ struct SubscriptionView: Sendable {
         return try matchingKeys(txn, schema: schema, className: ref.className, domain: [key]).isEmpty ? nil : (cls, key)
     }
 
+    /// The one reason given for a write to an object the session cannot see: outside
+    /// its subscriptions or partition, hidden by the read rule, or not there at all.
+    /// One text for all, so that a refusal never tells what the view hides.
+    static let outsideView = "the object is not in the session's view"
+
+    /// Why a write to an object of `className` that is not in the view is refused: the
+    /// session subscribes to nothing of the class (its own state), or ``outsideView``.
+    func exclusion(ofClass className: String) -> String {
+        if partition == nil, queries[className] == nil { return "no subscription of the session covers class '\(className)'" }
+        return Self.outsideView
+    }
+
     /// Why each of the stored objects `keys` (distinct keys of `className`) is not in the
-    /// view: no subscription on its class (no partition field), outside the
-    /// subscriptions (another partition), or refused by the class's read rule. Keys in
-    /// the view are absent. Each query of the view runs once over all of them.
+    /// view (``exclusion(ofClass:)``: whether the subscriptions, the partition or
+    /// the read rule leave it out is not told). Keys in the view are absent. Each query
+    /// of the view runs once over all of them.
     func exclusions(_ txn: StoreTransaction, schema: any QuerySchema, className: String,
                     keys: [UInt64]) throws -> [UInt64: String] {
-        func all(_ why: String) -> [UInt64: String] { Dictionary(uniqueKeysWithValues: keys.map { ($0, why) }) }
-        if let partition {
-            guard let cls = schema.queryClass(named: className), partition.predicate(cls) != nil else {
-                return all("class '\(className)' has no partition field '\(partition.field)' and no object of it was created in a partition")
-            }
-        } else if queries[className] == nil {
-            return all("no subscription of the session covers class '\(className)'")
-        }
-        var base = self
-        base.permissions.read[className] = nil
-        let subscribed = Set(try base.matchingKeys(txn, schema: schema, className: className, domain: keys))
+        let why = exclusion(ofClass: className)
+        let visible = Set(try matchingKeys(txn, schema: schema, className: className, domain: keys))
         var out: [UInt64: String] = [:]
-        let outside = partition.map { "the object is not in partition \($0.value) (field '\($0.field)')" }
-            ?? "the object does not match the session's subscriptions on class '\(className)'"
-        for key in keys where !subscribed.contains(key) { out[key] = outside }
-        let inside = keys.filter(subscribed.contains)
-        guard !inside.isEmpty else { return out }
-        let readable = permissions.read[className] == nil ? subscribed
-            : Set(try matchingKeys(txn, schema: schema, className: className, domain: inside))
-        for key in inside where !readable.contains(key) {
-            out[key] = "the read rule of class '\(className)' does not let the user see the object"
-        }
+        for key in keys where !visible.contains(key) { out[key] = why }
         return out
     }
 
