@@ -66,20 +66,17 @@ public struct AppConfiguration: Sendable, Hashable {
 
     /// Reads a configuration file.
     ///
-    /// - Throws: ``ServerError`` naming the file and the bad key: unreadable or not JSON,
-    ///   an unknown key, a value of the wrong type, a missing or invalid `appId`.
+    /// - Throws: ``ServerError`` naming the file and the bad key: unreadable (with the
+    ///   OS reason), a JSON syntax error (with its line and column), not an object, an
+    ///   unknown key, a value of the wrong type, a missing or invalid `appId`.
     public static func load(from url: URL) throws -> AppConfiguration {
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw ServerError("cannot read the app configuration '\(url.path)'")
-        }
+        let data = try SmallFile.read(url, what: "the app configuration", limit: 16 << 20)
         return try parse(data, source: url.lastPathComponent)
     }
 
     /// Parses a configuration from JSON bytes; `source` names it in errors.
     public static func parse(_ data: Data, source: String = "app configuration") throws -> AppConfiguration {
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw ServerError("\(source): not a JSON object")
-        }
+        let root = try ConfigJSON.object(data, source: source)
         let reader = ConfigReader(source: source)
         try reader.only(root, ["appId", "developmentMode", "auth", "tokens", "queryableFields", "indexedQueryableField", "limits",
                               "rules", "partitionField", "rateLimits"], at: "")
