@@ -37,7 +37,7 @@ public final class OpenRealmServer: Sendable {
         try configuration.validate()
         try configuration.app?.validate()
         try DataDirectory(configuration.dataDirectory).prepareForWriting()
-        let key = try SigningKey.loadOrCreate(in: configuration.dataDirectory)
+        let key = try configuration.signingKey.load(dataDirectory: configuration.dataDirectory)
         let apps = AppRegistry(dataDirectory: configuration.dataDirectory, configured: configuration.app)
         auth = AuthService(apps: apps, signingKey: key, hasher: PasswordHasher(rounds: configuration.passwordHashRounds))
     }

@@ -41,6 +41,12 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(name: .customLong("signing-key-file"), help: "A file holding the token signing key (32 bytes, raw or base64) instead of <data-dir>/signing.key.")
+    var signingKeyFile: String?
+
+    @Option(name: .customLong("signing-key-env"), help: "An environment variable holding the token signing key (base64 of 32 bytes) instead of <data-dir>/signing.key.")
+    var signingKeyEnv: String?
+
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")
@@ -51,6 +57,12 @@ struct Serve: AsyncParsableCommand {
         for (name, value) in [("--http-idle-timeout", httpIdleTimeout), ("--sync-bind-timeout", syncBindTimeout),
                               ("--sync-ping-interval", syncPingInterval)] where !(value > 0 && value <= 86_400) {
             throw ValidationError("\(name) \(value) must be between 0 and 86400 seconds")
+        }
+        switch (signingKeyFile, signingKeyEnv) {
+        case (let file?, nil): configuration.signingKey = .file(URL(fileURLWithPath: file))
+        case (nil, let name?): configuration.signingKey = .environment(name)
+        case (nil, nil): break
+        case (_?, _?): throw ValidationError("give --signing-key-file or --signing-key-env, not both")
         }
         configuration.httpIdleTimeout = httpIdleTimeout
         configuration.syncBindTimeout = syncBindTimeout

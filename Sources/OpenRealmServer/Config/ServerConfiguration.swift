@@ -11,6 +11,9 @@ public struct ServerConfiguration: Sendable {
     public var dataDirectory: URL
     /// The app configuration from `--config`; nil for development mode.
     public var app: AppConfiguration?
+    /// Where the token signing key comes from (default: `signing.key` in the data
+    /// directory, made on the first start).
+    public var signingKey: SigningKeySource = .dataDirectory
     /// scrypt's N for new password hashes (a power of two). Lower it only for tests.
     public var passwordHashRounds: Int = 16384
     /// Seconds an HTTP connection may stay idle (no request in progress, or a request
