@@ -13,6 +13,7 @@ import OpenRealmWire
 /// | `__users`, `__user_emails` | user id, email | users and their password hashes |
 /// | `__refresh_tokens` | token id | refresh tokens: user, expiry, revoked |
 /// | `__api_keys`, `__api_key_hashes` | key id, SHA-256 of the key | user API keys: user, name, disabled, and the hash (never the key) |
+/// | `__restored_files` | file ident | the files a backup's copy knew, until each binds again (``markAsRestorable()``) |
 ///
 /// Each object's clocks — the HLC and origin of the last write of each property — are in
 /// its own row, in the hidden column `__clocks` of its class (``Integrator``). Stores
@@ -74,6 +75,7 @@ final class AppStore: @unchecked Sendable {
                 ("compensation", ORC_TYPE_BINARY, true), ("uploadedListEdits", ORC_TYPE_BINARY, true),
                 ("originServerVersion", ORC_TYPE_INT, true),
             ])
+            try txn.ensureTable("__restored_files", key: ORC_TYPE_INT, columns: [("ceiling", ORC_TYPE_INT, false)])
             return try txn.metaUInt64("server.version") ?? 0
         }
     }
