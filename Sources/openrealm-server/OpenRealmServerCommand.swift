@@ -3,13 +3,15 @@ import Foundation
 import Logging
 import OpenRealmServer
 
-/// `openrealm-server serve --host 127.0.0.1 --port 9090 --data-dir ./openrealm-data [--config app.json]`
+/// `openrealm-server serve --host 127.0.0.1 --port 9090 --data-dir ./openrealm-data [--config app.json]`,
+/// and the operator commands (`backup`, `check`, `users`, `apikeys`; Operator.swift).
 @main
 struct OpenRealmServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "openrealm-server",
         abstract: "The self-hostable OpenRealm Flexible Sync server.",
-        subcommands: [Serve.self],
+        version: OpenRealmVersion.current,
+        subcommands: [Serve.self, Backup.self, Check.self, Users.self, APIKeys.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -71,7 +73,8 @@ struct Serve: AsyncParsableCommand {
             configuration.app = try AppConfiguration.load(from: URL(fileURLWithPath: config))
         }
         let server = try OpenRealmServer(configuration: configuration, logger: logger)
-        logger.info("starting", metadata: ["data-dir": "\(dataDir)", "mode": "\(config == nil ? "development" : "configured")"])
+        logger.info("starting", metadata: ["version": "\(OpenRealmVersion.current)", "data-dir": "\(dataDir)",
+                                           "mode": "\(config == nil ? "development" : "configured")"])
         try await server.runService()
     }
 }
