@@ -18,12 +18,19 @@ enum PortOwner {
             for fd in fds {
                 guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(fdDirectory)/\(fd)"),
                       target.hasPrefix("socket:["), inodes.contains(String(target.dropFirst(8).dropLast())) else { continue }
-                let name = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?
-                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
-                return "pid \(pid) (\(name))"
+                return "pid \(pid) (\(name(of: pid)))"
             }
         }
         return nil
+    }
+
+    /// The program's name: its command line's first word (`comm` is cut at 15 bytes).
+    private static func name(of pid: String) -> String {
+        if let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+           let first = data.split(separator: 0).first, !first.isEmpty {
+            return (String(decoding: first, as: UTF8.self) as NSString).lastPathComponent
+        }
+        return (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
     }
 
     /// The inodes of the sockets listening on `port`, IPv4 and IPv6.
