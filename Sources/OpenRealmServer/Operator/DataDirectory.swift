@@ -79,10 +79,10 @@ public struct DataDirectory: Sendable {
     }
 
     /// `mkdir -p`, with the OS reason of the first component that fails.
-    static func makeDirectories(_ path: String) throws {
+    static func makeDirectories(_ path: String, what: String = "the data directory") throws {
         if let (component, reason) = makeDirectories(component: path) {
             let which = component == path ? "" : " ('\(component)')"
-            throw ServerError("cannot create the data directory '\(path)'\(which): \(reason)")
+            throw ServerError("cannot create \(what) '\(path)'\(which): \(reason)")
         }
     }
 

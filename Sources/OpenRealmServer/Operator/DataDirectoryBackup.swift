@@ -54,10 +54,14 @@ public enum DataDirectoryBackup {
             throw ServerError("the backup destination '\(destination.path)' already exists; name a new directory")
         }
         let staging = URL(fileURLWithPath: destination.path + ".partial")
-        if fm.fileExists(atPath: staging.path) {
-            throw ServerError("'\(staging.path)' exists (a backup in progress, or one that was interrupted); remove it first")
+        try DataDirectory.makeDirectories(destination.deletingLastPathComponent().path, what: "the backup's parent directory")
+        // Made exclusively: two backups to one destination cannot share it.
+        guard mkdir(staging.path, 0o755) == 0 else {
+            if errno == EEXIST {
+                throw ServerError("'\(staging.path)' exists (a backup in progress, or one that was interrupted); remove it first")
+            }
+            throw ServerError("cannot create '\(staging.path)': \(String(cString: strerror(errno)))")
         }
-        try DataDirectory.makeDirectories(staging.path)
         do {
             let report = try write(source, to: staging, reportingAs: destination)
             guard rename(staging.path, destination.path) == 0 else {
@@ -81,7 +85,7 @@ public enum DataDirectoryBackup {
         }
         for appId in try source.appIds() {
             let directory = target.appsDirectory.appendingPathComponent(appId)
-            try DataDirectory.makeDirectories(directory.path)
+            try DataDirectory.makeDirectories(directory.path, what: "the backup's app directory")
             let copyPath = target.storePath(appId: appId)
             do {
                 try StoreFile(path: source.storePath(appId: appId)).copy(to: copyPath)
