@@ -176,7 +176,9 @@ let package = Package(
         .testTarget(
             name: "OpenRealmServerTests",
             dependencies: ["OpenRealmServer", "OpenRealmWire", .product(name: "Logging", package: "swift-log"),
-                           .product(name: "Crypto", package: "swift-crypto")],
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           // Built so that OperatorCommandLineTests can run it.
+                           "openrealm-server"],
             path: "Tests/OpenRealmServerTests"
         ),
         .testTarget(

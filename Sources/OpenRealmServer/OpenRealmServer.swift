@@ -26,20 +26,18 @@ public final class OpenRealmServer: Sendable {
     public let metrics = ServerMetrics()
     private let runningPort = PortBox()
 
-    /// Prepares a server: creates the data directory and the signing key.
+    /// Prepares a server: checks the configuration, creates the data directory and the
+    /// signing key.
     ///
-    /// - Throws: ``ServerError`` when the data directory or the signing key cannot be
-    ///   created or read.
+    /// - Throws: ``ServerError`` for a port out of range, a data directory that cannot be
+    ///   created or written, a signing key that cannot be created or read.
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "openrealm-server")) throws {
         self.configuration = configuration
         self.logger = logger
+        try configuration.validate()
         try configuration.app?.validate()
-        do {
-            try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw ServerError("cannot create the data directory '\(configuration.dataDirectory.path)': \(error)")
-        }
-        let key = try SigningKey.loadOrCreate(in: configuration.dataDirectory)
+        try DataDirectory(configuration.dataDirectory).prepareForWriting()
+        let key = try configuration.signingKey.load(dataDirectory: configuration.dataDirectory)
         let apps = AppRegistry(dataDirectory: configuration.dataDirectory, configured: configuration.app)
         if let app = configuration.app, !app.emailConfirmation.autoConfirm, configuration.mailer == nil {
             throw ServerError("app '\(app.appId)' confirms email addresses by mail ('auth.emailPassword.autoConfirm' false), "
@@ -84,18 +82,34 @@ public final class OpenRealmServer: Sendable {
 
     private static func duration(_ seconds: Double) -> Duration { .nanoseconds(Int64(seconds * 1e9)) }
 
-    /// Serves until the task is cancelled.
+    /// Serves until the task is cancelled, holding the data directory's
+    /// ``DataDirectoryLock``.
+    ///
+    /// - Throws: ``ServerError`` when the data directory is in use, or the address
+    ///   cannot be listened on (naming the port's owner when it is in use).
     public func run() async throws {
-        try await application().run()
+        let lock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "serve")
+        defer { lock.release() }
+        do {
+            try await application().run()
+        } catch {
+            throw ListenFailure.explain(error, host: configuration.host, port: configuration.port)
+        }
     }
 
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully: the listener
     /// closes, open connections finish, and everything acknowledged is already
     /// committed (each integration commits before it is acknowledged).
     public func runService() async throws {
+        let lock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "serve")
+        defer { lock.release() }
         let group = ServiceGroup(configuration: .init(services: [application()], gracefulShutdownSignals: [.sigterm, .sigint],
                                                       logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            throw ListenFailure.explain(error, host: configuration.host, port: configuration.port)
+        }
     }
 
     /// The port the server listens on once it runs.

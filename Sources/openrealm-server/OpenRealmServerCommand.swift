@@ -3,13 +3,15 @@ import Foundation
 import Logging
 import OpenRealmServer
 
-/// `openrealm-server serve --host 127.0.0.1 --port 9090 --data-dir ./openrealm-data [--config app.json]`
+/// `openrealm-server serve --host 127.0.0.1 --port 9090 --data-dir ./openrealm-data [--config app.json]`,
+/// and the operator commands (`backup`, `check`, `users`, `apikeys`; Operator.swift).
 @main
 struct OpenRealmServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "openrealm-server",
         abstract: "The self-hostable OpenRealm Flexible Sync server.",
-        subcommands: [Serve.self],
+        version: OpenRealmVersion.current,
+        subcommands: [Serve.self, Backup.self, Check.self, Users.self, APIKeys.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -45,6 +47,12 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(name: .customLong("signing-key-file"), help: "A file holding the token signing key (32 bytes, raw or base64) instead of <data-dir>/signing.key.")
+    var signingKeyFile: String?
+
+    @Option(name: .customLong("signing-key-env"), help: "An environment variable holding the token signing key (base64 of 32 bytes) instead of <data-dir>/signing.key.")
+    var signingKeyEnv: String?
+
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")
@@ -56,6 +64,12 @@ struct Serve: AsyncParsableCommand {
                               ("--sync-ping-interval", syncPingInterval)] where !(value > 0 && value <= 86_400) {
             throw ValidationError("\(name) \(value) must be between 0 and 86400 seconds")
         }
+        switch (signingKeyFile, signingKeyEnv) {
+        case (let file?, nil): configuration.signingKey = .file(URL(fileURLWithPath: file))
+        case (nil, let name?): configuration.signingKey = .environment(name)
+        case (nil, nil): break
+        case (_?, _?): throw ValidationError("give --signing-key-file or --signing-key-env, not both")
+        }
         configuration.httpIdleTimeout = httpIdleTimeout
         configuration.syncBindTimeout = syncBindTimeout
         configuration.syncPingInterval = syncPingInterval
@@ -66,7 +80,8 @@ struct Serve: AsyncParsableCommand {
             configuration.app = try AppConfiguration.load(from: URL(fileURLWithPath: config))
         }
         let server = try OpenRealmServer(configuration: configuration, logger: logger)
-        logger.info("starting", metadata: ["data-dir": "\(dataDir)", "mode": "\(config == nil ? "development" : "configured")"])
+        logger.info("starting", metadata: ["version": "\(OpenRealmVersion.current)", "data-dir": "\(dataDir)",
+                                           "mode": "\(config == nil ? "development" : "configured")"])
         try await server.runService()
     }
 }

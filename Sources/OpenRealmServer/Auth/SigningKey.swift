@@ -4,12 +4,15 @@ import Foundation
 /// The token signing key: 32 random bytes generated on the first start and kept in
 /// `<data dir>/signing.key` (mode 0600), so tokens stay valid across restarts.
 enum SigningKey {
+    /// The key's file name in the data directory.
+    static let fileName = "signing.key"
+
     /// The key in `directory`, created when absent.
     ///
     /// - Throws: ``ServerError`` when the file cannot be read or written, or does not
     ///   hold exactly 32 bytes.
     static func loadOrCreate(in directory: URL) throws -> SymmetricKey {
-        let url = directory.appendingPathComponent("signing.key")
+        let url = directory.appendingPathComponent(fileName)
         let fm = FileManager.default
         if fm.fileExists(atPath: url.path) {
             guard let data = fm.contents(atPath: url.path) else {

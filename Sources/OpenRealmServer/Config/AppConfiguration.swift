@@ -66,22 +66,22 @@ public struct AppConfiguration: Sendable, Hashable {
     /// The development-mode configuration the server uses for `appId` without `--config`.
     static func development(appId: String) -> AppConfiguration { AppConfiguration(appId: appId) }
 
-    /// Reads a configuration file.
+    /// Reads a configuration file. A relative `auth.customJWT.keyFile` is found beside it.
     ///
-    /// - Throws: ``ServerError`` naming the file and the bad key: unreadable or not JSON,
-    ///   an unknown key, a value of the wrong type, a missing or invalid `appId`.
-    public static func load(from url: URL) throws -> AppConfiguration {
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw ServerError("cannot read the app configuration '\(url.path)'")
-        }
-        return try parse(data, source: url.lastPathComponent)
+    /// - Throws: ``ServerError`` naming the file and the bad key: unreadable (with the
+    ///   OS reason), a JSON syntax error (with its line and column), not an object, an
+    ///   unknown key, a value of the wrong type, a missing or invalid `appId`.
+    public static func load(from url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> AppConfiguration {
+        let data = try SmallFile.read(url, what: "the app configuration", limit: 16 << 20)
+        return try parse(data, source: url.lastPathComponent, baseDirectory: url.deletingLastPathComponent(), environment: environment)
     }
 
-    /// Parses a configuration from JSON bytes; `source` names it in errors.
-    public static func parse(_ data: Data, source: String = "app configuration") throws -> AppConfiguration {
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw ServerError("\(source): not a JSON object")
-        }
+    /// Parses a configuration from JSON bytes; `source` names it in errors, a relative
+    /// `auth.customJWT.keyFile` is found in `baseDirectory` (default: the current
+    /// directory), and `auth.customJWT.keyEnv` is looked up in `environment`.
+    public static func parse(_ data: Data, source: String = "app configuration", baseDirectory: URL? = nil,
+                             environment: [String: String] = ProcessInfo.processInfo.environment) throws -> AppConfiguration {
+        let root = try ConfigJSON.object(data, source: source)
         let reader = ConfigReader(source: source)
         try reader.only(root, ["appId", "developmentMode", "auth", "tokens", "queryableFields", "indexedQueryableField", "limits",
                               "rules", "partitionField", "rateLimits"], at: "")
@@ -94,13 +94,8 @@ public struct AppConfiguration: Sendable, Hashable {
         if let auth = try reader.object(root["auth"], "auth") {
             try reader.only(auth, ["anonymous", "emailPassword", "apiKeys", "customJWT"], at: "auth.")
             if let jwt = try reader.object(auth["customJWT"], "auth.customJWT") {
-                try reader.only(jwt, ["key", "audience"], at: "auth.customJWT.")
-                guard let key = try reader.string(jwt["key"], "auth.customJWT.key") else {
-                    throw ServerError("\(source): 'auth.customJWT.key' is required")
-                }
-                guard key.utf8.count >= 32 else {
-                    throw ServerError("\(source): 'auth.customJWT.key' must be at least 32 bytes, not \(key.utf8.count)")
-                }
+                try reader.only(jwt, ["key", "keyFile", "keyEnv", "audience"], at: "auth.customJWT.")
+                let key = try reader.secret(jwt, "auth.customJWT", baseDirectory: baseDirectory, environment: environment)
                 config.customJWT = CustomJWTConfiguration(key: key, audience: try reader.string(jwt["audience"], "auth.customJWT.audience"))
             }
             if let v = try reader.bool(auth["anonymous"], "auth.anonymous") { config.anonymousAuth = v }
@@ -202,6 +197,48 @@ private struct ConfigReader {
             throw ServerError("\(source): '\(key)' must be an http or https URL, not \"\(text)\"")
         }
         return text
+    }
+
+    /// A secret given by exactly one of `key` (inline), `keyFile` (a file's text, one
+    /// trailing newline dropped) or `keyEnv` (an environment variable), at least 32 bytes.
+    func secret(_ object: [String: Any], _ at: String, baseDirectory: URL?, environment: [String: String]) throws -> String {
+        let inline = try string(object["key"], at + ".key")
+        let file = try string(object["keyFile"], at + ".keyFile")
+        let variable = try string(object["keyEnv"], at + ".keyEnv")
+        let given = [inline, file, variable].compactMap { $0 }.count
+        guard given == 1 else {
+            throw ServerError("\(source): '\(at)' needs exactly one of 'key', 'keyFile' or 'keyEnv'\(given == 0 ? "" : ", not \(given)")")
+        }
+        let key: String
+        let name: String
+        if let inline {
+            key = inline
+            name = "'\(at).key'"
+        } else if let file {
+            let url = file.hasPrefix("/") ? URL(fileURLWithPath: file)
+                : (baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).appendingPathComponent(file)
+            let bytes: Data
+            do {
+                bytes = try SmallFile.read(url, what: "the key file")
+            } catch let error as ServerError {
+                throw ServerError("\(source): '\(at).keyFile': \(error.message)")
+            }
+            var text = String(decoding: bytes, as: UTF8.self)
+            if text.hasSuffix("\r\n") { text.removeLast(2) } else if text.hasSuffix("\n") { text.removeLast() }
+            key = text
+            name = "the key file '\(url.path)'"
+        } else {
+            let variable = variable!
+            guard let value = environment[variable] else {
+                throw ServerError("\(source): '\(at).keyEnv': the environment variable '\(variable)' is not set")
+            }
+            key = value
+            name = "the environment variable '\(variable)'"
+        }
+        guard key.utf8.count >= 32 else {
+            throw ServerError("\(source): \(name) must hold at least 32 bytes, not \(key.utf8.count)")
+        }
+        return key
     }
 
     func bool(_ value: Any?, _ key: String) throws -> Bool? {

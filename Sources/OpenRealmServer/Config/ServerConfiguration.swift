@@ -14,6 +14,9 @@ public struct ServerConfiguration: Sendable {
     /// Sends confirmation and password reset mails (`--mail-command`); nil: the server
     /// sends none, and an app that does not confirm addresses automatically cannot start.
     public var mailer: (any MailSender)?
+    /// Where the token signing key comes from (default: `signing.key` in the data
+    /// directory, made on the first start).
+    public var signingKey: SigningKeySource = .dataDirectory
     /// scrypt's N for new password hashes (a power of two). Lower it only for tests.
     public var passwordHashRounds: Int = 16384
     /// Seconds an HTTP connection may stay idle (no request in progress, or a request

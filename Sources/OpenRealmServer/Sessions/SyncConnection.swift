@@ -196,6 +196,7 @@ public final class SyncConnection: @unchecked Sendable {
                 guard record.userId == user.id else {
                     throw SyncFailure(.permissionDenied, "client file \(identity.ident) belongs to another user")
                 }
+                try app.store.admitRestoredFile(ident: identity.ident, lastIntegratedServerVersion: m.lastIntegratedServerVersion)
                 file = record
             } else {
                 file = try app.store.newClientFile(userId: user.id)

@@ -14,6 +14,7 @@ import OpenRealmWire
 /// | `__email_tokens` | token id | mailed confirmation and password reset tokens: user, purpose, SHA-256 of the token, expiry |
 /// | `__refresh_tokens` | token id | refresh tokens: user, expiry, revoked |
 /// | `__api_keys`, `__api_key_hashes` | key id, SHA-256 of the key | user API keys: user, name, disabled, and the hash (never the key) |
+/// | `__restored_files` | file ident | the files a backup's copy knew, until each binds again (``markAsRestorable()``) |
 ///
 /// Each object's clocks — the HLC and origin of the last write of each property — are in
 /// its own row, in the hidden column `__clocks` of its class (``Integrator``). Stores
@@ -80,6 +81,7 @@ final class AppStore: @unchecked Sendable {
                 ("compensation", ORC_TYPE_BINARY, true), ("uploadedListEdits", ORC_TYPE_BINARY, true),
                 ("originServerVersion", ORC_TYPE_INT, true),
             ])
+            try txn.ensureTable("__restored_files", key: ORC_TYPE_INT, columns: [("ceiling", ORC_TYPE_INT, false)])
             return try txn.metaUInt64("server.version") ?? 0
         }
     }

@@ -1,0 +1,111 @@
+import Foundation
+
+/// `openrealm-server users …` and `apikeys …`: an app's users and API keys, changed
+/// offline. It holds the ``DataDirectoryLock`` from ``init(dataDirectory:appId:)`` until
+/// ``close()`` (or until it is released), so no server runs on the directory meanwhile.
+///
+/// ```swift
+/// let admin = try AppAdministration(dataDirectory: dir, appId: "todo")
+/// for user in try admin.users() { print(user.id, user.email ?? "") }
+/// ```
+public final class AppAdministration {
+    /// A user as an operator sees it.
+    public struct User: Sendable, Hashable {
+        public var id: String
+        /// `anon-user`, `local-userpass`, `custom-token`, ...
+        public var provider: String
+        public var email: String?
+        /// When it was created (milliseconds since the epoch).
+        public var createdAt: Int64
+    }
+
+    /// An API key as an operator sees it: never the key, which the server does not keep.
+    public struct APIKey: Sendable, Hashable {
+        public var id: String
+        public var userId: String
+        public var name: String
+        public var disabled: Bool
+        /// When it was created (milliseconds since the epoch).
+        public var createdAt: Int64
+    }
+
+    /// The app id.
+    public let appId: String
+    private let lock: DataDirectoryLock
+    private let store: AppStore
+
+    /// Locks `dataDirectory` and opens the store of `appId`.
+    ///
+    /// - Throws: ``ServerError`` when the directory is in use (a running server), or
+    ///   has no app `appId` (naming the apps it has), or the store cannot be opened.
+    public init(dataDirectory: URL, appId: String) throws {
+        let directory = DataDirectory(dataDirectory)
+        try directory.requireExisting()
+        lock = try DataDirectoryLock(directory: dataDirectory, holder: "admin")
+        guard FileManager.default.fileExists(atPath: directory.storePath(appId: appId)) else {
+            let apps = (try? directory.appIds()) ?? []
+            throw ServerError("the data directory '\(dataDirectory.path)' has no app '\(appId)' (apps: \(apps.isEmpty ? "none" : apps.joined(separator: ", ")))")
+        }
+        do {
+            store = try AppStore(appId: appId, directory: directory.appsDirectory.appendingPathComponent(appId))
+        } catch {
+            throw ServerError("cannot open the store of app '\(appId)': \(error)")
+        }
+        self.appId = appId
+    }
+
+    /// Releases the data directory (also done when the object goes away).
+    public func close() {
+        lock.release()
+    }
+
+    /// Every user, oldest first.
+    public func users() throws -> [User] {
+        try store.environment.read { txn in try txn.allRows("__users") }
+            .map { row in
+                User(id: row.string("_id") ?? "", provider: row.string("provider") ?? "", email: row.string("email"),
+                     createdAt: row.int("createdAt") ?? 0)
+            }
+            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
+    /// Removes the user whose id or email is `idOrEmail`, with its API keys; its refresh
+    /// tokens are revoked, and its access tokens are refused from then on.
+    ///
+    /// - Returns: the removed user.
+    /// - Throws: ``ServerError`` when no user has that id or email.
+    @discardableResult
+    public func removeUser(_ idOrEmail: String) throws -> User {
+        let email = idOrEmail.trimmingCharacters(in: .whitespaces).lowercased()
+        guard let record = try store.user(id: idOrEmail) ?? store.user(email: email),
+              let user = try users().first(where: { $0.id == record.id }) else {
+            throw ServerError("app '\(appId)' has no user with id or email '\(idOrEmail)'")
+        }
+        try store.removeUser(id: user.id)
+        return user
+    }
+
+    /// The API keys of every user, or of `userId`, oldest first.
+    public func apiKeys(userId: String? = nil) throws -> [APIKey] {
+        try store.environment.read { txn in try txn.allRows("__api_keys") }
+            .filter { userId == nil || $0.string("userId") == userId }
+            .map { row in
+                APIKey(id: row.string("_id") ?? "", userId: row.string("userId") ?? "", name: row.string("name") ?? "",
+                       disabled: row.bool("disabled") ?? true, createdAt: row.int("createdAt") ?? 0)
+            }
+            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
+    /// Deletes the API key `id`: it no longer logs in.
+    ///
+    /// - Returns: the revoked key.
+    /// - Throws: ``ServerError`` when there is no key `id`.
+    @discardableResult
+    public func revokeAPIKey(id: String) throws -> APIKey {
+        guard let key = try apiKeys().first(where: { $0.id == id }) else {
+            throw ServerError("app '\(appId)' has no API key with id '\(id)'")
+        }
+        try store.deleteAPIKey(id: id)
+        return key
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import ORCore
+
+/// An app store opened by an operator command, read-only and without the server's
+/// tables: for copying and checking, which must not write to the store they read.
+///
+/// LMDB lets such a reader work beside a server that writes the same file in another
+/// process: its read transaction sees one committed snapshot, and the writer never
+/// reuses the pages of a snapshot a reader holds.
+final class StoreFile {
+    let handle: OpaquePointer
+    let path: String
+
+    /// Opens the existing store at `path`; `verify` checks every page's structure first
+    /// (for files that may be damaged).
+    ///
+    /// - Throws: ``StoreError`` naming the file and ORCore's reason.
+    init(path: String, verify: Bool = false) throws {
+        var env: OpaquePointer?
+        let flags = UInt32(ORC_ENV_READ_ONLY) | UInt32(ORC_ENV_NO_CREATE) | (verify ? UInt32(ORC_ENV_VERIFY) : 0)
+        let status = orc_env_open(path, flags, nil, &env)
+        guard status == ORC_OK, let env else { throw StoreError.orcore(status, "open '\(path)'") }
+        handle = env
+        self.path = path
+    }
+
+    deinit {
+        orc_env_close(handle)
+    }
+
+    /// The latest committed version of the file (ORCore's, not the server version).
+    func committedVersion() throws -> UInt64 {
+        var version: UInt64 = 0
+        try StoreError.check(orc_env_version(handle, &version), "read the version of '\(path)'")
+        return version
+    }
+
+    /// Writes a compacted copy of the latest committed state to `destination` (which
+    /// must not exist). When the server grows the file's map meanwhile, LMDB refuses the
+    /// copy's read transaction (`ORC_ERR_BUSY`); a read transaction adopts the new size
+    /// and the copy starts again, a few times at most.
+    func copy(to destination: String) throws {
+        var attempt = 0
+        while true {
+            let status = orc_env_copy(handle, destination)
+            if status == ORC_OK { return }
+            attempt += 1
+            guard status == ORC_ERR_BUSY, attempt < 5 else { throw StoreError.orcore(status, "copy '\(path)' to '\(destination)'") }
+            var txn: OpaquePointer?
+            if orc_txn_begin(handle, Int32(ORC_TXN_READ), &txn) == ORC_OK { orc_txn_abort(txn) }
+        }
+    }
+
+    /// `orc_env_check`: nil when the file is consistent, else how many problems it found
+    /// and the first one.
+    func check() -> (problems: Int, first: String)? {
+        var problems = 0
+        let status = orc_env_check(handle, &problems)
+        if status == ORC_OK { return nil }
+        var message = String(cString: orc_last_error())
+        if message.isEmpty { message = String(cString: orc_strerror(status)) }
+        return (max(problems, 1), message)
+    }
+}

@@ -1,0 +1,144 @@
+import ArgumentParser
+import Foundation
+import OpenRealmServer
+
+// The operator commands: thin shells over the library's `Operator/` types, which the
+// tests call directly. Each prints what it did; a failure is an error naming the cause
+// and a non-zero exit status.
+
+/// The data directory option every operator command takes.
+struct DataDirectoryOption: ParsableArguments {
+    @Option(name: .customLong("data-dir"), help: "The server's data directory.")
+    var dataDir = "./openrealm-data"
+
+    var url: URL { URL(fileURLWithPath: dataDir) }
+}
+
+struct Backup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy the data directory (signing key, every app store) to a new directory; works while a server runs.")
+
+    @OptionGroup var data: DataDirectoryOption
+
+    @Option(help: "The backup directory to create (it must not exist).")
+    var to: String
+
+    func run() throws {
+        let report = try DataDirectoryBackup.run(dataDirectory: data.url, to: URL(fileURLWithPath: to))
+        print("backup of '\(data.dataDir)' written to '\(report.destination.path)'")
+        print(report.signingKey ? "signing.key: copied" : "signing.key: none in the data directory (keep the key given by file or environment apart)")
+        for app in report.apps {
+            print("app '\(app.appId)': server version \(app.serverVersion), \(app.clientFiles) client file(s), \(app.bytes) bytes")
+        }
+    }
+}
+
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Verify every app store of a data directory (orc_env_check); exit status 1 when anything is damaged.")
+
+    @OptionGroup var data: DataDirectoryOption
+
+    func run() throws {
+        try DataDirectory(data.url).requireExisting()
+        let lock = try DataDirectoryLock(directory: data.url, holder: "check")
+        defer { lock.release() }
+        let report = try DataDirectoryCheck.run(dataDirectory: data.url)
+        print(report.text)
+        if !report.isHealthy { throw ExitCode(1) }
+    }
+}
+
+/// The options of the commands that work on one app's accounts.
+struct AppOption: ParsableArguments {
+    @OptionGroup var data: DataDirectoryOption
+
+    @Option(help: "The app id.")
+    var app: String
+
+    func open() throws -> AppAdministration {
+        try AppAdministration(dataDirectory: data.url, appId: app)
+    }
+}
+
+/// A time in milliseconds since the epoch, as ISO 8601.
+private func timestamp(_ milliseconds: Int64) -> String {
+    ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+}
+
+struct Users: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List or remove an app's users (offline: no server may run on the data directory).",
+        subcommands: [List.self, Remove.self])
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the users: id, provider, email, created.")
+
+        @OptionGroup var app: AppOption
+
+        func run() throws {
+            let admin = try app.open()
+            defer { admin.close() }
+            for user in try admin.users() {
+                print([user.id, user.provider, user.email ?? "-", timestamp(user.createdAt)].joined(separator: "\t"))
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a user and its API keys; its refresh tokens are revoked and its access tokens refused.")
+
+        @OptionGroup var app: AppOption
+
+        @Argument(help: "The user's id or email.")
+        var user: String
+
+        func run() throws {
+            let admin = try app.open()
+            defer { admin.close() }
+            let removed = try admin.removeUser(user)
+            print("removed user \(removed.id)\(removed.email.map { " (\($0))" } ?? "") from app '\(admin.appId)'")
+        }
+    }
+}
+
+struct APIKeys: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apikeys",
+        abstract: "List or revoke an app's user API keys (offline: no server may run on the data directory).",
+        subcommands: [List.self, Revoke.self])
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the API keys: id, user, name, enabled or disabled, created.")
+
+        @OptionGroup var app: AppOption
+
+        @Option(help: "Only this user's keys (a user id).")
+        var user: String?
+
+        func run() throws {
+            let admin = try app.open()
+            defer { admin.close() }
+            for key in try admin.apiKeys(userId: user) {
+                print([key.id, key.userId, key.name, key.disabled ? "disabled" : "enabled", timestamp(key.createdAt)].joined(separator: "\t"))
+            }
+        }
+    }
+
+    struct Revoke: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete an API key: it no longer logs in.")
+
+        @OptionGroup var app: AppOption
+
+        @Argument(help: "The key's id (from 'apikeys list').")
+        var id: String
+
+        func run() throws {
+            let admin = try app.open()
+            defer { admin.close() }
+            let key = try admin.revokeAPIKey(id: id)
+            print("revoked API key \(key.id) ('\(key.name)') of user \(key.userId) in app '\(admin.appId)'")
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import XCTest
+@testable import OpenRealmServer
+
+/// The built `openrealm-server` run as a person runs it: exit statuses and messages of
+/// the operator commands and of start-up errors, and a backup taken by another process
+/// while this test's server writes.
+final class OperatorCommandLineTests: ServerTestCase {
+    var scratch: URL!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: scratch)
+        try super.tearDownWithError()
+    }
+
+    /// The directory of the built products (SwiftPM puts the executable next to the tests).
+    private var binary: URL {
+        let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+            + Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }.map { $0.bundleURL.deletingLastPathComponent() }
+        let directory = candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("openrealm-server").path) }
+            ?? Bundle.main.bundleURL
+        return directory.appendingPathComponent("openrealm-server")
+    }
+
+    /// Runs `openrealm-server arguments` (as user and group id `user` through setpriv when given) and
+    /// returns its status and output; a run past 30 s is killed and fails the test.
+    @discardableResult
+    func run(_ arguments: [String], as user: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> (status: Int32, output: String) {
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            XCTFail("openrealm-server is not built next to the tests (looked for \(binary.path))", file: file, line: line)
+            return (-1, "")
+        }
+        let process = Process()
+        if let user {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid", user, "--regid", user, "--clear-groups", binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        let done = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in done.signal() }
+        try process.run()
+        final class Output: @unchecked Sendable { var data = Data() }
+        let collected = Output()
+        let readDone = DispatchSemaphore(value: 0)
+        DispatchQueue(label: "cli-output").async {
+            collected.data = output.fileHandleForReading.readDataToEndOfFile()
+            readDone.signal()
+        }
+        if done.wait(timeout: .now() + 30) == .timedOut {
+            process.terminate()
+            XCTFail("openrealm-server \(arguments.joined(separator: " ")) did not end within 30 s", file: file, line: line)
+            done.wait()
+        }
+        readDone.wait()
+        return (process.terminationStatus, String(decoding: collected.data, as: UTF8.self))
+    }
+
+    func testVersion() throws {
+        let result = try run(["--version"])
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.output.trimmingCharacters(in: .whitespacesAndNewlines), OpenRealmVersion.current)
+    }
+
+    func testStartUpErrorsExitWithAMessage() throws {
+        let data = scratch.appendingPathComponent("data").path
+        var result = try run(["serve", "--port", "99999", "--data-dir", data])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.output.contains("port 99999 is out of range"), result.output)
+
+        result = try run(["serve", "--port", "\(port)", "--data-dir", data])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.output.contains("the port is in use by pid \(getpid())"), result.output)
+
+        let config = scratch.appendingPathComponent("app.json")
+        try Data("{\n  \"appId\": \"todo\",\n  \"auth\": {,}\n}".utf8).write(to: config)
+        result = try run(["serve", "--port", "0", "--data-dir", data, "--config", config.path])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.output.contains("app.json: JSON syntax error at line 3, column"), result.output)
+        XCTAssertFalse(result.output.contains("NSCocoaErrorDomain"), result.output)
+    }
+
+    func testAnUnreadableConfigurationSaysPermissionDenied() throws {
+        let config = scratch.appendingPathComponent("app.json")
+        try Data(#"{"appId": "todo"}"#.utf8).write(to: config)
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: config.path)
+        // Root reads any file: run as nobody when this test runs as root.
+        let user: String? = geteuid() == 0 ? "65534" : nil
+        if user != nil, !FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
+            throw XCTSkip("running as root without setpriv to drop privileges")
+        }
+        let result = try run(["serve", "--port", "0", "--data-dir", scratch.appendingPathComponent("data").path, "--config", config.path], as: user)
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.output.contains("cannot read the app configuration '\(config.path)': Permission denied"), result.output)
+    }
+
+    func testALockedDataDirectoryIsRefusedAndBackupWorksBesideTheServer() throws {
+        _ = try anonymousToken()
+        // This test's server holds the directory.
+        var result = try run(["serve", "--port", "0", "--data-dir", dataDirectory.path])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.output.contains("the data directory '\(dataDirectory.path)' is in use by openrealm-server serve (pid \(getpid()))"),
+                      result.output)
+        for command in [["check"], ["users", "list", "--app", "todo"], ["apikeys", "list", "--app", "todo"]] {
+            result = try run(command + ["--data-dir", dataDirectory.path])
+            XCTAssertNotEqual(result.status, 0, command.joined(separator: " "))
+            XCTAssertTrue(result.output.contains("is in use by openrealm-server serve"), result.output)
+        }
+
+        // Another process backs the directory up while the server writes.
+        // (A Dispatch thread, not a task: the test blocks its thread while the command runs.)
+        let writer = DispatchGroup()
+        let port = self.port
+        DispatchQueue.global().async(group: writer) {
+            for _ in 0..<20 {
+                _ = try? TestHTTP(port: port).request("POST", "/api/client/v2.0/app/todo/auth/providers/anon-user/login", json: [:])
+            }
+        }
+        let backup = scratch.appendingPathComponent("backup").path
+        result = try run(["backup", "--data-dir", dataDirectory.path, "--to", backup])
+        writer.wait()
+        XCTAssertEqual(result.status, 0, result.output)
+        XCTAssertTrue(result.output.contains("app 'todo': server version"), result.output)
+        result = try run(["check", "--data-dir", backup])
+        XCTAssertEqual(result.status, 0, result.output)
+        XCTAssertTrue(result.output.contains("ok       app 'todo'"), result.output)
+        result = try run(["users", "list", "--app", "todo", "--data-dir", backup])
+        XCTAssertEqual(result.status, 0, result.output)
+        XCTAssertTrue(result.output.contains("anon-user"), result.output)
+    }
+
+    func testCheckExitsNonZeroOnADamagedStore() throws {
+        _ = try anonymousToken()
+        stopServer()
+        var result = try run(["check", "--data-dir", dataDirectory.path])
+        XCTAssertEqual(result.status, 0, result.output)
+        XCTAssertTrue(result.output.contains("no problems"), result.output)
+        let store = try FileHandle(forWritingTo: URL(fileURLWithPath: storePath))
+        try store.truncate(atOffset: 4096)
+        try store.close()
+        result = try run(["check", "--data-dir", dataDirectory.path])
+        XCTAssertEqual(result.status, 1, result.output)
+        XCTAssertTrue(result.output.contains("DAMAGED  app 'todo'"), result.output)
+    }
+}
