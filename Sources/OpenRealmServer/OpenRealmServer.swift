@@ -51,7 +51,7 @@ public final class OpenRealmServer: Sendable {
         // First: its middleware counts the requests of the routes added after it.
         MetricsRoute.add(to: router, metrics: metrics)
         AuthRoutes.add(to: router, auth: auth, host: configuration.host, port: { box.port ?? 0 })
-        SyncEndpoint.add(to: router, auth: auth, logger: logger, metrics: metrics, bindTimeout: configuration.syncBindTimeout)
+        SyncEndpoint.add(to: router, auth: auth, logger: logger, metrics: metrics, limits: SyncEndpoint.Limits(configuration))
         // A frame announcing more than one protocol message's bytes is refused from its
         // header (close code 1009), before any of its payload is buffered.
         let ws = WebSocketServerConfiguration(maxFrameSize: WireLimits().maxMessageSize + WireProtocol.headerSize,

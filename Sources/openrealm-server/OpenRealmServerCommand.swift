@@ -38,6 +38,18 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("sync-ping-interval"), help: "Seconds between WebSocket pings; an unanswered ping closes the connection at the next.")
     var syncPingInterval: Double = 30
 
+    @Option(name: .customLong("sync-max-outbound-bytes"), help: "The most bytes waiting to be sent to one sync connection; past that it is closed (also the largest bootstrap sent in one go).")
+    var syncMaxOutboundBytes: Int = 64 << 20
+
+    @Option(name: .customLong("sync-drain-timeout"), help: "Seconds within which a frame queued for a sync connection must be written; a connection that does not drain in time is closed.")
+    var syncDrainTimeout: Double = 60
+
+    @Option(name: .customLong("sync-query-budget"), help: "Query bytes a sync connection may send at once (each query message counts at least 16 KiB).")
+    var syncQueryBudget: Int = 1 << 20
+
+    @Option(name: .customLong("sync-query-rate"), help: "Query bytes per second a sync connection's budget refills by.")
+    var syncQueryRate: Int = 256 << 10
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -49,12 +61,20 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = level
         var configuration = ServerConfiguration(host: host, port: port, dataDirectory: URL(fileURLWithPath: dataDir))
         for (name, value) in [("--http-idle-timeout", httpIdleTimeout), ("--sync-bind-timeout", syncBindTimeout),
-                              ("--sync-ping-interval", syncPingInterval)] where !(value > 0 && value <= 86_400) {
+                              ("--sync-ping-interval", syncPingInterval), ("--sync-drain-timeout", syncDrainTimeout)] where !(value > 0 && value <= 86_400) {
             throw ValidationError("\(name) \(value) must be between 0 and 86400 seconds")
+        }
+        for (name, value, least) in [("--sync-max-outbound-bytes", syncMaxOutboundBytes, 1 << 20), ("--sync-query-budget", syncQueryBudget, 16 << 10),
+                                     ("--sync-query-rate", syncQueryRate, 1)] where value < least {
+            throw ValidationError("\(name) \(value) must be at least \(least) bytes")
         }
         configuration.httpIdleTimeout = httpIdleTimeout
         configuration.syncBindTimeout = syncBindTimeout
         configuration.syncPingInterval = syncPingInterval
+        configuration.syncMaxOutboundBytes = syncMaxOutboundBytes
+        configuration.syncDrainTimeout = syncDrainTimeout
+        configuration.syncQueryBudgetBytes = syncQueryBudget
+        configuration.syncQueryBytesPerSecond = syncQueryRate
         if let config {
             configuration.app = try AppConfiguration.load(from: URL(fileURLWithPath: config))
         }
