@@ -58,13 +58,17 @@ public final class OpenRealmServer: Sendable {
                                               autoPing: .enabled(timePeriod: Self.duration(configuration.syncPingInterval)),
                                               closeTimeout: Self.duration(configuration.syncCloseTimeout))
         let idle = TimeAmount.nanoseconds(Int64(configuration.httpIdleTimeout * 1e9))
+        let limits = HTTPRequestLimits(configuration)
+        let http1 = HTTP1Channel.Configuration(idleTimeout: idle, httpDecoderConfiguration: limits.decoderConfiguration)
         let webSocketResponder = router.buildResponder()
         return Application(
             router: router,
             server: HTTPServerBuilder { responder in
                 FirstRequestDeadlineChannel(
-                    inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
-                                                        configuration: .init(http1: .init(idleTimeout: idle), ws: ws)),
+                    inner: HTTPRequestLimitsChannel(
+                        inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
+                                                            configuration: .init(http1: http1, ws: ws)),
+                        limits: limits),
                     timeout: idle)
             },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),

@@ -41,6 +41,15 @@ public struct ServerConfiguration: Sendable {
     public var syncQueryBudgetBytes: Int = 1 << 20
     /// The query bytes per second a sync connection's budget refills by.
     public var syncQueryBytesPerSecond: Int = 256 << 10
+    /// The largest HTTP request head (request line and header fields); a larger one is
+    /// answered 431 and the connection closed.
+    public var httpMaxHeadBytes: Int = 16 << 10
+    /// The largest HTTP request body; a request declaring a larger one is answered 413
+    /// and the connection closed, and one sending more is closed.
+    public var httpMaxBodyBytes: Int = 1 << 20
+    /// Seconds a request's body may take to arrive, from the end of its head; a body
+    /// still incomplete then is cut off (the connection is closed).
+    public var httpBodyTimeout: Double = 30
 
     /// A configuration listening on `host:port` with data in `dataDirectory`.
     public init(host: String = "127.0.0.1", port: Int = 9090, dataDirectory: URL, app: AppConfiguration? = nil) {
