@@ -54,20 +54,24 @@ public final class OpenRealmServer: Sendable {
         // First: its middleware counts the requests of the routes added after it.
         MetricsRoute.add(to: router, metrics: metrics)
         AuthRoutes.add(to: router, auth: auth, host: configuration.host, port: { box.port ?? 0 })
-        SyncEndpoint.add(to: router, auth: auth, logger: logger, metrics: metrics, bindTimeout: configuration.syncBindTimeout)
+        SyncEndpoint.add(to: router, auth: auth, logger: logger, metrics: metrics, limits: SyncEndpoint.Limits(configuration))
         // A frame announcing more than one protocol message's bytes is refused from its
         // header (close code 1009), before any of its payload is buffered.
         let ws = WebSocketServerConfiguration(maxFrameSize: WireLimits().maxMessageSize + WireProtocol.headerSize,
                                               autoPing: .enabled(timePeriod: Self.duration(configuration.syncPingInterval)),
                                               closeTimeout: Self.duration(configuration.syncCloseTimeout))
         let idle = TimeAmount.nanoseconds(Int64(configuration.httpIdleTimeout * 1e9))
+        let limits = HTTPRequestLimits(configuration)
+        let http1 = HTTP1Channel.Configuration(idleTimeout: idle, httpDecoderConfiguration: limits.decoderConfiguration)
         let webSocketResponder = router.buildResponder()
         return Application(
             router: router,
             server: HTTPServerBuilder { responder in
                 FirstRequestDeadlineChannel(
-                    inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
-                                                        configuration: .init(http1: .init(idleTimeout: idle), ws: ws)),
+                    inner: HTTPRequestLimitsChannel(
+                        inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
+                                                            configuration: .init(http1: http1, ws: ws)),
+                        limits: limits),
                     timeout: idle)
             },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),

@@ -43,6 +43,26 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("mail-command"),
             help: "A program that sends the server's mails (confirmations, password resets), given each message on standard input, e.g. \"/usr/sbin/sendmail -t\".")
     var mailCommand: String?
+    @Option(name: .customLong("sync-max-outbound-bytes"), help: "The most bytes waiting to be sent to one sync connection; past that it is closed (also the largest bootstrap sent in one go).")
+    var syncMaxOutboundBytes: Int = 64 << 20
+
+    @Option(name: .customLong("sync-drain-timeout"), help: "Seconds within which a frame queued for a sync connection must be written; a connection that does not drain in time is closed.")
+    var syncDrainTimeout: Double = 60
+
+    @Option(name: .customLong("sync-query-budget"), help: "Query bytes a sync connection may send at once (each query message counts at least 16 KiB).")
+    var syncQueryBudget: Int = 1 << 20
+
+    @Option(name: .customLong("sync-query-rate"), help: "Query bytes per second a sync connection's budget refills by.")
+    var syncQueryRate: Int = 256 << 10
+
+    @Option(name: .customLong("http-max-head-bytes"), help: "The largest HTTP request head; a larger one gets 431 and the connection is closed.")
+    var httpMaxHeadBytes: Int = 16 << 10
+
+    @Option(name: .customLong("http-max-body-bytes"), help: "The largest HTTP request body; a larger one gets 413 (or is cut off) and the connection is closed.")
+    var httpMaxBodyBytes: Int = 1 << 20
+
+    @Option(name: .customLong("http-body-timeout"), help: "Seconds a request body may take after its head before the connection is closed.")
+    var httpBodyTimeout: Double = 30
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
@@ -61,7 +81,8 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = level
         var configuration = ServerConfiguration(host: host, port: port, dataDirectory: URL(fileURLWithPath: dataDir))
         for (name, value) in [("--http-idle-timeout", httpIdleTimeout), ("--sync-bind-timeout", syncBindTimeout),
-                              ("--sync-ping-interval", syncPingInterval)] where !(value > 0 && value <= 86_400) {
+                              ("--sync-ping-interval", syncPingInterval), ("--sync-drain-timeout", syncDrainTimeout),
+                              ("--http-body-timeout", httpBodyTimeout)] where !(value > 0 && value <= 86_400) {
             throw ValidationError("\(name) \(value) must be between 0 and 86400 seconds")
         }
         switch (signingKeyFile, signingKeyEnv) {
@@ -70,12 +91,24 @@ struct Serve: AsyncParsableCommand {
         case (nil, nil): break
         case (_?, _?): throw ValidationError("give --signing-key-file or --signing-key-env, not both")
         }
+        for (name, value, least) in [("--sync-max-outbound-bytes", syncMaxOutboundBytes, 1 << 20), ("--sync-query-budget", syncQueryBudget, 16 << 10),
+                                     ("--sync-query-rate", syncQueryRate, 1), ("--http-max-head-bytes", httpMaxHeadBytes, 1 << 10),
+                                     ("--http-max-body-bytes", httpMaxBodyBytes, 1 << 10)] where value < least {
+            throw ValidationError("\(name) \(value) must be at least \(least) bytes")
+        }
         configuration.httpIdleTimeout = httpIdleTimeout
         configuration.syncBindTimeout = syncBindTimeout
         configuration.syncPingInterval = syncPingInterval
         if let mailCommand {
             configuration.mailer = try CommandMailSender(command: mailCommand)
         }
+        configuration.syncMaxOutboundBytes = syncMaxOutboundBytes
+        configuration.syncDrainTimeout = syncDrainTimeout
+        configuration.syncQueryBudgetBytes = syncQueryBudget
+        configuration.syncQueryBytesPerSecond = syncQueryRate
+        configuration.httpMaxHeadBytes = httpMaxHeadBytes
+        configuration.httpMaxBodyBytes = httpMaxBodyBytes
+        configuration.httpBodyTimeout = httpBodyTimeout
         if let config {
             configuration.app = try AppConfiguration.load(from: URL(fileURLWithPath: config))
         }

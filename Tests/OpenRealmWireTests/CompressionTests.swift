@@ -135,4 +135,59 @@ final class CompressionTests: XCTestCase {
         XCTAssertLessThan(frame.count, small.maxMessageSize)
         assertRefused(frame, .limitsExceeded, "uncompressed, over the limit of 40000", limits: small)
     }
+
+    /// A compressed `ping` frame whose body is `size` zero bytes (a varint 0 and padding
+    /// the decoder never reaches) compressed by zstd itself: a real bomb.
+    private func zeroBomb(_ size: Int) -> [UInt8] {
+        let zeros = [UInt8](repeating: 0, count: size)
+        let compressed = WireCompression.compress([0] + zeros, range: 1..<(size + 1), level: 1)!
+        return compressedFrame(compressed)
+    }
+
+    func testABodyExpandingBeyondTheRatioIsRefusedBeforeDecompressing() throws {
+        // 16 MiB of zeros in a few hundred bytes: within the size limit, far beyond the ratio.
+        let bomb = zeroBomb(16 << 20)
+        XCTAssertLessThan(bomb.count, 4_096)
+        assertRefused(bomb, .limitsExceeded, "more than 256 times their size (the compression ratio limit)")
+        // The same frame passes once the ratio allows it (the check is the ratio's alone),
+        // and is then refused for what it is, not for its size.
+        var lax = WireLimits()
+        lax.maxCompressionRatio = 1 << 30
+        assertRefused(bomb, .badMessage, "unexpected bytes", limits: lax)
+        // At exactly the ratio a body is accepted: a raw block of 2 bytes declaring 2.
+        var tight = WireLimits()
+        tight.maxCompressionRatio = 1
+        XCTAssertEqual(try WireFrameDecoder.decode(frame: compressedFrame(rawZstdFrame([5, 6], declared: 2)), limits: tight),
+                       .ping(WirePing(timestamp: 5, roundTripTime: 6)))
+    }
+
+    func testTheEncoderSendsPlainWhatWouldExceedTheRatio() throws {
+        // 200 kB of one repeated title compresses thousands of times: it must travel plain.
+        let message = WireMessage.upload(WireUpload(session: 1, changesets: [
+            WireUploadChangeset(clientVersion: 1, lastIntegratedServerVersion: 0, timestamp: WireHybridTimestamp(milliseconds: 1),
+                                instructions: [.set(object: Fixtures.task, property: "title", value: .string(String(repeating: "a", count: 200_000)))]),
+        ]))
+        let frame = try WireEncoder().encode(message)
+        XCTAssertEqual(frame[7], 0, "sent uncompressed")
+        XCTAssertEqual(try WireFrameDecoder.decode(frame: frame), message)
+        var lax = WireLimits()
+        lax.maxCompressionRatio = 1 << 30
+        let compressed = try WireEncoder(limits: lax).encode(message)
+        XCTAssertEqual(compressed[7], 1, "compressed when the ratio allows it")
+        XCTAssertGreaterThan((frame.count - 12) / (compressed.count - 12), 256)
+        assertRefused(compressed, .limitsExceeded, "compression ratio limit")
+    }
+
+    func testTheDecoderReportsTheDecodedBodySize() throws {
+        let message = bigUpload(5_000)
+        let plainSize = try WireEncoder(limits: WireLimits(compressionThreshold: .max)).encode(message).count - 12
+        var decoder = WireFrameDecoder()
+        XCTAssertEqual(decoder.decodedBodySize, 0)
+        let frame = try WireEncoder().encode(message)
+        XCTAssertEqual(frame[7], 1)
+        XCTAssertEqual(try decoder.feed(frame), [message])
+        XCTAssertEqual(decoder.decodedBodySize, plainSize, "the decompressed size, not the \(frame.count - 12) bytes on the wire")
+        _ = try decoder.feed(try WireEncoder().encode(.mark(WireMark(session: 1, requestId: 1))))
+        XCTAssertEqual(decoder.decodedBodySize, try WireEncoder().encode(.mark(WireMark(session: 1, requestId: 1))).count - 12)
+    }
 }

@@ -31,6 +31,31 @@ public struct ServerConfiguration: Sendable {
     /// Seconds the server waits for the peer's answer to its WebSocket close frame
     /// before it drops the connection.
     public var syncCloseTimeout: Double = 10
+    /// The most decoded bytes of frames a sync connection may have read and not handled
+    /// yet; past that its socket is not read until its handler catches up.
+    public var syncInboundQueueBytes: Int = 32 << 20
+    /// The most encoded bytes waiting to be sent to one sync connection; a connection
+    /// that lets more pile up (it does not read) gets a `connectionClosed` error and is
+    /// closed. Also the largest bootstrap the server can send in one go.
+    public var syncMaxOutboundBytes: Int = 64 << 20
+    /// Seconds within which every frame queued for a sync connection must be written to
+    /// its socket; a connection that does not drain its queue in time is closed,
+    /// whether or not it answers pings.
+    public var syncDrainTimeout: Double = 60
+    /// The query bytes (class names and RQL texts, at least 16 KiB per query message) a
+    /// sync connection may send at once before its queries wait for its budget.
+    public var syncQueryBudgetBytes: Int = 1 << 20
+    /// The query bytes per second a sync connection's budget refills by.
+    public var syncQueryBytesPerSecond: Int = 256 << 10
+    /// The largest HTTP request head (request line and header fields); a larger one is
+    /// answered 431 and the connection closed.
+    public var httpMaxHeadBytes: Int = 16 << 10
+    /// The largest HTTP request body; a request declaring a larger one is answered 413
+    /// and the connection closed, and one sending more is closed.
+    public var httpMaxBodyBytes: Int = 1 << 20
+    /// Seconds a request's body may take to arrive, from the end of its head; a body
+    /// still incomplete then is cut off (the connection is closed).
+    public var httpBodyTimeout: Double = 30
 
     /// A configuration listening on `host:port` with data in `dataDirectory`.
     public init(host: String = "127.0.0.1", port: Int = 9090, dataDirectory: URL, app: AppConfiguration? = nil) {

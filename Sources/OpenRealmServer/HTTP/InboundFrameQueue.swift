@@ -7,7 +7,9 @@ import OpenRealmWire
 ///
 /// Bounded: the reader waits (and so stops reading the socket, which pushes back on the
 /// client through TCP) once ``maxFrames`` frames or ``maxBytes`` bytes are queued; a
-/// single frame is always accepted when the queue is empty, whatever its size.
+/// single frame is always accepted when the queue is empty, whatever its size. Frames
+/// are charged by their decoded size (header plus decompressed body), not by what they
+/// took on the wire: a compressed frame holds its decompressed body once decoded.
 ///
 /// Threading: any number of threads and tasks; one reader and one handler at a time.
 final class InboundFrameQueue: @unchecked Sendable {
@@ -21,8 +23,10 @@ final class InboundFrameQueue: @unchecked Sendable {
 
     /// The most frames queued at once.
     let maxFrames: Int
-    /// The most bytes (of the frames as received) queued at once.
+    /// The most bytes (of the frames as decoded) queued at once.
     let maxBytes: Int
+    /// Where the queued bytes are reported (`openrealm_inbound_queued_bytes` and its peak).
+    private let metrics: ServerMetrics?
 
     private let lock = NSLock()
     private var items: [(item: Item, bytes: Int)] = []
@@ -32,12 +36,13 @@ final class InboundFrameQueue: @unchecked Sendable {
     private var waitingHandler: CheckedContinuation<Item?, Never>?
     private var waitingReader: CheckedContinuation<Void, Never>?
 
-    init(maxFrames: Int = 256, maxBytes: Int = 32 << 20) {
+    init(maxFrames: Int = 256, maxBytes: Int = 32 << 20, metrics: ServerMetrics? = nil) {
         self.maxFrames = max(1, maxFrames)
         self.maxBytes = max(1, maxBytes)
+        self.metrics = metrics
     }
 
-    /// Queues `item`, which took `bytes` on the wire; waits while the queue is full.
+    /// Queues `item`, which costs `bytes` once decoded; waits while the queue is full.
     /// Does nothing once the queue is finished.
     func push(_ item: Item, bytes: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -52,7 +57,7 @@ final class InboundFrameQueue: @unchecked Sendable {
                 continuation.resume()
             } else if canAccept(bytes) {
                 items.append((item, bytes))
-                queuedBytes += bytes
+                account(bytes)
                 lock.unlock()
                 continuation.resume()
             } else {
@@ -67,6 +72,14 @@ final class InboundFrameQueue: @unchecked Sendable {
     /// The item of the reader waiting for room.
     private var pendingItem: (item: Item, bytes: Int)?
 
+    /// Adds `delta` to the queued bytes and reports them. Call with `lock` held.
+    private func account(_ delta: Int) {
+        queuedBytes += delta
+        guard let metrics, delta != 0 else { return }
+        metrics.adjust("openrealm_inbound_queued_bytes", by: Int64(delta))
+        if delta > 0 { metrics.raise("openrealm_inbound_queue_peak_bytes", to: Int64(queuedBytes)) }
+    }
+
     /// Whether a frame of `bytes` fits now. Call with `lock` held.
     private func canAccept(_ bytes: Int) -> Bool {
         let count = items.count - head
@@ -80,7 +93,7 @@ final class InboundFrameQueue: @unchecked Sendable {
             if head < items.count {
                 let (item, bytes) = items[head]
                 head += 1
-                queuedBytes -= bytes
+                account(-bytes)
                 if head > 64 && head * 2 > items.count {
                     items.removeFirst(head)
                     head = 0
@@ -91,7 +104,7 @@ final class InboundFrameQueue: @unchecked Sendable {
                     pendingItem = nil
                     waitingReader = nil
                     items.append(pending)
-                    queuedBytes += pending.bytes
+                    account(pending.bytes)
                     reader = waiting
                 }
                 lock.unlock()
@@ -115,7 +128,7 @@ final class InboundFrameQueue: @unchecked Sendable {
         if discardingQueued {
             items.removeAll()
             head = 0
-            queuedBytes = 0
+            account(-queuedBytes)
         }
         let handler = waitingHandler
         waitingHandler = nil
@@ -132,6 +145,13 @@ final class InboundFrameQueue: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return waitingReader != nil
+    }
+
+    /// The bytes (decoded) queued now.
+    var bytes: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return queuedBytes
     }
 
     /// The number of frames queued now (for tests and metrics).

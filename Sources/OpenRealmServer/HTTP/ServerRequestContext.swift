@@ -9,11 +9,15 @@ struct ServerRequestContext: RequestContext, WebSocketRequestContext, RemoteAddr
     let webSocket: WebSocketHandlerReference<Self>
     /// The connection's remote address.
     let remoteAddress: SocketAddress?
+    /// The connection's channel: a sync connection that does not drain what it is sent
+    /// is closed through it (a WebSocket close frame would wait behind the unsent data).
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 
     /// The remote IP address as text (`127.0.0.1`, `::1`), or nil when unknown.

@@ -2,49 +2,113 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import OpenRealmWire
 
 /// The sync WebSocket: `GET /api/client/v2.0/app/<appId>/realm-sync` upgraded to a
 /// WebSocket whose binary messages each carry one protocol frame. The protocol logic is
 /// ``SyncConnection``; this only moves frames between it and the socket.
 enum SyncEndpoint {
-    /// Adds the route. A connection that sends no `bind` within `bindTimeout` seconds
-    /// gets a `connectionClosed` error and is closed (a bind received in time counts,
-    /// however long it then waits for the app). Each connection holds at most
-    /// `frameQueue` frames and bytes read but not handled yet; past that its reader
-    /// waits.
+    /// What one sync connection may hold and ask for (``ServerConfiguration`` has them).
+    struct Limits: Sendable {
+        /// Seconds a connection has to send its first `bind`.
+        var bindTimeout: Double = 30
+        /// Frames and decoded bytes read but not handled yet.
+        var inboundFrames = 256
+        var inboundBytes = 32 << 20
+        /// Encoded bytes waiting to be sent, and the seconds a queued frame may wait.
+        var outboundBytes = 64 << 20
+        var drainTimeout: Double = 60
+        /// The query budget (``QueryBudget``).
+        var queryBudgetBytes = 1 << 20
+        var queryBytesPerSecond = 256 << 10
+
+        init() {}
+
+        init(_ configuration: ServerConfiguration) {
+            bindTimeout = configuration.syncBindTimeout
+            inboundBytes = configuration.syncInboundQueueBytes
+            outboundBytes = configuration.syncMaxOutboundBytes
+            drainTimeout = configuration.syncDrainTimeout
+            queryBudgetBytes = configuration.syncQueryBudgetBytes
+            queryBytesPerSecond = configuration.syncQueryBytesPerSecond
+        }
+    }
+
+    /// Adds the route. A connection that sends no `bind` within `limits.bindTimeout`
+    /// seconds gets a `connectionClosed` error and is closed (a bind received in time
+    /// counts, however long it then waits for the app). Each connection holds at most
+    /// `limits.inboundFrames` frames and `limits.inboundBytes` decoded bytes read but not
+    /// handled yet (past that its reader waits), and at most `limits.outboundBytes`
+    /// encoded bytes to send (``OutboundFrameQueue``: past that, or when a queued frame
+    /// waits longer than `limits.drainTimeout`, it is closed); its queries are paced by
+    /// a ``QueryBudget``.
     static func add(to router: Router<ServerRequestContext>, auth: AuthService, logger: Logger, metrics: ServerMetrics,
-                    bindTimeout: Double, frameQueue: (frames: Int, bytes: Int) = (256, 32 << 20)) {
+                    limits: Limits = Limits()) {
         router.ws("\(AuthRoutes.appPrefix)/realm-sync", shouldUpgrade: { _, context in
             guard let appId = context.parameters.get("appId"), AppRegistry.isValidAppId(appId) else { return .dontUpgrade }
             do { _ = try auth.apps.app(appId) } catch { return .dontUpgrade }
             return .upgrade([:])
         }) { inbound, outbound, context in
             let appId = context.requestContext.parameters.get("appId")
-            let (stream, continuation) = AsyncStream<ConnectionOutput>.makeStream()
+            let channel = context.requestContext.channel
+            let sending = OutboundFrameQueue(maxBytes: limits.outboundBytes, metrics: metrics)
+            sending.onOverflow = { queued, frame in
+                metrics.increment("openrealm_slow_connections_closed_total", labels: "{reason=\"queue_full\"}")
+                logger.info("closing a sync connection that does not read what it is sent", metadata: [
+                    "queued": "\(queued)", "frame": "\(frame)", "limit": "\(limits.outboundBytes)"])
+            }
             let connection = SyncConnection(auth: auth, apps: auth.apps, appId: appId, logger: logger, metrics: metrics,
-                                            output: { continuation.yield($0) })
+                                            output: { sending.push($0) })
             metrics.increment("openrealm_connections_total")
             metrics.adjust("openrealm_connections_open", by: 1)
             defer { metrics.adjust("openrealm_connections_open", by: -1) }
             let bound = Flag()
+            let bindTimeout = limits.bindTimeout
             let bindDeadline = Task {
                 try? await Task.sleep(nanoseconds: UInt64(bindTimeout * 1e9))
                 guard !Task.isCancelled, !bound.isSet else { return }
                 logger.info("closing a sync connection that did not bind in time", metadata: ["timeout": "\(bindTimeout)"])
-                continuation.yield(.message(.error(WireErrorMessage(
+                sending.push(.message(.error(WireErrorMessage(
                     session: 0, code: .connectionClosed,
                     message: "connectionClosed: no bind within \(bindTimeout) s of connecting; the server closes idle sync connections",
                     isFatal: true))))
-                continuation.yield(.close)
+                sending.push(.close)
             }
             defer { bindDeadline.cancel() }
-            let queue = InboundFrameQueue(maxFrames: frameQueue.frames, maxBytes: frameQueue.bytes)
+            // Every queued frame must reach the socket within the drain timeout. A peer
+            // that does not read makes every write wait (the close frame's too), so the
+            // channel itself is closed.
+            let drainWatch = Task {
+                let timeout = Duration.nanoseconds(Int64(limits.drainTimeout * 1e9))
+                while !Task.isCancelled {
+                    let deadline = (sending.oldestUnwrittenSince ?? .now) + timeout
+                    if deadline <= .now {
+                        metrics.increment("openrealm_slow_connections_closed_total", labels: "{reason=\"drain_timeout\"}")
+                        logger.info("closing a sync connection that did not drain its queue in time", metadata: [
+                            "queued": "\(sending.bytes)", "timeout": "\(limits.drainTimeout)"])
+                        channel.close(promise: nil)
+                        return
+                    }
+                    try? await Task.sleep(until: deadline, clock: .continuous)
+                }
+            }
+            defer { drainWatch.cancel() }
+            let queue = InboundFrameQueue(maxFrames: limits.inboundFrames, maxBytes: limits.inboundBytes, metrics: metrics)
             let handlerDone = Flag()
             // The handler: one frame at a time, in order, off the cooperative pool
-            // (integration commits to disk and waits for the app's lock).
+            // (integration commits to disk and waits for the app's lock); not while the
+            // client has not taken what it was sent, and queries within its budget.
             let handler = Task {
-                while let item = await queue.next() {
+                var budget = QueryBudget(capacity: limits.queryBudgetBytes, bytesPerSecond: limits.queryBytesPerSecond)
+                while await sending.waitForRoom(), let item = await queue.next() {
+                    if case .message(.query(let query)) = item {
+                        let wait = budget.delay(for: QueryBudget.cost(of: query))
+                        if wait > .zero {
+                            metrics.increment("openrealm_query_budget_waits_total")
+                            do { try await Task.sleep(for: wait) } catch { break }
+                        }
+                    }
                     await BlockingWork.run {
                         switch item {
                         case .message(let message): connection.receive(message)
@@ -58,27 +122,25 @@ enum SyncEndpoint {
             }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    let encoder = WireEncoder()
-                    for await output in stream {
-                        var output = output
-                        if case .encoded(let shared) = output, shared.version != encoder.version { output = .message(shared.message) }
-                        switch output {
-                        case .message(let message):
-                            let frame: [UInt8]
-                            do {
-                                frame = try encoder.encode(message)
-                            } catch {
-                                logger.error("cannot encode a sync message", metadata: ["error": "\(error)"])
-                                try? await outbound.close(.unexpectedServerError, reason: "cannot encode a message")
-                                return
-                            }
+                    // Once the writer stops (the close is written, or the socket failed)
+                    // nothing more can be sent: a handler waiting for room is let go.
+                    defer { sending.end() }
+                    while let entry = await sending.next() {
+                        switch entry {
+                        case .frame(let frame, let output):
                             metrics.sent(output, bytes: frame.count)
                             try await outbound.write(.binary(ByteBuffer(bytes: frame)))
-                        case .encoded(let encoded):
-                            metrics.sent(output, bytes: encoded.frame.count)
-                            try await outbound.write(.binary(ByteBuffer(bytes: encoded.frame)))
-                        case .close:
-                            try? await outbound.close(.normalClosure, reason: nil)
+                            sending.written()
+                        case .close(let code, let reason):
+                            switch code {
+                            case 1008:
+                                try? await outbound.close(.policyViolation, reason: reason)
+                            case 1011:
+                                logger.error("cannot encode a sync message", metadata: ["error": "\(reason ?? "")"])
+                                try? await outbound.close(.unexpectedServerError, reason: "cannot encode a message")
+                            default:
+                                try? await outbound.close(.normalClosure, reason: reason)
+                            }
                             return
                         }
                     }
@@ -86,13 +148,14 @@ enum SyncEndpoint {
                 // The reader keeps reading while earlier frames are handled, so that the
                 // WebSocket's control frames (the client's pongs, its close) are seen and
                 // a protocol `ping` is answered at once; it waits only when the queue is
-                // full (back-pressure on the client through TCP).
+                // full (back-pressure on the client through TCP). Frames are charged by
+                // their decoded size.
                 do {
                     for try await message in inbound.messages(maxSize: WireLimits().maxMessageSize + WireProtocol.headerSize) {
                         switch message {
                         case .binary(let buffer):
                             let frame = Array(buffer.readableBytesView)
-                            let item = SyncConnection.decode(frame: frame, metrics: metrics)
+                            let (item, decodedBytes) = SyncConnection.decode(frame: frame, metrics: metrics)
                             switch item {
                             case .message(.ping(let ping)):
                                 connection.answerPing(ping)
@@ -104,7 +167,7 @@ enum SyncEndpoint {
                             default:
                                 break
                             }
-                            await queue.push(item, bytes: frame.count)
+                            await queue.push(item, bytes: decodedBytes)
                         case .text:
                             await queue.push(.failure(WireErrorMessage(
                                 session: 0, code: .badMessage,
@@ -121,9 +184,9 @@ enum SyncEndpoint {
                 // work for a dead connection in front of its live one), then the
                 // sessions end.
                 queue.finish(discardingQueued: true)
+                handler.cancel()
                 await handler.value
                 await BlockingWork.run { connection.close() }
-                continuation.finish()
                 try await group.waitForAll()
             }
         }

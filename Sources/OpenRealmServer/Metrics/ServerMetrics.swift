@@ -19,6 +19,12 @@ import OpenRealmWire
 /// | `openrealm_sent_bytes_total` | counter | sync frame bytes sent |
 /// | `openrealm_http_requests_total` | counter | auth and health requests, by route group |
 /// | `openrealm_password_checks_total` | counter | password hashes verified by email/password logins (one per login, registered email or not) |
+/// | `openrealm_inbound_queued_bytes` | gauge | decoded bytes of frames read and not handled yet, all connections |
+/// | `openrealm_inbound_queue_peak_bytes` | gauge | the most one connection's inbound queue held |
+/// | `openrealm_outbound_queued_bytes` | gauge | encoded bytes waiting to be written, all connections |
+/// | `openrealm_outbound_queue_peak_bytes` | gauge | the most one connection's outbound queue held |
+/// | `openrealm_slow_connections_closed_total` | counter | sync connections closed for not reading, by `reason` |
+/// | `openrealm_query_budget_waits_total` | counter | query messages that waited for their connection's query budget |
 public final class ServerMetrics: @unchecked Sendable {
     private let lock = NSLock()
     private var counters: [String: UInt64] = [:]
@@ -40,6 +46,12 @@ public final class ServerMetrics: @unchecked Sendable {
         ("openrealm_sent_bytes_total", "counter", "Sync frame bytes sent."),
         ("openrealm_http_requests_total", "counter", "HTTP requests to the auth and health routes."),
         ("openrealm_password_checks_total", "counter", "Password hashes verified by email/password logins."),
+        ("openrealm_inbound_queued_bytes", "gauge", "Decoded bytes of sync frames read and not handled yet."),
+        ("openrealm_inbound_queue_peak_bytes", "gauge", "The most decoded bytes one connection's inbound queue held."),
+        ("openrealm_outbound_queued_bytes", "gauge", "Encoded bytes of sync frames waiting to be written."),
+        ("openrealm_outbound_queue_peak_bytes", "gauge", "The most encoded bytes one connection's outbound queue held."),
+        ("openrealm_slow_connections_closed_total", "counter", "Sync connections closed because they did not read what the server sent."),
+        ("openrealm_query_budget_waits_total", "counter", "Query messages that waited for their connection's query budget."),
     ]
 
     /// Adds `amount` to counter `name` (with its label set, e.g. `{fatal="true"}`).
@@ -53,6 +65,13 @@ public final class ServerMetrics: @unchecked Sendable {
     func adjust(_ name: String, by delta: Int64) {
         lock.lock()
         gauges[name, default: 0] += delta
+        lock.unlock()
+    }
+
+    /// Raises gauge `name` to `value` when it is lower (a high-water mark).
+    func raise(_ name: String, to value: Int64) {
+        lock.lock()
+        if gauges[name, default: 0] < value { gauges[name] = value }
         lock.unlock()
     }
 

@@ -46,7 +46,7 @@ public final class SyncConnection: @unchecked Sendable {
     /// Handles one frame (a WebSocket binary message).
     public func receive(frame: [UInt8]) {
         guard !isClosed else { return }
-        switch Self.decode(frame: frame, metrics: metrics) {
+        switch Self.decode(frame: frame, metrics: metrics).item {
         case .message(let message): receive(message)
         case .failure(let error): fail(error)
         }
@@ -55,7 +55,10 @@ public final class SyncConnection: @unchecked Sendable {
     /// Decodes one frame (a WebSocket binary message) into its message, or the
     /// connection-level error it deserves. Needs no connection state: the transport's
     /// reader calls it for every frame as it arrives, before the frame waits its turn.
-    static func decode(frame: [UInt8], metrics: ServerMetrics) -> InboundFrameQueue.Item {
+    ///
+    /// - Returns: the item and what it costs in memory once decoded (the header and the
+    ///   decompressed body; a refused frame costs what it took on the wire).
+    static func decode(frame: [UInt8], metrics: ServerMetrics) -> (item: InboundFrameQueue.Item, decodedBytes: Int) {
         metrics.increment("openrealm_received_bytes_total", by: UInt64(frame.count))
         var decoder = WireFrameDecoder()
         do throws(WireError) {
@@ -66,9 +69,9 @@ public final class SyncConnection: @unchecked Sendable {
             guard decoder.bufferedByteCount == 0 else {
                 throw WireError(.badMessage, field: "frame", "\(decoder.bufferedByteCount) bytes after the frame")
             }
-            return .message(decoded)
+            return (.message(decoded), WireProtocol.headerSize + decoder.decodedBodySize)
         } catch {
-            return .failure(WireErrorMessage(error))
+            return (.failure(WireErrorMessage(error)), frame.count)
         }
     }
 

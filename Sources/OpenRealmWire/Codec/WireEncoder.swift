@@ -1,6 +1,7 @@
 /// Turns messages into frames: the 12-byte header, then the body, compressed with zstd
 /// when it is at least ``WireLimits/compressionThreshold`` bytes and compression makes
-/// it smaller.
+/// it smaller, but not more than ``WireLimits/maxCompressionRatio`` times smaller (such
+/// a body travels plain, since the receiver refuses it compressed).
 ///
 /// ```swift
 /// let encoder = WireEncoder()
@@ -52,8 +53,11 @@ public struct WireEncoder: Sendable {
                             "body of \(bodySize) bytes, over the limit of \(limit); split it over several messages")
         }
         var flags: UInt8 = 0
+        // A body that would compress beyond the ratio bound travels plain: the receiver
+        // would refuse it.
         if bodySize >= limits.compressionThreshold,
-           let compressed = WireCompression.compress(frame, range: WireProtocol.headerSize..<frame.count, level: limits.compressionLevel) {
+           let compressed = WireCompression.compress(frame, range: WireProtocol.headerSize..<frame.count, level: limits.compressionLevel),
+           bodySize <= limits.maxDecompressedSize(compressedSize: compressed.count) {
             frame.removeSubrange(WireProtocol.headerSize...)
             frame.append(contentsOf: compressed)
             flags = WireProtocol.compressedFlag

@@ -18,7 +18,9 @@
 /// Hostile input gets a ``WireError``, never a crash: the header is checked as soon as
 /// its 12 bytes are there (magic, version, type, flags, and the body length against
 /// ``WireLimits/maxMessageSize``) so a bad or oversized frame is refused before its body
-/// is awaited or allocated, and the body is decoded with every length bounds-checked.
+/// is awaited or allocated, a compressed body's declared size is checked against the
+/// size limit and ``WireLimits/maxCompressionRatio`` before it is decompressed, and the
+/// body is decoded with every length bounds-checked.
 /// After an error the decoder stays failed (the stream can no longer be trusted):
 /// every later call throws the same error. The peer then sends the error back
 /// (``WireErrorMessage/init(_:session:)``) and closes the connection.
@@ -45,6 +47,11 @@ public struct WireFrameDecoder: Sendable {
     private var pendingHeader: WireFrameHeader?
     /// The error that stopped the decoder.
     private var failure: WireError?
+
+    /// The body size, decompressed, of the last message ``nextMessage()`` returned (0
+    /// before the first): what the message costs once decoded, whatever it took on the
+    /// wire. A receiver that queues decoded messages charges them by this.
+    public private(set) var decodedBodySize = 0
 
     /// A decoder enforcing `limits`.
     public init(limits: WireLimits = WireLimits()) {
@@ -134,10 +141,12 @@ public struct WireFrameDecoder: Sendable {
         let isLaterError = header.type == .error && header.version > acceptedUpper
         var reader: WireReader
         if header.isCompressed {
-            let body = try WireCompression.decompress(buffer, range: bodyRange, maxSize: limits.effectiveMaxMessageSize)
+            let body = try WireCompression.decompress(buffer, range: bodyRange, limits: limits)
             reader = WireReader(body, limits: limits)
+            decodedBodySize = body.count
         } else {
             reader = WireReader(buffer, range: bodyRange, limits: limits)
+            decodedBodySize = header.bodyLength
         }
         let message = try reader.body(header.type, lenientError: isLaterError)
 

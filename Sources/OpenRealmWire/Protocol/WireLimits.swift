@@ -35,7 +35,19 @@ public struct WireLimits: Sendable, Hashable {
     /// few percent of the higher levels on changesets.
     public var compressionLevel: Int32 = 1
 
-    /// The default limits: 16 MiB messages, paths of 64 steps, compression from 16 KiB.
+    /// The most a compressed body may expand: a frame whose declared content size is more
+    /// than this many times its compressed size is refused (`limitsExceeded`) before
+    /// anything is allocated for it. Default 256.
+    ///
+    /// Without it a few hundred bytes on the wire (zstd reaches ratios of tens of
+    /// thousands on repeated bytes) make the receiver allocate and decode a 16 MiB body,
+    /// so a peer's memory and CPU no longer follow what it receives. Real changesets
+    /// compress 3 to 20 times; the encoder sends a body that would compress beyond the
+    /// ratio uncompressed, so peers with the same limits never refuse each other.
+    public var maxCompressionRatio: Int = 256
+
+    /// The default limits: 16 MiB messages, paths of 64 steps, compression from 16 KiB,
+    /// at most 256-fold.
     public init() {}
 
     /// Limits with the given values; the others keep their defaults.
@@ -53,5 +65,13 @@ public struct WireLimits: Sendable, Hashable {
     /// `maxMessageSize` clamped to what a frame can carry (0 ... `UInt32.max`).
     var effectiveMaxMessageSize: Int {
         Swift.max(0, Swift.min(maxMessageSize, Int(UInt32.max)))
+    }
+
+    /// The largest content a compressed body of `compressedSize` bytes may declare: the
+    /// ratio bound, within the message size limit.
+    func maxDecompressedSize(compressedSize: Int) -> Int {
+        let ratio = Swift.max(1, maxCompressionRatio)
+        let (bound, overflow) = compressedSize.multipliedReportingOverflow(by: ratio)
+        return overflow ? effectiveMaxMessageSize : Swift.min(bound, effectiveMaxMessageSize)
     }
 }

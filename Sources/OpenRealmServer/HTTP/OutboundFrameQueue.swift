@@ -1,0 +1,253 @@
+import Foundation
+import OpenRealmWire
+
+/// The frames a sync connection has to send and has not written yet, between whoever
+/// makes them — the connection's own handler (answers, bootstraps), other connections'
+/// integrations (fan-out, under their app's lock), the reader (pongs) — and the
+/// connection's writer, which waits for the socket to take them.
+///
+/// Bounded in bytes, counted by encoded frame size: ``push(_:)`` never waits (fan-out
+/// must never hold the integrating writer on one slow client), so a push that would take
+/// the queue past ``maxBytes`` **overflows** it instead: what is queued is dropped, and
+/// the connection gets a fatal `connectionClosed` error and a close (code 1008) in its
+/// place. A frame always fits into an empty queue, whatever its size. The connection's
+/// handler does not start its next frame while more than half of ``maxBytes`` is queued
+/// (``waitForRoom()``), so a client that reads keeps the queue low and only one that does
+/// not read, or reads far slower than it is sent to, reaches the bound.
+///
+/// Every frame must be written within the drain timeout of being queued:
+/// ``oldestUnwrittenSince`` is when the oldest frame not written yet (the one being
+/// written included) was queued; the transport closes the connection once that is older
+/// than its timeout, whether or not the peer answers pings (a peer that does not read
+/// makes every write wait, pings included).
+///
+/// Threading: any number of producers; one writer and one handler at a time.
+final class OutboundFrameQueue: @unchecked Sendable {
+    /// What the writer does next.
+    enum Entry: Sendable {
+        /// Writes this frame; `output` is what it carries (for the counters).
+        case frame([UInt8], output: ConnectionOutput)
+        /// Closes the WebSocket with this code (after the frames before it).
+        case close(code: UInt16, reason: String?)
+    }
+
+    /// The most encoded bytes queued at once (the frame being written included).
+    let maxBytes: Int
+    /// Where the queued bytes are reported (`openrealm_outbound_queued_bytes` and its peak).
+    private let metrics: ServerMetrics?
+    /// Called once when the queue overflows, with the queued bytes and the frame that did
+    /// not fit (outside the queue's lock).
+    var onOverflow: (@Sendable (_ queued: Int, _ frame: Int) -> Void)?
+
+    private let lock = NSLock()
+    private var items: [(entry: Entry, bytes: Int, queuedAt: ContinuousClock.Instant)] = []
+    private var head = 0
+    private var queuedBytes = 0
+    /// The frame the writer is writing: its size and when it was queued.
+    private var inFlight: (bytes: Int, queuedAt: ContinuousClock.Instant)?
+    /// A close was queued: later pushes are dropped.
+    private var finished = false
+    private(set) var hasOverflowed = false
+    private var waitingWriter: CheckedContinuation<Entry?, Never>?
+    private var waitingHandler: CheckedContinuation<Void, Never>?
+    /// The writer saw the end: nothing more is taken.
+    private var ended = false
+
+    init(maxBytes: Int, metrics: ServerMetrics? = nil) {
+        self.maxBytes = max(1, maxBytes)
+        self.metrics = metrics
+    }
+
+    /// Queues `output` without waiting: a message is encoded here (frames shared by
+    /// fan-out are written as they are, unless made for another protocol version).
+    /// Dropped once the queue is finished or overflowed.
+    func push(_ output: ConnectionOutput) {
+        let entry: Entry
+        switch output {
+        case .close:
+            entry = .close(code: 1000, reason: nil)
+        case .encoded(let shared) where shared.version == WireEncoder().version:
+            entry = .frame(shared.frame, output: output)
+        case .encoded(let shared):
+            entry = Self.encode(shared.message)
+        case .message(let message):
+            entry = Self.encode(message)
+        }
+        let bytes: Int
+        if case .frame(let frame, _) = entry { bytes = frame.count } else { bytes = 0 }
+        lock.lock()
+        guard !finished else {
+            lock.unlock()
+            return
+        }
+        let now = ContinuousClock.now
+        if bytes > 0 && queuedBytes > 0 && queuedBytes + bytes > maxBytes {
+            let queued = queuedBytes
+            overflow(now: now)
+            lock.unlock()
+            onOverflow?(queued, bytes)
+            return
+        }
+        if case .close = entry { finished = true }
+        enqueue(entry, bytes: bytes, now: now)
+    }
+
+    /// `message` as a frame entry, or a close when it cannot be encoded (a message over
+    /// the size limit: a server bug, not the client's).
+    private static func encode(_ message: WireMessage) -> Entry {
+        do {
+            return .frame(try WireEncoder().encode(message), output: .message(message))
+        } catch {
+            return .close(code: 1011, reason: "cannot encode a \(message.type) message: \(error.message)")
+        }
+    }
+
+    /// Drops what is queued and queues the error and the close in its place. Call with
+    /// `lock` held.
+    private func overflow(now: ContinuousClock.Instant) {
+        hasOverflowed = true
+        finished = true
+        account(-(items[head...].reduce(0) { $0 + $1.bytes }))
+        items.removeAll()
+        head = 0
+        let error = WireMessage.error(WireErrorMessage(
+            session: 0, code: .connectionClosed,
+            message: "connectionClosed: more than \(maxBytes) bytes waited to be sent to this connection; the client does not read what it is sent fast enough",
+            isFatal: true))
+        let frame = Self.encode(error)
+        if case .frame(let bytes, _) = frame {
+            items.append((frame, bytes.count, now))
+            account(bytes.count)
+        }
+        items.append((.close(code: 1008, reason: "outgoing queue full"), 0, now))
+        // No writer waits here: the queue held bytes, so the writer is busy writing.
+        let handler = waitingHandler
+        waitingHandler = nil
+        handler?.resume()
+    }
+
+    /// Appends `entry` and hands it to a waiting writer; unlocks `lock`.
+    private func enqueue(_ entry: Entry, bytes: Int, now: ContinuousClock.Instant) {
+        account(bytes)
+        if let writer = waitingWriter {
+            waitingWriter = nil
+            inFlight = (bytes, now)
+            lock.unlock()
+            writer.resume(returning: entry)
+            return
+        }
+        items.append((entry, bytes, now))
+        lock.unlock()
+    }
+
+    /// The next entry for the writer, waiting for one; nil once the queue ended. Call
+    /// ``written()`` after writing a frame.
+    func next() async -> Entry? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Entry?, Never>) in
+            lock.lock()
+            if ended {
+                lock.unlock()
+                continuation.resume(returning: nil)
+            } else if head < items.count {
+                let first = items[head]
+                head += 1
+                if head > 64 && head * 2 > items.count {
+                    items.removeFirst(head)
+                    head = 0
+                }
+                inFlight = (first.bytes, first.queuedAt)
+                lock.unlock()
+                continuation.resume(returning: first.entry)
+            } else {
+                waitingWriter = continuation
+                lock.unlock()
+            }
+        }
+    }
+
+    /// The writer wrote the frame ``next()`` gave it: its bytes leave the queue.
+    func written() {
+        lock.lock()
+        if let frame = inFlight {
+            inFlight = nil
+            account(-frame.bytes)
+        }
+        var handler: CheckedContinuation<Void, Never>?
+        if waitingHandler != nil && hasRoom {
+            handler = waitingHandler
+            waitingHandler = nil
+        }
+        lock.unlock()
+        handler?.resume()
+    }
+
+    /// Waits until at most half of ``maxBytes`` is queued.
+    ///
+    /// - Returns: false when the queue overflowed or ended (the connection is closing:
+    ///   handle nothing more).
+    func waitForRoom() async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if hasRoom || hasOverflowed || ended {
+                lock.unlock()
+                continuation.resume()
+            } else {
+                waitingHandler = continuation
+                lock.unlock()
+            }
+        }
+        return isOpen
+    }
+
+    /// Whether the queue neither overflowed nor ended.
+    private var isOpen: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return !hasOverflowed && !ended
+    }
+
+    /// Whether the handler may go on. Call with `lock` held.
+    private var hasRoom: Bool { queuedBytes <= maxBytes / 2 }
+
+    /// Ends the queue (the connection is gone): a waiting writer gets nil, a waiting
+    /// handler is let go, later pushes are dropped.
+    func end() {
+        lock.lock()
+        ended = true
+        finished = true
+        account(-queuedBytes)
+        items.removeAll()
+        head = 0
+        inFlight = nil
+        let writer = waitingWriter
+        waitingWriter = nil
+        let handler = waitingHandler
+        waitingHandler = nil
+        lock.unlock()
+        writer?.resume(returning: nil)
+        handler?.resume()
+    }
+
+    /// When the oldest frame not written yet was queued (the one being written
+    /// included); nil when everything queued was written.
+    var oldestUnwrittenSince: ContinuousClock.Instant? {
+        lock.lock()
+        defer { lock.unlock() }
+        return inFlight?.queuedAt ?? (head < items.count ? items[head].queuedAt : nil)
+    }
+
+    /// The encoded bytes queued now (the frame being written included).
+    var bytes: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return queuedBytes
+    }
+
+    /// Adds `delta` to the queued bytes and reports them. Call with `lock` held.
+    private func account(_ delta: Int) {
+        queuedBytes += delta
+        guard let metrics, delta != 0 else { return }
+        metrics.adjust("openrealm_outbound_queued_bytes", by: Int64(delta))
+        if delta > 0 { metrics.raise("openrealm_outbound_queue_peak_bytes", to: Int64(queuedBytes)) }
+    }
+}
