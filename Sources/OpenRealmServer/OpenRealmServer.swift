@@ -38,7 +38,8 @@ public final class OpenRealmServer: Sendable {
         try configuration.app?.validate()
         try DataDirectory(configuration.dataDirectory).prepareForWriting()
         let key = try configuration.signingKey.load(dataDirectory: configuration.dataDirectory)
-        let apps = AppRegistry(dataDirectory: configuration.dataDirectory, configured: configuration.app)
+        let apps = AppRegistry(dataDirectory: configuration.dataDirectory, configured: configuration.app,
+                               maxDevelopmentApps: configuration.maxDevelopmentApps)
         if let app = configuration.app, !app.emailConfirmation.autoConfirm, configuration.mailer == nil {
             throw ServerError("app '\(app.appId)' confirms email addresses by mail ('auth.emailPassword.autoConfirm' false), "
                 + "but the server has no mail sender: start it with --mail-command")

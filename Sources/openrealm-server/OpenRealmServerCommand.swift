@@ -40,6 +40,13 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("sync-ping-interval"), help: "Seconds between WebSocket pings; an unanswered ping closes the connection at the next.")
     var syncPingInterval: Double = 30
 
+    @Flag(name: .customLong("allow-remote-development"),
+          help: "Serve development mode (no --config) on a non-loopback --host: any client may then create apps and declare their schema.")
+    var allowRemoteDevelopment = false
+
+    @Option(name: .customLong("max-development-apps"), help: "In development mode, the most apps the data directory may hold.")
+    var maxDevelopmentApps = 20
+
     @Option(name: .customLong("mail-command"),
             help: "A program that sends the server's mails (confirmations, password resets), given each message on standard input, e.g. \"/usr/sbin/sendmail -t\".")
     var mailCommand: String?
@@ -99,6 +106,8 @@ struct Serve: AsyncParsableCommand {
         configuration.httpIdleTimeout = httpIdleTimeout
         configuration.syncBindTimeout = syncBindTimeout
         configuration.syncPingInterval = syncPingInterval
+        configuration.allowRemoteDevelopment = allowRemoteDevelopment
+        configuration.maxDevelopmentApps = maxDevelopmentApps
         if let mailCommand {
             configuration.mailer = try CommandMailSender(command: mailCommand)
         }

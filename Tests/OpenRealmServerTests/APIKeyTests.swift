@@ -110,7 +110,7 @@ final class APIKeyTests: ServerTestCase {
 /// An app that turned API keys off.
 final class APIKeyDisabledTests: ServerTestCase {
     override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration(appId: "todo")
+        var config = AppConfiguration.development(appId: "todo")
         config.apiKeyAuth = false
         return config
     }

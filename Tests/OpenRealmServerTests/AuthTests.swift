@@ -105,7 +105,7 @@ final class AuthTests: ServerTestCase {
 /// A server with an app configuration.
 final class ConfiguredAppTests: ServerTestCase {
     override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration(appId: "shop")
+        var config = AppConfiguration.development(appId: "shop")
         config.anonymousAuth = false
         return config
     }

@@ -8,7 +8,7 @@ final class CustomJWTTests: ServerTestCase {
     static let key = "a-shared-secret-of-at-least-32-bytes!"
 
     override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration(appId: "todo")
+        var config = AppConfiguration.development(appId: "todo")
         config.customJWT = CustomJWTConfiguration(key: Self.key, audience: "todo-app")
         return config
     }

@@ -12,7 +12,7 @@ final class EmailConfirmationTests: ServerTestCase {
     let base = "/api/client/v2.0/app/todo/auth/providers/local-userpass"
 
     override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration(appId: "todo")
+        var config = AppConfiguration.development(appId: "todo")
         config.emailConfirmation.autoConfirm = false
         config.emailConfirmation.confirmationURL = "https://app.example.com/confirm?lang=en"
         config.customJWT = CustomJWTConfiguration(key: Self.jwtKey, audience: nil)
@@ -200,7 +200,7 @@ final class AutoConfirmedEmailRuleTests: ServerTestCase {
     let mailer = CapturingMailer()
 
     override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration(appId: "todo")
+        var config = AppConfiguration.development(appId: "todo")
         config.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR NOT editor != %user.email",
                                                       write: "owner == %user.id")
         return config

@@ -8,7 +8,7 @@ import OpenRealmWire
 /// must reset when it comes back.
 final class HistoryTrimmingTests: ServerTestCase {
     override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration(appId: "todo")
+        var config = AppConfiguration.development(appId: "todo")
         config.historyTrimIntervalVersions = 1
         config.clientRetentionSeconds = 3600
         return config
@@ -145,7 +145,7 @@ final class HistoryTrimmingTests: ServerTestCase {
         let config = try AppConfiguration.parse(Data(#"{"appId": "a", "limits": {"clientRetentionSeconds": 60, "historyTrimIntervalVersions": 5}}"#.utf8))
         XCTAssertEqual(config.clientRetentionSeconds, 60)
         XCTAssertEqual(config.historyTrimIntervalVersions, 5)
-        XCTAssertEqual(AppConfiguration(appId: "a").clientRetentionSeconds, 30 * 24 * 3600)
+        XCTAssertEqual(AppConfiguration.development(appId: "a").clientRetentionSeconds, 30 * 24 * 3600)
         XCTAssertThrowsError(try AppConfiguration.parse(Data(#"{"appId": "a", "limits": {"clientRetentionSeconds": 0}}"#.utf8), source: "app.json")) { error in
             XCTAssertTrue("\(error)".contains("limits.clientRetentionSeconds"), "\(error)")
         }

@@ -7,7 +7,7 @@ import OpenRealmWire
 /// bind's value; the server stamps the field on created objects.
 final class PartitionTests: ServerTestCase {
     override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration(appId: "todo")
+        var config = AppConfiguration.development(appId: "todo")
         config.partitionField = "_partition"
         return config
     }

@@ -12,7 +12,7 @@ final class PermissionTests: ServerTestCase {
     }
 
     override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration(appId: "todo")
+        var config = AppConfiguration.development(appId: "todo")
         config.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR shared == true OR editor == %user.email",
                                                       write: "owner == %user.id OR editor == %user.email")
         return config
@@ -198,7 +198,7 @@ final class ViewWriteTests: ServerTestCase {
 /// holds every object and which has neither rule, so each rule alone must still refuse.
 final class SingleRuleTests: ServerTestCase {
     override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration(appId: "todo")
+        var config = AppConfiguration.development(appId: "todo")
         config.permissions["Note"] = ClassPermissions(read: "owner == %user.id", write: nil)
         config.permissions["Memo"] = ClassPermissions(read: nil, write: "owner == %user.id")
         return config
@@ -270,7 +270,7 @@ final class RuleConfigurationTests: XCTestCase {
                                                                    write: "owner == %user.email"))
         // Variables are bound as arguments; inside a string literal they stay text.
         let rules = try AppRules(config).bound(userId: "u1", email: nil)
-        XCTAssertEqual("\(try XCTUnwrap(rules.read["Task"]))", "owner == \"u1\" OR title == \"%user.id\"")
+        XCTAssertEqual("\(try XCTUnwrap(rules.readRule("Task")))", "owner == \"u1\" OR title == \"%user.id\"")
 
         let bad: [(String, String)] = [
             (#"{"Task": {"read": "owner == %user.name"}}"#, "rules.Task.read"),

@@ -8,7 +8,7 @@ import OpenRealmWire
 /// to outside the writer's view.
 final class RefusalOracleTests: ServerTestCase {
     override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration(appId: "todo")
+        var config = AppConfiguration.development(appId: "todo")
         config.permissions["Note"] = ClassPermissions(read: "owner == %user.id", write: "owner == %user.id")
         return config
     }

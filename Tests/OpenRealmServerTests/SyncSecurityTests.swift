@@ -7,7 +7,7 @@ import OpenRealmWire
 /// outside the user's view, and fan-out of objects the read rules hide.
 final class SyncSecurityTests: ServerTestCase {
     override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration(appId: "todo")
+        var config = AppConfiguration.development(appId: "todo")
         config.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR shared == true", write: "owner == %user.id")
         return config
     }

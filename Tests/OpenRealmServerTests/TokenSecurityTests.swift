@@ -7,7 +7,7 @@ import OpenRealmWire
 /// Forged, foreign, revoked and stale tokens are refused over HTTP and on the sync
 /// WebSocket, each with a message naming the cause.
 final class TokenSecurityTests: ServerTestCase {
-    override var appConfiguration: AppConfiguration? { AppConfiguration(appId: "todo") }
+    override var appConfiguration: AppConfiguration? { AppConfiguration.development(appId: "todo") }
 
     struct Login {
         var access: String
@@ -107,7 +107,7 @@ final class TokenSecurityTests: ServerTestCase {
 /// Login attempts are limited per email and per remote address (token buckets).
 final class LoginRateLimitTests: ServerTestCase {
     override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration(appId: "todo")
+        var config = AppConfiguration.development(appId: "todo")
         config.loginRateLimitPerEmail = RateLimit(burst: 3, perMinute: 1)
         config.loginRateLimitPerAddress = RateLimit(burst: 8, perMinute: 1)
         return config
@@ -152,7 +152,7 @@ final class LoginRateLimitTests: ServerTestCase {
             """#.utf8))
         XCTAssertEqual(config.loginRateLimitPerAddress, RateLimit(burst: 5, perMinute: 2))
         XCTAssertEqual(config.loginRateLimitPerEmail, RateLimit(burst: 2, perMinute: 1))
-        XCTAssertEqual(AppConfiguration(appId: "a").loginRateLimitPerEmail, RateLimit(burst: 10, perMinute: 10))
+        XCTAssertEqual(AppConfiguration.development(appId: "a").loginRateLimitPerEmail, RateLimit(burst: 10, perMinute: 10))
         XCTAssertThrowsError(try AppConfiguration.parse(Data(#"{"appId": "a", "rateLimits": {"loginPerEmail": {"burst": 0, "perMinute": 1}}}"#.utf8))) {
             XCTAssertTrue("\($0)".contains("rateLimits.loginPerEmail.burst"), "\($0)")
         }

@@ -9,7 +9,7 @@ final class EmailPasswordAuthTests: SyncTestCase {
     let mailbox = Mailbox()
 
     override var serverApp: ServerAppConfiguration? {
-        var config = ServerAppConfiguration(appId: appId)
+        var config = ServerAppConfiguration.development(appId: appId)
         config.emailConfirmation.autoConfirm = false
         return config
     }

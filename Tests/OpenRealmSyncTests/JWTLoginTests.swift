@@ -11,7 +11,7 @@ final class JWTLoginTests: SyncTestCase {
     static let key = "the-identity-service-shared-secret-0123"
 
     override var serverApp: ServerAppConfiguration? {
-        var config = ServerAppConfiguration(appId: appId)
+        var config = ServerAppConfiguration.development(appId: appId)
         config.customJWT = .init(key: Self.key, audience: "my-audience")
         return config
     }

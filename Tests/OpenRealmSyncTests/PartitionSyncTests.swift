@@ -12,7 +12,7 @@ import RealmSwift
 /// (`writeCopy(configuration:)` between two partition-based users) and its offline open.
 final class PartitionSyncTests: SyncTestCase {
     override var serverApp: ServerAppConfiguration? {
-        var config = ServerAppConfiguration(appId: appId)
+        var config = ServerAppConfiguration.development(appId: appId)
         config.partitionField = "_partition"
         return config
     }

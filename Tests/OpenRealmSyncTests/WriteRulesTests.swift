@@ -76,7 +76,7 @@ final class WriteRulesTests: SyncTestCase {
         XCTAssertEqual(info.count, 1, "\(info)")
         XCTAssertEqual(info.first?.objectType, "Task")
         XCTAssertTrue(info.first?.primaryKey.contains(outsideId.stringValue) ?? false, "\(info)")
-        XCTAssertTrue(info.first?.reason.contains("subscriptions") ?? false, info.first?.reason ?? "")
+        XCTAssertTrue(info.first?.reason.contains("not in the session's view") ?? false, info.first?.reason ?? "")
         XCTAssertTrue(error.message.contains("Task"), error.message)
 
         // The compensating download erases the refused object; the other one stays.

@@ -23,10 +23,13 @@ import Foundation
 public struct AppConfiguration: Sendable, Hashable {
     /// The app id; the only one the server then serves.
     public var appId: String
-    /// Whether clients may declare classes and properties (additive only).
-    public var developmentMode: Bool = true
-    /// Whether anonymous login is enabled.
-    public var anonymousAuth: Bool = true
+    /// Whether clients may declare classes and properties (additive only). Off unless
+    /// the configuration says so: the schema then comes from the configuration's
+    /// operator (`openrealm-server schema`), and no client can declare a property's
+    /// type first for everyone.
+    public var developmentMode: Bool = false
+    /// Whether anonymous login is enabled (off unless the configuration says so).
+    public var anonymousAuth: Bool = false
     /// Whether email/password registration and login are enabled.
     public var emailPasswordAuth: Bool = true
     /// How the email/password provider confirms addresses and resets passwords.
@@ -46,8 +49,10 @@ public struct AppConfiguration: Sendable, Hashable {
     public var refreshTokenLifetime: Int64 = 60 * 24 * 3600
     /// The subscription rules.
     public var rules = SubscriptionRules()
-    /// Per class, the read and write rules (``ClassPermissions``); a class absent from
-    /// the map is unrestricted.
+    /// Per class, the read and write rules (``ClassPermissions``). The entry `"*"` gives
+    /// the rules of every class without its own, and each rule an entry lacks; without
+    /// it such classes and rules deny (`"*": {"read": "TRUEPREDICATE", "write":
+    /// "TRUEPREDICATE"}` opens them to every user).
     public var permissions: [String: ClassPermissions] = [:]
     /// The partition field of a partition-based app; nil for flexible sync.
     public var partitionField: String?
@@ -58,13 +63,21 @@ public struct AppConfiguration: Sendable, Hashable {
     /// How many server versions pass between two attempts to trim the history.
     public var historyTrimIntervalVersions: Int64 = 100
 
-    /// A configuration for `appId` with the development defaults.
+    /// A configuration for `appId` with the production defaults: no development-mode
+    /// schema changes, no anonymous login, every class denied until rules say otherwise.
     public init(appId: String) {
         self.appId = appId
     }
 
-    /// The development-mode configuration the server uses for `appId` without `--config`.
-    static func development(appId: String) -> AppConfiguration { AppConfiguration(appId: appId) }
+    /// The configuration development mode (no `--config`) gives every app: schema from
+    /// the clients, anonymous login, every class readable and writable by every user.
+    public static func development(appId: String) -> AppConfiguration {
+        var config = AppConfiguration(appId: appId)
+        config.developmentMode = true
+        config.anonymousAuth = true
+        config.permissions[AppRules.everyOtherClass] = ClassPermissions(read: "TRUEPREDICATE", write: "TRUEPREDICATE")
+        return config
+    }
 
     /// Reads a configuration file. A relative `auth.customJWT.keyFile` is found beside it.
     ///

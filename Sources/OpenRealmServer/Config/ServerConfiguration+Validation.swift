@@ -11,10 +11,24 @@ extension ServerConfiguration {
             throw ServerError("port \(port) is out of range: use 1–65535, or 0 for any free port")
         }
         guard !host.isEmpty else { throw ServerError("the host to listen on is empty") }
+        if app == nil && !allowRemoteDevelopment && !Self.isLoopback(host) {
+            throw ServerError("development mode (no --config) listens on a loopback address only, not '\(host)': "
+                + "any client may create apps and declare their schema. Give an app configuration with --config, "
+                + "or --allow-remote-development to serve development mode on '\(host)' anyway")
+        }
+        guard maxDevelopmentApps > 0 else { throw ServerError("maxDevelopmentApps \(maxDevelopmentApps) must be at least 1") }
         for (name, value) in [("httpIdleTimeout", httpIdleTimeout), ("syncBindTimeout", syncBindTimeout),
                               ("syncPingInterval", syncPingInterval), ("syncCloseTimeout", syncCloseTimeout)]
         where !(value > 0 && value <= 86_400) {
             throw ServerError("\(name) \(value) must be more than 0 and at most 86400 seconds")
         }
+    }
+
+    /// Whether `host` names a loopback address (`localhost`, 127.0.0.0/8, `::1`).
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if bare == "localhost" || bare == "::1" { return true }
+        let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 }

@@ -17,6 +17,12 @@ public struct ServerConfiguration: Sendable {
     /// Where the token signing key comes from (default: `signing.key` in the data
     /// directory, made on the first start).
     public var signingKey: SigningKeySource = .dataDirectory
+    /// Development mode (no ``app``) listens on a loopback address only, unless this is
+    /// set (`--allow-remote-development`): its apps take any schema from any client.
+    public var allowRemoteDevelopment = false
+    /// Development mode's most apps (`--max-development-apps`); a new app id past it is
+    /// `AppNotFound`.
+    public var maxDevelopmentApps = 20
     /// scrypt's N for new password hashes (a power of two). Lower it only for tests.
     public var passwordHashRounds: Int = 16384
     /// Seconds an HTTP connection may stay idle (no request in progress, or a request

@@ -97,10 +97,7 @@ struct Integrator {
     private mutating func apply(_ instruction: WireInstruction) throws -> WireInstruction? {
         switch instruction {
         case .addClass, .addProperty:
-            guard developmentMode else {
-                throw SyncFailure(.invalidSchemaChange, "schema changes are refused: the app is not in development mode")
-            }
-            try AppStore.applySchema(txn, instruction)
+            try AppStore.applySchema(txn, instruction, allowingChanges: developmentMode)
             return instruction
         case .createObject(let className, let pk, var values):
             let cls = try syncedClass(className)

@@ -36,7 +36,7 @@ struct WriteAuthorizer {
             if lastClass.isEmpty || !ref.className.utf8.elementsEqual(lastClass.utf8) {
                 lastClass = ref.className
                 unchecked = ref.className.hasPrefix(AppStore.reservedPrefix)
-                    || (view.holdsEveryObject(of: ref.className) && view.permissions.write[ref.className] == nil)
+                    || (view.holdsEveryObject(of: ref.className) && view.permissions.writeRule(ref.className) == nil)
             }
             return !unchecked
         }
@@ -63,7 +63,7 @@ struct WriteAuthorizer {
                     inView.append(object)
                 }
             }
-            guard let rule = view.permissions.write[className], !inView.isEmpty else { continue }
+            guard let rule = view.permissions.writeRule(className), !inView.isEmpty else { continue }
             let writable = Set(try SubscriptionView.matching(txn, schema: schema, className: className, predicate: rule,
                                                              domain: inView.map(\.key)))
             for object in inView where !writable.contains(object.key) {

@@ -99,9 +99,15 @@ final class AppRegistry: @unchecked Sendable {
     private let lock = NSLock()
     private var apps: [String: SyncApp] = [:]
 
-    init(dataDirectory: URL, configured: AppConfiguration?) {
+    /// In development mode, the most apps the data directory may hold: a new app id
+    /// past it is refused, so that strangers cannot fill the disk and the descriptor
+    /// table with stores.
+    let maxDevelopmentApps: Int
+
+    init(dataDirectory: URL, configured: AppConfiguration?, maxDevelopmentApps: Int = 20) {
         self.dataDirectory = dataDirectory
         self.configured = configured
+        self.maxDevelopmentApps = maxDevelopmentApps
     }
 
     /// Whether `id` can name an app (it becomes a directory name).
@@ -125,8 +131,15 @@ final class AppRegistry: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let app = apps[id] { return app }
+        let directory = dataDirectory.appendingPathComponent("apps").appendingPathComponent(id)
+        if configured == nil, !FileManager.default.fileExists(atPath: directory.path) {
+            let existing = (try? FileManager.default.contentsOfDirectory(atPath: directory.deletingLastPathComponent().path))?.count ?? 0
+            guard existing < maxDevelopmentApps else {
+                throw AuthError(status: 404, code: "AppNotFound",
+                                "no app '\(id)': this development server already holds \(existing) apps, its most (--max-development-apps)")
+            }
+        }
         do {
-            let directory = dataDirectory.appendingPathComponent("apps").appendingPathComponent(id)
             let store = try AppStore(appId: id, directory: directory)
             let app = try SyncApp(configuration: configured ?? .development(appId: id), store: store)
             apps[id] = app

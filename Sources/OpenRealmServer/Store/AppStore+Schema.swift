@@ -7,12 +7,20 @@ import OpenRealmWire
 /// schema as the query compiler sees it.
 extension AppStore {
     /// Applies a schema instruction: adds the class or property unless it exists with
-    /// the same definition.
+    /// the same definition. Without `allowingChanges` (an app not in development mode)
+    /// a declaration of what exists is accepted and anything new refused, so that
+    /// clients declare their schema as usual and none can add to it.
     ///
     /// - Throws: ``SyncFailure`` `invalidSchemaChange` for a reserved class name, a
     ///   definition that conflicts with the stored one, a property of an unknown class
-    ///   or a link to an unknown class.
-    static func applySchema(_ txn: StoreTransaction, _ instruction: WireInstruction) throws {
+    ///   or a link to an unknown class, or anything new without `allowingChanges`.
+    static func applySchema(_ txn: StoreTransaction, _ instruction: WireInstruction, allowingChanges: Bool = true) throws {
+        func refuseUnlessAllowed(_ what: String) throws {
+            guard allowingChanges else {
+                throw SyncFailure(.invalidSchemaChange, "\(what) is not in the app's schema, and the app is not in development mode: "
+                    + "schema changes are refused")
+            }
+        }
         switch instruction {
         case .addClass(let schema):
             guard !schema.name.hasPrefix(reservedPrefix) else {
@@ -37,6 +45,7 @@ extension AppStore {
                 }
                 return
             }
+            try refuseUnlessAllowed("class '\(schema.name)'")
             let table = try txn.addClass(schema.name, kind: kind)
             if let pk = schema.primaryKey {
                 var flags = UInt32(ORC_PROP_PRIMARY_KEY)
@@ -66,6 +75,7 @@ extension AppStore {
                 }
                 return
             }
+            try refuseUnlessAllowed("property '\(className).\(property.name)'")
             var flags: UInt32 = property.isOptional ? UInt32(ORC_PROP_OPTIONAL) : 0
             if property.isIndexed { flags |= UInt32(ORC_PROP_INDEXED) }
             try txn.addProperty(cls.table, name: property.name, type: type, collection: collection, flags: flags, linkTable: linkTable)

@@ -75,7 +75,7 @@ struct SubscriptionView: Sendable {
             guard let query = queries[className] else { return nil }
             base = query.predicate
         }
-        guard let read = permissions.read[className] else { return base }
+        guard let read = permissions.readRule(className) else { return base }
         return .and([base, read])
     }
 
@@ -83,7 +83,7 @@ struct SubscriptionView: Sendable {
     /// subscription on it of `TRUEPREDICATE`, and no read rule (no query need run to
     /// tell whether an object of it is in).
     func holdsEveryObject(of className: String) -> Bool {
-        guard partition == nil, permissions.read[className] == nil,
+        guard partition == nil, permissions.readRule(className) == nil,
               case .truePredicate = queries[className]?.predicate else { return false }
         return true
     }

@@ -16,7 +16,7 @@ struct ViewRecord: Codable, Sendable, Hashable {
         queryVersion = view.queryVersion
         queries = view.queries.mapValues { QueryRenderer.render($0) }
         partition = view.partition.map { "\($0.field)=\($0.value)" }
-        read = view.permissions.read.mapValues { QueryRenderer.render($0) }
+        read = view.permissions.readRulesByClass.mapValues { QueryRenderer.render($0) }
     }
 
     init?(decoding text: String) {
@@ -34,7 +34,7 @@ struct ViewRecord: Codable, Sendable, Hashable {
     /// changed since (the client's holdings are then unknown).
     func view(like current: SubscriptionView) -> SubscriptionView? {
         guard partition == current.partition.map({ "\($0.field)=\($0.value)" }),
-              read == current.permissions.read.mapValues({ QueryRenderer.render($0) }) else { return nil }
+              read == current.permissions.readRulesByClass.mapValues({ QueryRenderer.render($0) }) else { return nil }
         var view = current
         view.queryVersion = queryVersion
         view.queries = [:]
