@@ -62,6 +62,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("sync-query-rate"), help: "Query bytes per second a sync connection's budget refills by.")
     var syncQueryRate: Int = 256 << 10
 
+    @Option(name: .customLong("sync-max-sessions"), help: "Sessions one sync connection may have bound at once.")
+    var syncMaxSessions = 64
+
     @Option(name: .customLong("http-max-head-bytes"), help: "The largest HTTP request head; a larger one gets 431 and the connection is closed.")
     var httpMaxHeadBytes: Int = 16 << 10
 
@@ -106,6 +109,8 @@ struct Serve: AsyncParsableCommand {
         configuration.httpIdleTimeout = httpIdleTimeout
         configuration.syncBindTimeout = syncBindTimeout
         configuration.syncPingInterval = syncPingInterval
+        guard syncMaxSessions > 0 else { throw ValidationError("--sync-max-sessions \(syncMaxSessions) must be at least 1") }
+        configuration.syncMaxSessionsPerConnection = syncMaxSessions
         configuration.allowRemoteDevelopment = allowRemoteDevelopment
         configuration.maxDevelopmentApps = maxDevelopmentApps
         if let mailCommand {

@@ -69,13 +69,19 @@ public struct CommandMailSender: MailSender {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let input = Pipe()
-        process.standardInput = input
+        // The message comes from a file, not a pipe: a program that ends without reading
+        // it cannot raise SIGPIPE in the server. The file is private and unlinked at once.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-mail-\(AppStore.randomHex(8))").path
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ServerError("cannot make the mail's file '\(path)': \(String(cString: strerror(errno)))") }
+        unlink(path)
+        let message = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        try message.write(contentsOf: Data(mail.rfc5322.utf8))
+        try message.seek(toOffset: 0)
+        process.standardInput = message
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        input.fileHandleForWriting.write(Data(mail.rfc5322.utf8))
-        try input.fileHandleForWriting.close()
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             throw ServerError("'\(executable)' ended with status \(process.terminationStatus)")

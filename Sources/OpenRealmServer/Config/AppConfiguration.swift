@@ -41,6 +41,9 @@ public struct AppConfiguration: Sendable, Hashable {
     public var loginRateLimitPerAddress = RateLimit(burst: 100, perMinute: 60)
     /// Email/password login attempts allowed for one email, whatever the address.
     public var loginRateLimitPerEmail = RateLimit(burst: 10, perMinute: 10)
+    /// New client files (a bind without a file identity: a fresh install, a reset) one
+    /// user may make: each is a permanent record of the store.
+    public var clientFileRateLimit = RateLimit(burst: 100, perMinute: 20)
     /// Custom JWT login, when enabled.
     public var customJWT: CustomJWTConfiguration?
     /// Access token lifetime in seconds.
@@ -161,7 +164,8 @@ public struct AppConfiguration: Sendable, Hashable {
             }
         }
         if let limits = try reader.object(root["rateLimits"], "rateLimits") {
-            try reader.only(limits, ["loginPerAddress", "loginPerEmail"], at: "rateLimits.")
+            try reader.only(limits, ["loginPerAddress", "loginPerEmail", "clientFilesPerUser"], at: "rateLimits.")
+            if let v = try reader.rateLimit(limits["clientFilesPerUser"], "rateLimits.clientFilesPerUser") { config.clientFileRateLimit = v }
             if let v = try reader.rateLimit(limits["loginPerAddress"], "rateLimits.loginPerAddress") { config.loginRateLimitPerAddress = v }
             if let v = try reader.rateLimit(limits["loginPerEmail"], "rateLimits.loginPerEmail") { config.loginRateLimitPerEmail = v }
         }

@@ -53,6 +53,9 @@ public struct ServerConfiguration: Sendable {
     public var syncQueryBudgetBytes: Int = 1 << 20
     /// The query bytes per second a sync connection's budget refills by.
     public var syncQueryBytesPerSecond: Int = 256 << 10
+    /// Sessions one sync connection may have bound at once (`--sync-max-sessions`); a
+    /// bind past it is refused (`limitsExceeded`) and the connection goes on.
+    public var syncMaxSessionsPerConnection = 64
     /// The largest HTTP request head (request line and header fields); a larger one is
     /// answered 431 and the connection closed.
     public var httpMaxHeadBytes: Int = 16 << 10

@@ -22,6 +22,8 @@ enum SyncEndpoint {
         /// The query budget (``QueryBudget``).
         var queryBudgetBytes = 1 << 20
         var queryBytesPerSecond = 256 << 10
+        /// Sessions bound at once on one connection.
+        var sessions = 64
 
         init() {}
 
@@ -32,6 +34,7 @@ enum SyncEndpoint {
             drainTimeout = configuration.syncDrainTimeout
             queryBudgetBytes = configuration.syncQueryBudgetBytes
             queryBytesPerSecond = configuration.syncQueryBytesPerSecond
+            sessions = configuration.syncMaxSessionsPerConnection
         }
     }
 
@@ -59,7 +62,7 @@ enum SyncEndpoint {
                     "queued": "\(queued)", "frame": "\(frame)", "limit": "\(limits.outboundBytes)"])
             }
             let connection = SyncConnection(auth: auth, apps: auth.apps, appId: appId, logger: logger, metrics: metrics,
-                                            output: { sending.push($0) })
+                                            maxSessions: limits.sessions, output: { sending.push($0) })
             metrics.increment("openrealm_connections_total")
             metrics.adjust("openrealm_connections_open", by: 1)
             defer { metrics.adjust("openrealm_connections_open", by: -1) }

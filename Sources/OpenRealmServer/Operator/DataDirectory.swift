@@ -78,7 +78,8 @@ public struct DataDirectory: Sendable {
         }
     }
 
-    /// `mkdir -p`, with the OS reason of the first component that fails.
+    /// `mkdir -p` (each new directory 0700), with the OS reason of the first component
+    /// that fails.
     static func makeDirectories(_ path: String, what: String = "the data directory") throws {
         if let (component, reason) = makeDirectories(component: path) {
             let which = component == path ? "" : " ('\(component)')"
@@ -94,7 +95,8 @@ public struct DataDirectory: Sendable {
         }
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty, parent != path, let failure = makeDirectories(component: parent) { return failure }
-        guard mkdir(path, 0o755) == 0 || errno == EEXIST else { return (path, String(cString: strerror(errno))) }
+        // Private: the stores hold password hashes, tokens and every user's data.
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else { return (path, String(cString: strerror(errno))) }
         return nil
     }
 }

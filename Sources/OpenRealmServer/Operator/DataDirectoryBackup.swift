@@ -56,7 +56,7 @@ public enum DataDirectoryBackup {
         let staging = URL(fileURLWithPath: destination.path + ".partial")
         try DataDirectory.makeDirectories(destination.deletingLastPathComponent().path, what: "the backup's parent directory")
         // Made exclusively: two backups to one destination cannot share it.
-        guard mkdir(staging.path, 0o755) == 0 else {
+        guard mkdir(staging.path, 0o700) == 0 else {
             if errno == EEXIST {
                 throw ServerError("'\(staging.path)' exists (a backup in progress, or one that was interrupted); remove it first")
             }

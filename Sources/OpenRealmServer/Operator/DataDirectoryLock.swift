@@ -35,7 +35,7 @@ public final class DataDirectoryLock: @unchecked Sendable {
     public init(directory: URL, holder: String) throws {
         self.directory = directory
         let path = directory.appendingPathComponent(Self.fileName).path
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw ServerError("cannot open the lock file '\(path)' of the data directory: \(String(cString: strerror(errno)))")
         }

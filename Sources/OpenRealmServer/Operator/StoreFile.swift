@@ -43,7 +43,10 @@ final class StoreFile {
         var attempt = 0
         while true {
             let status = orc_env_copy(handle, destination)
-            if status == ORC_OK { return }
+            if status == ORC_OK {
+                _ = chmod(destination, 0o600) // as private as the store it copies
+                return
+            }
             attempt += 1
             guard status == ORC_ERR_BUSY, attempt < 5 else { throw StoreError.orcore(status, "copy '\(path)' to '\(destination)'") }
             var txn: OpaquePointer?

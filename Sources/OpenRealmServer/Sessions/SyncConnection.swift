@@ -29,13 +29,16 @@ public final class SyncConnection: @unchecked Sendable {
     private(set) var isClosed = false
     /// Whether a `bind` was accepted on this connection (its bind timeout is then met).
     private(set) var hasBound = false
+    /// The most sessions bound at once.
+    let maxSessions: Int
     /// Called when a `bind` message arrives, before it is handled (which can wait for
     /// the app's lock): the transport's bind timeout stops then.
     var onBindReceived: (@Sendable () -> Void)?
 
     init(auth: AuthService, apps: AppRegistry, appId: String?, logger: Logger, metrics: ServerMetrics = ServerMetrics(),
-         output: @escaping @Sendable (ConnectionOutput) -> Void) {
+         maxSessions: Int = 64, output: @escaping @Sendable (ConnectionOutput) -> Void) {
         self.metrics = metrics
+        self.maxSessions = maxSessions
         self.auth = auth
         self.apps = apps
         self.appId = appId
@@ -93,7 +96,8 @@ public final class SyncConnection: @unchecked Sendable {
         case .ping(let m): answerPing(m)
         case .pong: break
         case .error(let m):
-            logger.info("client reported an error", metadata: ["session": "\(m.session)", "code": "\(m.code)", "message": "\(m.message)"])
+            logger.info("client reported an error", metadata: ["session": "\(m.session)", "code": "\(m.code)",
+                                                               "message": "\(ClientText.forLog(m.message))"])
             if m.isFatal {
                 if m.session == 0 { close() } else if let s = sessions[m.session] { end(s) }
             }
@@ -169,6 +173,9 @@ public final class SyncConnection: @unchecked Sendable {
         }
         usedSessionNumbers.insert(m.session)
         do {
+            guard sessions.count < maxSessions else {
+                throw SyncFailure(.limitsExceeded, "this connection already has \(maxSessions) sessions bound, the most it may; unbind one first")
+            }
             if let appId, m.appId != appId {
                 throw SyncFailure(.badAuthentication, "the bind names app '\(m.appId)' but the connection is for app '\(appId)'")
             }
@@ -202,6 +209,10 @@ public final class SyncConnection: @unchecked Sendable {
                 try app.store.admitRestoredFile(ident: identity.ident, lastIntegratedServerVersion: m.lastIntegratedServerVersion)
                 file = record
             } else {
+                // Each new file is a permanent record: a user makes them at a bounded rate.
+                if let wait = app.loginLimiter.take("client-files:" + user.id, limit: app.configuration.clientFileRateLimit) {
+                    throw SyncFailure(.limitsExceeded, "user '\(user.id)' made too many new client files; retry in \(wait) s")
+                }
                 file = try app.store.newClientFile(userId: user.id)
             }
             let session = SyncSession(number: m.session, app: app, userId: user.id, file: file,

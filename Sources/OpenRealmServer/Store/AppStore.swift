@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import ORCore
 import OpenRealmWire
 
@@ -46,8 +49,14 @@ final class AppStore: @unchecked Sendable {
     /// Opens (creating) the store of `appId` in `directory`.
     init(appId: String, directory: URL) throws {
         self.appId = appId
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        environment = try StoreEnvironment(path: directory.appendingPathComponent("server.realm").path)
+        try DataDirectory.makeDirectories(directory.path, what: "the store directory of app '\(appId)'")
+        let path = directory.appendingPathComponent("server.realm").path
+        environment = try StoreEnvironment(path: path)
+        // Stores an earlier build made are readable by others (0644 in 0755): tighten them.
+        for (file, mode) in [(directory.deletingLastPathComponent().path, 0o700), (directory.path, 0o700),
+                             (path, 0o600), (path + "-lock", 0o600)] as [(String, mode_t)] {
+            _ = chmod(file, mode)
+        }
         serverVersion = try environment.write { txn in
             try txn.ensureTable("__users", key: ORC_TYPE_STRING, columns: [
                 ("provider", ORC_TYPE_STRING, false), ("email", ORC_TYPE_STRING, true),

@@ -20,7 +20,9 @@ final class StoreEnvironment: @unchecked Sendable {
     ///   permission denied, ...).
     init(path: String) throws(StoreError) {
         var env: OpaquePointer?
-        let status = orc_env_open(path, UInt32(ORC_ENV_NO_LOG), nil, &env)
+        var options = orc_env_options()
+        options.file_mode = 0o600 // the file and its lock file: private to the server's user
+        let status = orc_env_open(path, UInt32(ORC_ENV_NO_LOG), &options, &env)
         guard status == ORC_OK, let env else { throw StoreError.orcore(status, "open store '\(path)'") }
         self.handle = env
         self.path = path
