@@ -3,7 +3,8 @@ import Foundation
 import Logging
 import OpenRealmServer
 
-/// `openrealm-server serve --host 127.0.0.1 --port 9090 --data-dir ./openrealm-data [--config app.json]`
+/// `openrealm-server serve --host 127.0.0.1 --port 9090 --data-dir ./openrealm-data [--config app.json]
+/// [--tls-cert cert.pem --tls-key key.pem]`
 @main
 struct OpenRealmServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,6 +39,12 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("sync-ping-interval"), help: "Seconds between WebSocket pings; an unanswered ping closes the connection at the next.")
     var syncPingInterval: Double = 30
 
+    @Option(name: .customLong("tls-cert"), help: "A PEM certificate chain (server certificate first): serve HTTPS and WSS. Needs --tls-key.")
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -58,8 +65,19 @@ struct Serve: AsyncParsableCommand {
         if let config {
             configuration.app = try AppConfiguration.load(from: URL(fileURLWithPath: config))
         }
+        switch (tlsCert, tlsKey) {
+        case (let cert?, let key?):
+            configuration.tls = ServerTLSConfiguration(certificateChainFile: URL(fileURLWithPath: cert), privateKeyFile: URL(fileURLWithPath: key))
+        case (nil, nil):
+            break
+        case (_?, nil):
+            throw ValidationError("--tls-cert needs --tls-key (the certificate's private key)")
+        case (nil, _?):
+            throw ValidationError("--tls-key needs --tls-cert (the certificate chain)")
+        }
         let server = try OpenRealmServer(configuration: configuration, logger: logger)
-        logger.info("starting", metadata: ["data-dir": "\(dataDir)", "mode": "\(config == nil ? "development" : "configured")"])
+        logger.info("starting", metadata: ["data-dir": "\(dataDir)", "mode": "\(config == nil ? "development" : "configured")",
+                                           "tls": "\(tlsCert == nil ? "off" : "on")"])
         try await server.runService()
     }
 }

@@ -25,6 +25,9 @@ public struct ServerConfiguration: Sendable {
     /// Seconds the server waits for the peer's answer to its WebSocket close frame
     /// before it drops the connection.
     public var syncCloseTimeout: Double = 10
+    /// TLS on the port (`--tls-cert`, `--tls-key`): HTTPS and WSS instead of HTTP and WS.
+    /// Nil (the default) serves plain HTTP, for loopback or behind a TLS proxy.
+    public var tls: ServerTLSConfiguration?
 
     /// A configuration listening on `host:port` with data in `dataDirectory`.
     public init(host: String = "127.0.0.1", port: Int = 9090, dataDirectory: URL, app: AppConfiguration? = nil) {
