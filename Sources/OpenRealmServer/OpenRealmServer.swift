@@ -71,7 +71,7 @@ public final class OpenRealmServer: Sendable {
                                                         configuration: .init(http1: .init(idleTimeout: idle), ws: ws)),
                     timeout: idle)
                 // The TLS handler goes first: the deadline then covers the handshake too.
-                guard let tls else { return channel }
+                guard let tls else { return TLSOnPlainPortChannel(inner: channel) }
                 return try TLSChannel(channel, tlsConfiguration: tls)
             },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
