@@ -29,8 +29,15 @@ class SyncTestCase: XCTestCase {
     /// any app id. A subclass returns one for `appId` to test a configured app.
     var serverApp: ServerAppConfiguration? { nil }
 
+    /// TLS for the next `startServer()`: nil serves plain HTTP (the default), else HTTPS
+    /// and WSS, and `baseURL` says `https://`.
+    var serverTLS: ServerTLSConfiguration?
+    /// The client's ``AppConfiguration/trustedRootCertificatesFile`` (nil: the system's trust store).
+    var clientTrustedRoots: URL?
+
     func startServer() throws {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: port, dataDirectory: dataDirectory, app: serverApp)
+        configuration.tls = serverTLS
         configuration.passwordHashRounds = 1024
         var logger = Logger(label: "openrealm-sync-test-server")
         logger.logLevel = .critical
@@ -57,11 +64,12 @@ class SyncTestCase: XCTestCase {
         try? FileManager.default.removeItem(at: rootDirectory)
     }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var baseURL: String { "\(serverTLS == nil ? "http" : "https")://127.0.0.1:\(port)" }
 
     /// The test's app, pointing at the test's server.
     var app: App {
-        App(id: appId, configuration: OpenRealmSync.AppConfiguration(baseURL: baseURL, rootDirectory: rootDirectory))
+        App(id: appId, configuration: OpenRealmSync.AppConfiguration(baseURL: baseURL, rootDirectory: rootDirectory,
+                                                                     trustedRootCertificatesFile: clientTrustedRoots))
     }
 
     /// Registers and logs in a new email/password user.
