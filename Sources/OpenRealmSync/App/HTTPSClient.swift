@@ -37,7 +37,8 @@ enum HTTPSClient {
         var path = url.path.isEmpty ? "/" : url.path
         if let query = url.query { path += "?" + query }
         var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: path)
-        head.headers.add(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
+        let hostField = host.contains(":") ? "[\(host)]" : host
+        head.headers.add(name: "Host", value: url.port.map { "\(hostField):\($0)" } ?? hostField)
         head.headers.add(name: "Connection", value: "close")
         head.headers.add(name: "Content-Length", value: "\(body?.count ?? 0)")
         for (name, value) in headers { head.headers.add(name: name, value: value) }
