@@ -24,9 +24,13 @@ let package = Package(
     ],
     dependencies: [
         // OpenRealm, ORCore and OpenRealmWire use none of these. The sync server uses them
-        // all; the sync client (OpenRealmSync) only swift-nio's WebSocket client, which
-        // the server's dependencies already bring into the graph.
+        // all; the sync client (OpenRealmSync) only swift-nio's WebSocket and HTTP client
+        // and swift-nio-ssl for TLS, which the server's dependencies (HummingbirdTLS)
+        // already bring into the graph.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.65.0"),
+        // TLS for the sync client (wss://, and https:// when a private CA is trusted) and,
+        // through HummingbirdTLS, for the server's --tls-cert/--tls-key.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.27.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -85,6 +89,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
             ],
             path: "Sources/OpenRealmSync"
         ),
@@ -103,6 +109,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

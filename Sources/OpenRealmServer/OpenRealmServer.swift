@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -25,17 +26,21 @@ public final class OpenRealmServer: Sendable {
     /// The counters served at `GET /metrics`.
     public let metrics = ServerMetrics()
     private let runningPort = PortBox()
+    /// The TLS settings made of ``ServerConfiguration/tls``, checked at init; nil for plain HTTP.
+    private let tls: TLSConfiguration?
 
-    /// Prepares a server: checks the configuration, creates the data directory and the
-    /// signing key.
+    /// Prepares a server: checks the configuration, reads the TLS files, creates the data
+    /// directory and the signing key.
     ///
     /// - Throws: ``ServerError`` for a port out of range, a data directory that cannot be
-    ///   created or written, a signing key that cannot be created or read.
+    ///   created or written, a signing key that cannot be created or read, or a TLS file
+    ///   that cannot be used (the message names it).
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "openrealm-server")) throws {
         self.configuration = configuration
         self.logger = logger
         try configuration.validate()
         try configuration.app?.validate()
+        tls = try configuration.tls.map { try ServerTLSSetup.load($0, logger: logger) }
         try DataDirectory(configuration.dataDirectory).prepareForWriting()
         let key = try configuration.signingKey.load(dataDirectory: configuration.dataDirectory)
         let apps = AppRegistry(dataDirectory: configuration.dataDirectory, configured: configuration.app,
@@ -54,7 +59,7 @@ public final class OpenRealmServer: Sendable {
         let box = runningPort
         // First: its middleware counts the requests of the routes added after it.
         MetricsRoute.add(to: router, metrics: metrics)
-        AuthRoutes.add(to: router, auth: auth, host: configuration.host, port: { box.port ?? 0 })
+        AuthRoutes.add(to: router, auth: auth, host: configuration.host, secure: tls != nil, port: { box.port ?? 0 })
         SyncEndpoint.add(to: router, auth: auth, logger: logger, metrics: metrics, limits: SyncEndpoint.Limits(configuration))
         // A frame announcing more than one protocol message's bytes is refused from its
         // header (close code 1009), before any of its payload is buffered.
@@ -67,13 +72,16 @@ public final class OpenRealmServer: Sendable {
         let webSocketResponder = router.buildResponder()
         return Application(
             router: router,
-            server: HTTPServerBuilder { responder in
-                FirstRequestDeadlineChannel(
+            server: HTTPServerBuilder { [tls] responder in
+                let channel = FirstRequestDeadlineChannel(
                     inner: HTTPRequestLimitsChannel(
                         inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
                                                             configuration: .init(http1: http1, ws: ws)),
                         limits: limits),
                     timeout: idle)
+                // The TLS handler goes first: the deadline then covers the handshake too.
+                guard let tls else { return TLSOnPlainPortChannel(inner: channel) }
+                return try TLSChannel(channel, tlsConfiguration: tls)
             },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                     serverName: "openrealm-server"),

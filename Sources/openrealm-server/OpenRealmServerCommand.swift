@@ -3,8 +3,9 @@ import Foundation
 import Logging
 import OpenRealmServer
 
-/// `openrealm-server serve --host 127.0.0.1 --port 9090 --data-dir ./openrealm-data [--config app.json]`,
-/// and the operator commands (`backup`, `check`, `users`, `apikeys`; Operator.swift).
+/// `openrealm-server serve --host 127.0.0.1 --port 9090 --data-dir ./openrealm-data [--config app.json]
+/// [--tls-cert cert.pem --tls-key key.pem]`, and the operator commands (`backup`, `check`, `users`,
+/// `apikeys`; Operator.swift).
 @main
 struct OpenRealmServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -50,6 +51,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("mail-command"),
             help: "A program that sends the server's mails (confirmations, password resets), given each message on standard input, e.g. \"/usr/sbin/sendmail -t\".")
     var mailCommand: String?
+
     @Option(name: .customLong("sync-max-outbound-bytes"), help: "The most bytes waiting to be sent to one sync connection; past that it is closed (also the largest bootstrap sent in one go).")
     var syncMaxOutboundBytes: Int = 64 << 20
 
@@ -73,6 +75,12 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .customLong("http-body-timeout"), help: "Seconds a request body may take after its head before the connection is closed.")
     var httpBodyTimeout: Double = 30
+
+    @Option(name: .customLong("tls-cert"), help: "A PEM certificate chain (server certificate first): serve HTTPS and WSS. Needs --tls-key.")
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
@@ -126,9 +134,19 @@ struct Serve: AsyncParsableCommand {
         if let config {
             configuration.app = try AppConfiguration.load(from: URL(fileURLWithPath: config))
         }
+        switch (tlsCert, tlsKey) {
+        case (let cert?, let key?):
+            configuration.tls = ServerTLSConfiguration(certificateChainFile: URL(fileURLWithPath: cert), privateKeyFile: URL(fileURLWithPath: key))
+        case (nil, nil):
+            break
+        case (_?, nil):
+            throw ValidationError("--tls-cert needs --tls-key (the certificate's private key)")
+        case (nil, _?):
+            throw ValidationError("--tls-key needs --tls-cert (the certificate chain)")
+        }
         let server = try OpenRealmServer(configuration: configuration, logger: logger)
         logger.info("starting", metadata: ["version": "\(OpenRealmVersion.current)", "data-dir": "\(dataDir)",
-                                           "mode": "\(config == nil ? "development" : "configured")"])
+                                           "mode": "\(config == nil ? "development" : "configured")", "tls": "\(tlsCert == nil ? "off" : "on")"])
         try await server.runService()
     }
 }

@@ -52,4 +52,24 @@ final class RequestTimeoutTests: XCTestCase {
         XCTAssertEqual(error.code, .httpRequestFailed)
         withExtendedLifetime(server) {}
     }
+
+    /// The same deadline holds over TLS (`https://` calls go through NIOSSL, not
+    /// URLSession): a server that never answers the handshake fails the login at the
+    /// request timeout.
+    func testAnHTTPSLoginToASilentServerFailsAtTheRequestTimeout() async throws {
+        let server = try SilentServer()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-timeout-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let app = App(id: "timeout-\(UUID().uuidString.prefix(8).lowercased())",
+                      configuration: AppConfiguration(baseURL: "https://127.0.0.1:\(server.port)", defaultRequestTimeoutMS: 500,
+                                                      rootDirectory: root))
+        let outcome = LockedBox<Error?>(nil)
+        try await within(60, "the HTTPS login to a silent server") {
+            do { _ = try await app.login(credentials: .anonymous) } catch { outcome.value = error }
+        }
+        let error = try XCTUnwrap(outcome.value as? AppError, "the login did not fail: \(String(describing: outcome.value))")
+        XCTAssertEqual(error.code, .httpRequestFailed)
+        XCTAssertTrue(error.message.contains("no complete answer within 0.5 seconds"), error.message)
+        withExtendedLifetime(server) {}
+    }
 }

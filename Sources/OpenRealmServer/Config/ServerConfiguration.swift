@@ -65,6 +65,9 @@ public struct ServerConfiguration: Sendable {
     /// Seconds a request's body may take to arrive, from the end of its head; a body
     /// still incomplete then is cut off (the connection is closed).
     public var httpBodyTimeout: Double = 30
+    /// TLS on the port (`--tls-cert`, `--tls-key`): HTTPS and WSS instead of HTTP and WS.
+    /// Nil (the default) serves plain HTTP, for loopback or behind a TLS proxy.
+    public var tls: ServerTLSConfiguration?
 
     /// A configuration listening on `host:port` with data in `dataDirectory`.
     public init(host: String = "127.0.0.1", port: Int = 9090, dataDirectory: URL, app: AppConfiguration? = nil) {

@@ -7,7 +7,9 @@ import HummingbirdWebSocket
 enum AuthRoutes {
     static let appPrefix = "/api/client/v2.0/app/{appId}"
 
-    static func add(to router: Router<ServerRequestContext>, auth: AuthService, host: String, port: @escaping @Sendable () -> Int) {
+    /// `secure`: the port serves TLS, so `/location` answers `https://` and `wss://`.
+    static func add(to router: Router<ServerRequestContext>, auth: AuthService, host: String, secure: Bool = false,
+                    port: @escaping @Sendable () -> Int) {
         router.get("/health") { _, _ in
             JSONResponses.json(["status": "ok"])
         }
@@ -17,7 +19,8 @@ enum AuthRoutes {
                 _ = try auth.apps.app(appId)
                 let p = port()
                 return JSONResponses.json(["deployment_model": "LOCAL", "location": "local",
-                                           "hostname": "http://\(host):\(p)", "ws_hostname": "ws://\(host):\(p)"])
+                                           "hostname": "\(secure ? "https" : "http")://\(host):\(p)",
+                                           "ws_hostname": "\(secure ? "wss" : "ws")://\(host):\(p)"])
             }
         }
         router.post("\(appPrefix)/auth/providers/anon-user/login") { request, context in

@@ -5,6 +5,9 @@ import Foundation
 /// ```swift
 /// let app = App(id: "todo", configuration: AppConfiguration(baseURL: "http://127.0.0.1:9090"))
 /// ```
+///
+/// An `https://` base URL makes every call TLS: the HTTP calls and the sync WebSocket
+/// (`wss://`), verified against the system's trust store or ``trustedRootCertificatesFile``.
 public struct AppConfiguration: Sendable, Equatable {
     /// The server's base URL (`http://host:port`), without a trailing path. Nil: the
     /// environment variable `OPENREALM_BASE_URL`, else `http://localhost:9090`.
@@ -21,15 +24,31 @@ public struct AppConfiguration: Sendable, Equatable {
     /// realm files (`<rootDirectory>/<app id>/...`). Nil: `openrealm-sync` in the
     /// current directory, or the directory named by `OPENREALM_SYNC_DIR`.
     public var rootDirectory: URL?
+    /// OpenRealm extension (the Realm SDK has no equivalent): a PEM file of root
+    /// certificates trusted for `https://` and `wss://` *in place of* the system's trust
+    /// store, for a server whose certificate comes from a private CA or is self-signed.
+    /// It applies to both the HTTP calls (login, token refresh, ...) and the sync
+    /// WebSocket. Nil (the default): the system's trust store.
+    ///
+    /// The server's certificate is still verified in full (chain, dates, host name); a
+    /// file that cannot be read fails the HTTP calls with `AppError.httpRequestFailed`
+    /// and stops sync sessions with `SyncError.tlsHandshakeFailed`, each naming the file.
+    ///
+    /// ```swift
+    /// var configuration = AppConfiguration(baseURL: "https://sync.example.internal")
+    /// configuration.trustedRootCertificatesFile = URL(fileURLWithPath: "/etc/myapp/ca.pem")
+    /// ```
+    public var trustedRootCertificatesFile: URL?
 
     /// A configuration for the server at `baseURL`.
     public init(baseURL: String? = nil, localAppName: String? = nil, localAppVersion: String? = nil,
-                defaultRequestTimeoutMS: UInt = 60_000, rootDirectory: URL? = nil) {
+                defaultRequestTimeoutMS: UInt = 60_000, rootDirectory: URL? = nil, trustedRootCertificatesFile: URL? = nil) {
         self.baseURL = baseURL
         self.localAppName = localAppName
         self.localAppVersion = localAppVersion
         self.defaultRequestTimeoutMS = defaultRequestTimeoutMS
         self.rootDirectory = rootDirectory
+        self.trustedRootCertificatesFile = trustedRootCertificatesFile
     }
 
     /// The base URL in effect: the configured one, the environment's, or the default.

@@ -53,7 +53,8 @@ final class AppState: Sendable {
 
     var transport: AppTransport {
         let configuration = self.configuration
-        return AppTransport(baseURL: configuration.resolvedBaseURL, timeout: TimeInterval(configuration.defaultRequestTimeoutMS) / 1000)
+        return AppTransport(baseURL: configuration.resolvedBaseURL, timeout: TimeInterval(configuration.defaultRequestTimeoutMS) / 1000,
+                            trustedRoots: configuration.trustedRootCertificatesFile, trust: configuration.trustDescription)
     }
 
     // MARK: Users

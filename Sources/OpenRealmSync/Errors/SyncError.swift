@@ -22,6 +22,11 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, LocalizedErro
         case invalidFlexibleSyncSubscriptions = 10
         /// The server reverted writes outside the view or the write rules.
         case writeRejected = 11
+        /// The TLS handshake with the server failed: its certificate does not verify
+        /// (expired, for another host name, from an untrusted authority), it does not
+        /// speak TLS, or the trusted roots file cannot be read. The message names the
+        /// server and the reason; the session stops (retrying would not help).
+        case tlsHandshakeFailed = 13
         /// The server could not be reached or the connection ended.
         case connectionFailed = 100
         /// The server refused the user's token; log in again.

@@ -28,7 +28,7 @@ extension SyncSession {
     /// Stores a wait (on `queue`), or answers it at once when nothing is outstanding.
     private func register(_ direction: ProgressDirection, _ resume: @escaping @Sendable (Error?) -> Void) {
         if stoppedForGood {
-            resume(SyncError(.connectionFailed, "The sync session of '\(file.path)' is stopped."))
+            resume(stopError ?? SyncError(.connectionFailed, "The sync session of '\(file.path)' is stopped."))
             return
         }
         switch direction {

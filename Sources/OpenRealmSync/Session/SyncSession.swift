@@ -123,6 +123,8 @@ public final class SyncSession: @unchecked Sendable {
     var bound = false
     var wantsConnection = true
     var stoppedForGood = false
+    /// Why the session stopped, when an error stopped it: the answer of later waits.
+    var stopError: SyncError?
     var backoffAttempts = 0
     /// The scheduled reconnect, if any (cancelled by an earlier connect).
     var reconnectTimer: DispatchWorkItem?
@@ -310,11 +312,19 @@ public final class SyncSession: @unchecked Sendable {
             stopWithError(SyncError(.connectionFailed, "The app's baseURL does not make a valid sync URL."))
             return
         }
+        var tls: WebSocketConnection.TLS?
+        if url.scheme == "wss" {
+            let configuration = user.appState.configuration
+            do { tls = WebSocketConnection.TLS(context: try configuration.tlsContext(), trust: configuration.trustDescription) } catch {
+                stopWithError(SyncError(.tlsHandshakeFailed, "Cannot sync '\(file.path)' with \(url): \(error)"))
+                return
+            }
+        }
         decoder = WireFrameDecoder()
         bound = false
         bindSent = false
         let holder = UncheckedBox<WebSocketConnection?>(nil)
-        let conn = WebSocketConnection(url: url) { [weak self] event in
+        let conn = WebSocketConnection(url: url, tls: tls) { [weak self] event in
             guard let self else { return }
             self.queue.async {
                 guard let conn = holder.value else { return }
@@ -364,6 +374,12 @@ public final class SyncSession: @unchecked Sendable {
             }
         case .closed(let reason):
             connectionLost(reason ?? "the connection closed")
+        case .tlsFailed(let failure) where failure.isPermanent:
+            // A certificate that does not verify, or a server without TLS: retrying cannot
+            // help, and a session retrying quietly is a sync that silently never happens.
+            stopWithError(SyncError(.tlsHandshakeFailed, "Cannot sync '\(file.path)' with \(syncURL?.absoluteString ?? "the server"): \(failure)"))
+        case .tlsFailed(let failure):
+            connectionLost(failure.description)
         }
     }
 
@@ -418,6 +434,7 @@ public final class SyncSession: @unchecked Sendable {
     }
 
     func stopWithError(_ error: SyncError, reportTo handler: ErrorReportingBlock? = nil) {
+        stopError = error
         stoppedForGood = true
         wantsConnection = false
         setState(.inactive)

@@ -2,9 +2,12 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 
-/// One WebSocket to the sync endpoint, over swift-nio: binary messages in and out.
+/// One WebSocket to the sync endpoint, over swift-nio: binary messages in and out; over
+/// TLS for a `wss://` URL (``TLSClientHandlers``), where a failed handshake is reported
+/// as ``Event/tlsFailed(_:)`` with its reason rather than as a closed connection.
 ///
 /// Events are reported through the closures given at creation, on a NIO event loop
 /// thread; the owner hops to its own queue. `send` and `close` may be called from any
@@ -14,9 +17,19 @@ final class WebSocketConnection: @unchecked Sendable {
         case opened
         case message([UInt8])
         case closed(String?)
+        /// The TLS handshake failed (a certificate that does not verify, a server without TLS).
+        case tlsFailed(TLSFailure)
+    }
+
+    /// The TLS settings of a `wss://` connection.
+    struct TLS: Sendable {
+        let context: NIOSSLContext
+        /// The trusted roots, in words, for error messages ("the system's trust store").
+        let trust: String
     }
 
     private let url: URL
+    private let tls: TLS?
     private let onEvent: @Sendable (Event) -> Void
     private let lock = NSLock()
     private var channel: Channel?
@@ -32,8 +45,10 @@ final class WebSocketConnection: @unchecked Sendable {
     /// The largest message accepted (the protocol's 16 MiB body limit plus its header).
     static let maxMessageSize = (16 << 20) + 64
 
-    init(url: URL, onEvent: @escaping @Sendable (Event) -> Void) {
+    /// A connection to `url`; `tls` is required for a `wss://` URL and unused otherwise.
+    init(url: URL, tls: TLS?, onEvent: @escaping @Sendable (Event) -> Void) {
         self.url = url
+        self.tls = url.scheme == "wss" ? tls : nil
         self.onEvent = onEvent
     }
 
@@ -43,9 +58,15 @@ final class WebSocketConnection: @unchecked Sendable {
             onEvent(.closed("the sync URL '\(url)' has no host"))
             return
         }
+        if url.scheme == "wss" && tls == nil {
+            onEvent(.closed("no TLS context for the wss:// URL '\(url)'"))
+            return
+        }
         let port = url.port ?? (url.scheme == "wss" ? 443 : 80)
-        var path = url.path.isEmpty ? "/" : url.path
-        if let query = url.query { path += "?" + query }
+        let tls = self.tls
+        let observer = TLSHandshakeObserver()
+        let base = url.path.isEmpty ? "/" : url.path
+        let path = url.query.map { base + "?" + $0 } ?? base
         let onEvent = self.onEvent
         let owner = self
         let requestHeaders = HTTPHeaders([("Host", "\(host):\(port)"), ("Content-Length", "0")])
@@ -71,6 +92,7 @@ final class WebSocketConnection: @unchecked Sendable {
                 let request = UpgradeRequestHandler(path: path, headers: requestHeaders, onEvent: onEvent)
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
+                    if let tls { try TLSClientHandlers.add(to: sync, context: tls.context, host: host, observer: observer) }
                     // Once upgraded, the request handler leaves so that frames reach the WebSocket handlers.
                     try sync.addHTTPClientHandlers(withClientUpgrade: (upgraders: [upgrader], completionHandler: { context in
                         context.pipeline.removeHandler(name: Self.requestHandlerName, promise: nil)
@@ -86,7 +108,12 @@ final class WebSocketConnection: @unchecked Sendable {
                     return owner.closed
                 }
                 if alreadyClosed { channel.close(promise: nil) }
-                channel.closeFuture.whenComplete { _ in owner.didClose(nil) }
+                channel.closeFuture.whenComplete { _ in
+                    guard let tls else { return owner.didClose(nil) }
+                    TLSFailure.classify(observer, host: host, port: port, trust: tls.trust, on: channel.eventLoop).whenSuccess { failure in
+                        if let failure { owner.report(.tlsFailed(failure)) } else { owner.didClose(nil) }
+                    }
+                }
             case .failure(let error):
                 owner.didClose("cannot connect to \(host):\(port): \(error)")
             }
@@ -96,12 +123,17 @@ final class WebSocketConnection: @unchecked Sendable {
     private var reportedClose = false
 
     fileprivate func didClose(_ reason: String?) {
-        let report = lock.withLock { () -> Bool in
+        report(.closed(reason))
+    }
+
+    /// Reports the end of the connection, once.
+    fileprivate func report(_ end: Event) {
+        let first = lock.withLock { () -> Bool in
             closed = true
             defer { reportedClose = true }
             return !reportedClose
         }
-        if report { onEvent(.closed(reason)) }
+        if first { onEvent(end) }
     }
 
     /// Sends one binary message; false when the connection is closed or not upgraded yet

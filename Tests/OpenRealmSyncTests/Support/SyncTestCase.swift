@@ -31,9 +31,15 @@ class SyncTestCase: XCTestCase {
 
     /// What sends the server's mails (confirmations, password resets); nil: none.
     var serverMailer: (any MailSender)? { nil }
+    /// TLS for the next `startServer()`: nil serves plain HTTP (the default), else HTTPS
+    /// and WSS, and `baseURL` says `https://`.
+    var serverTLS: ServerTLSConfiguration?
+    /// The client's ``AppConfiguration/trustedRootCertificatesFile`` (nil: the system's trust store).
+    var clientTrustedRoots: URL?
 
     func startServer() throws {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: port, dataDirectory: dataDirectory, app: serverApp)
+        configuration.tls = serverTLS
         configuration.passwordHashRounds = 1024
         configuration.mailer = serverMailer
         var logger = Logger(label: "openrealm-sync-test-server")
@@ -61,11 +67,12 @@ class SyncTestCase: XCTestCase {
         try? FileManager.default.removeItem(at: rootDirectory)
     }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var baseURL: String { "\(serverTLS == nil ? "http" : "https")://127.0.0.1:\(port)" }
 
     /// The test's app, pointing at the test's server.
     var app: App {
-        App(id: appId, configuration: OpenRealmSync.AppConfiguration(baseURL: baseURL, rootDirectory: rootDirectory))
+        App(id: appId, configuration: OpenRealmSync.AppConfiguration(baseURL: baseURL, rootDirectory: rootDirectory,
+                                                                     trustedRootCertificatesFile: clientTrustedRoots))
     }
 
     /// Registers and logs in a new email/password user.
