@@ -51,6 +51,8 @@ final class CustomJWTTests: ServerTestCase {
             (try token(["sub": "ext-42", "aud": "todo-app"]), "InvalidSession", "'exp'"),
             (try token(["sub": "ext-42", "aud": "todo-app", "exp": now + 600, "nbf": now + 300]), "InvalidSession", "not valid before"),
             ("not.a.jwt!", "InvalidSession", "not a JWT"),
+            // Valid for more than the app's most (an hour by default).
+            (try token(["sub": "ext-42", "aud": "todo-app", "exp": now + 86_400 * 365]), "InvalidSession", "more than the app's most, 3600 s"),
         ]
         for (bad, code, words) in refused {
             let reply = try login(bad)
@@ -58,6 +60,21 @@ final class CustomJWTTests: ServerTestCase {
             XCTAssertEqual(reply.errorCode, code, words)
             XCTAssertTrue(reply.message.contains(words), "\(words): \(reply.message)")
         }
+    }
+
+    func testTheIssuerIsCheckedWhenConfigured() throws {
+        let now = Int64(Date().timeIntervalSince1970)
+        let settings = CustomJWTConfiguration(key: Self.key, issuer: "https://id.example.com", maxLifetime: 600)
+        XCTAssertEqual(try settings.verify(try token(["sub": "s", "exp": now + 600, "iss": "https://id.example.com"]), now: now).subject, "s")
+        for (claims, words) in [(["sub": "s", "exp": now + 60, "iss": "https://evil.example.com"], "'iss'"),
+                                (["sub": "s", "exp": now + 60], "'iss'"), (["sub": "s", "exp": now + 601, "iss": "https://id.example.com"], "601 s")]
+            as [([String: Any], String)] {
+            XCTAssertThrowsError(try settings.verify(try token(claims), now: now)) { error in
+                XCTAssertTrue("\(error)".contains(words), "\(error)")
+            }
+        }
+        let parsed = try AppConfiguration.parse(Data(#"{"appId": "a", "auth": {"customJWT": {"key": "0123456789abcdef0123456789abcdef", "issuer": "i", "maxLifetimeSeconds": 60}}}"#.utf8))
+        XCTAssertEqual(parsed.customJWT, CustomJWTConfiguration(key: "0123456789abcdef0123456789abcdef", issuer: "i", maxLifetime: 60))
     }
 
     func testConfigurationOfTheProvider() throws {

@@ -170,12 +170,12 @@ final class ClientResetTests: SyncTestCase {
         XCTAssertEqual(sa.state, .inactive)
         XCTAssertEqual(Seen.names(a), ["doomed", "offline", "shared"], "the file was left as it was")
         XCTAssertEqual(task(a, "shared")?.progressMinutes, 42)
-        // Waits end with the error instead of hanging.
+        // Waits end with the error that stopped the session instead of hanging.
         do {
             try await within(60, "a wait on the stopped session") { try await sa.wait(for: .download) }
             XCTFail("a wait on a stopped session returned normally")
         } catch let error as SyncError {
-            XCTAssertEqual(error.code, .connectionFailed)
+            XCTAssertEqual(error.code, .clientResetError)
         }
     }
 

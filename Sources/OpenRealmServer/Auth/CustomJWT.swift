@@ -4,23 +4,32 @@ import Foundation
 /// The custom JWT provider's settings, from `auth.customJWT` in the app configuration:
 ///
 /// ```json
-/// "auth": { "customJWT": { "key": "<shared secret, at least 32 characters>", "audience": "my-app" } }
+/// "auth": { "customJWT": { "key": "<shared secret, at least 32 characters>", "audience": "my-app",
+///                          "issuer": "https://id.example.com", "maxLifetimeSeconds": 3600 } }
 /// ```
 ///
 /// Tokens are HS256 JWTs signed by the app's own identity service with `key` (its UTF-8
-/// bytes). They must carry `sub` (the external user id) and `exp`; `aud` must equal
-/// `audience` when one is configured; `nbf`, when present, must have passed; `email`,
-/// when present, becomes the user's email (for `%user.email` in rules).
+/// bytes). They must carry `sub` (the external user id) and `exp`, no more than
+/// `maxLifetime` seconds ahead (a leaked long-lived token is refused); `aud` must equal
+/// `audience` and `iss` must equal `issuer` when they are configured; `nbf`, when
+/// present, must have passed; `email`, when present, becomes the user's email (for
+/// `%user.email` in rules).
 public struct CustomJWTConfiguration: Sendable, Hashable {
     /// The HMAC-SHA256 key.
     public var key: String
     /// The `aud` tokens must carry; nil accepts any.
     public var audience: String?
+    /// The `iss` tokens must carry; nil accepts any.
+    public var issuer: String?
+    /// The most seconds a token's `exp` may lie ahead of now (default an hour).
+    public var maxLifetime: Int64 = 3600
 
-    /// Settings verifying with `key`, requiring `audience` when given.
-    public init(key: String, audience: String? = nil) {
+    /// Settings verifying with `key`, requiring `audience` and `issuer` when given.
+    public init(key: String, audience: String? = nil, issuer: String? = nil, maxLifetime: Int64 = 3600) {
         self.key = key
         self.audience = audience
+        self.issuer = issuer
+        self.maxLifetime = maxLifetime
     }
 
     /// What a verified token says about its user.
@@ -58,6 +67,12 @@ public struct CustomJWTConfiguration: Sendable, Hashable {
             throw .invalidSession("the custom JWT has no numeric 'exp' claim")
         }
         guard exp > now else { throw .tokenExpired("the custom JWT expired at \(exp) (now \(now))") }
+        guard exp - now <= maxLifetime else {
+            throw .invalidSession("the custom JWT is valid for \(exp - now) s, more than the app's most, \(maxLifetime) s (auth.customJWT.maxLifetimeSeconds)")
+        }
+        if let issuer, claims["iss"] as? String != issuer {
+            throw .invalidSession("the custom JWT's 'iss' is not '\(issuer)'")
+        }
         if let nbf = (claims["nbf"] as? NSNumber)?.int64Value, nbf > now {
             throw .invalidSession("the custom JWT is not valid before \(nbf) (now \(now))")
         }

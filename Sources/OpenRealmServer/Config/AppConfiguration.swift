@@ -110,9 +110,12 @@ public struct AppConfiguration: Sendable, Hashable {
         if let auth = try reader.object(root["auth"], "auth") {
             try reader.only(auth, ["anonymous", "emailPassword", "apiKeys", "customJWT"], at: "auth.")
             if let jwt = try reader.object(auth["customJWT"], "auth.customJWT") {
-                try reader.only(jwt, ["key", "keyFile", "keyEnv", "audience"], at: "auth.customJWT.")
+                try reader.only(jwt, ["key", "keyFile", "keyEnv", "audience", "issuer", "maxLifetimeSeconds"], at: "auth.customJWT.")
                 let key = try reader.secret(jwt, "auth.customJWT", baseDirectory: baseDirectory, environment: environment)
-                config.customJWT = CustomJWTConfiguration(key: key, audience: try reader.string(jwt["audience"], "auth.customJWT.audience"))
+                config.customJWT = CustomJWTConfiguration(
+                    key: key, audience: try reader.string(jwt["audience"], "auth.customJWT.audience"),
+                    issuer: try reader.string(jwt["issuer"], "auth.customJWT.issuer"),
+                    maxLifetime: try reader.positiveInt(jwt["maxLifetimeSeconds"], "auth.customJWT.maxLifetimeSeconds") ?? 3600)
             }
             if let v = try reader.bool(auth["anonymous"], "auth.anonymous") { config.anonymousAuth = v }
             if let settings = auth["emailPassword"] as? [String: Any] {
