@@ -15,6 +15,9 @@ import OpenRealmWire
 /// try await server.runService()      // until SIGINT / SIGTERM
 /// ```
 ///
+/// It is a swift-service-lifecycle `Service` (OpenRealmServer+Service.swift), so it can
+/// run in a `ServiceGroup` of one's own.
+///
 /// In tests, ``run()`` in a task and ``waitUntilRunning(timeout:)`` for the port (with
 /// `port: 0` a free one is picked); cancel the task to stop.
 public final class OpenRealmServer: Sendable {
@@ -25,6 +28,8 @@ public final class OpenRealmServer: Sendable {
     /// The counters served at `GET /metrics`.
     public let metrics = ServerMetrics()
     private let runningPort = PortBox()
+    /// The metrics port, and whether the routes are mounted in another application.
+    let listeners = Listeners()
 
     /// Prepares a server: checks the configuration, creates the data directory and the
     /// signing key.
@@ -52,7 +57,7 @@ public final class OpenRealmServer: Sendable {
         let router = Router(context: ServerRequestContext.self)
         let box = runningPort
         // First: its middleware counts the requests of the routes added after it.
-        MetricsRoute.add(to: router, metrics: metrics)
+        MetricsRoute.add(to: router, metrics: metrics, serving: configuration.metricsPort == nil)
         AuthRoutes.add(to: router, auth: auth, host: configuration.host, port: { box.port ?? 0 })
         SyncEndpoint.add(to: router, auth: auth, logger: logger, metrics: metrics, limits: SyncEndpoint.Limits(configuration))
         // A frame announcing more than one protocol message's bytes is refused from its
@@ -86,34 +91,25 @@ public final class OpenRealmServer: Sendable {
 
     private static func duration(_ seconds: Double) -> Duration { .nanoseconds(Int64(seconds * 1e9)) }
 
-    /// Serves until the task is cancelled, holding the data directory's
-    /// ``DataDirectoryLock``.
+    /// Serves until the task is cancelled or, in a `ServiceGroup`, until it shuts down
+    /// gracefully, holding the data directory's ``DataDirectoryLock``: the port, and the
+    /// metrics port when it has one.
     ///
-    /// - Throws: ``ServerError`` when the data directory is in use, or the address
+    /// - Throws: ``ServerError`` when the data directory is in use, or an address
     ///   cannot be listened on (naming the port's owner when it is in use).
     public func run() async throws {
         let lock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "serve")
         defer { lock.release() }
-        do {
-            try await application().run()
-        } catch {
-            throw ListenFailure.explain(error, host: configuration.host, port: configuration.port)
-        }
+        try await serve()
     }
 
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully: the listener
     /// closes, open connections finish, and everything acknowledged is already
     /// committed (each integration commits before it is acknowledged).
     public func runService() async throws {
-        let lock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "serve")
-        defer { lock.release() }
-        let group = ServiceGroup(configuration: .init(services: [application()], gracefulShutdownSignals: [.sigterm, .sigint],
+        let group = ServiceGroup(configuration: .init(services: [self], gracefulShutdownSignals: [.sigterm, .sigint],
                                                       logger: logger))
-        do {
-            try await group.run()
-        } catch {
-            throw ListenFailure.explain(error, host: configuration.host, port: configuration.port)
-        }
+        try await group.run()
     }
 
     /// The port the server listens on once it runs.
