@@ -183,6 +183,11 @@ let package = Package(
             name: "OpenRealmServerTests",
             dependencies: ["OpenRealmServer", "OpenRealmWire", .product(name: "Logging", package: "swift-log"),
                            .product(name: "Crypto", package: "swift-crypto"),
+                           // EmbeddingTests mounts the server's routes in an application of its own.
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "NIOCore", package: "swift-nio"),
                            // Built so that OperatorCommandLineTests can run it.
                            "openrealm-server"],
             path: "Tests/OpenRealmServerTests"

@@ -16,7 +16,8 @@ import OpenRealmWire
 /// ```
 ///
 /// It is a swift-service-lifecycle `Service` (OpenRealmServer+Service.swift), so it can
-/// run in a `ServiceGroup` of one's own.
+/// run in a `ServiceGroup` of one's own; its routes can also be mounted in one's own
+/// Hummingbird application (``addRoutes(to:)``).
 ///
 /// In tests, ``run()`` in a task and ``waitUntilRunning(timeout:)`` for the port (with
 /// `port: 0` a free one is picked); cancel the task to stop.
@@ -60,24 +61,11 @@ public final class OpenRealmServer: Sendable {
         MetricsRoute.add(to: router, metrics: metrics, serving: configuration.metricsPort == nil)
         AuthRoutes.add(to: router, auth: auth, host: configuration.host, port: { box.port ?? 0 })
         SyncEndpoint.add(to: router, auth: auth, logger: logger, metrics: metrics, limits: SyncEndpoint.Limits(configuration))
-        // A frame announcing more than one protocol message's bytes is refused from its
-        // header (close code 1009), before any of its payload is buffered.
-        let ws = WebSocketServerConfiguration(maxFrameSize: WireLimits().maxMessageSize + WireProtocol.headerSize,
-                                              autoPing: .enabled(timePeriod: Self.duration(configuration.syncPingInterval)),
-                                              closeTimeout: Self.duration(configuration.syncCloseTimeout))
-        let idle = TimeAmount.nanoseconds(Int64(configuration.httpIdleTimeout * 1e9))
-        let limits = HTTPRequestLimits(configuration)
-        let http1 = HTTP1Channel.Configuration(idleTimeout: idle, httpDecoderConfiguration: limits.decoderConfiguration)
         let webSocketResponder = router.buildResponder()
         return Application(
             router: router,
-            server: HTTPServerBuilder { responder in
-                FirstRequestDeadlineChannel(
-                    inner: HTTPRequestLimitsChannel(
-                        inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
-                                                            configuration: .init(http1: http1, ws: ws)),
-                        limits: limits),
-                    timeout: idle)
+            server: HTTPServerBuilder { [self] responder in
+                httpChannel(responder: responder, webSocketResponder: webSocketResponder)
             },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                     serverName: "openrealm-server"),
@@ -89,11 +77,10 @@ public final class OpenRealmServer: Sendable {
             logger: logger)
     }
 
-    private static func duration(_ seconds: Double) -> Duration { .nanoseconds(Int64(seconds * 1e9)) }
-
     /// Serves until the task is cancelled or, in a `ServiceGroup`, until it shuts down
     /// gracefully, holding the data directory's ``DataDirectoryLock``: the port, and the
-    /// metrics port when it has one.
+    /// metrics port when it has one (with the routes mounted in another application, the
+    /// metrics port only).
     ///
     /// - Throws: ``ServerError`` when the data directory is in use, or an address
     ///   cannot be listened on (naming the port's owner when it is in use).
