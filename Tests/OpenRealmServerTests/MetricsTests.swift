@@ -152,6 +152,15 @@ final class MetricsTests: ServerTestCase {
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0, "promtool check metrics: \(report)\n--- exposition ---\n\(text)")
         XCTAssertEqual(report.trimmingCharacters(in: .whitespacesAndNewlines), "", "promtool's lint findings")
+        // What promtool checked holds the histograms, each with observations.
+        let samples = try Self.samples(of: text)
+        for histogram in ["openrealm_changeset_integration_seconds", "openrealm_commit_seconds", "openrealm_fanout_delay_seconds",
+                          "openrealm_bootstrap_objects", "openrealm_bootstrap_bytes"] {
+            XCTAssertTrue(text.contains("# TYPE \(histogram) histogram"), histogram)
+            XCTAssertGreaterThan(samples["\(histogram)_count"] ?? 0, 0, histogram)
+            XCTAssertEqual(samples["\(histogram)_bucket{le=\"+Inf\"}"], samples["\(histogram)_count"], histogram)
+        }
+        XCTAssertTrue(text.contains("# TYPE openrealm_http_request_duration_seconds histogram"))
     }
 
     static func onPath(_ name: String) -> URL? {
