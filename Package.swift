@@ -36,7 +36,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        // The server's /metrics: swift-metrics objects over a Prometheus registry per server.
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.1.0"),
     ],
     targets: [
         .systemLibrary(
@@ -114,6 +117,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "Sources/OpenRealmServer",
             swiftSettings: fuzzed
@@ -185,6 +190,11 @@ let package = Package(
             name: "OpenRealmServerTests",
             dependencies: ["OpenRealmServer", "OpenRealmWire", .product(name: "Logging", package: "swift-log"),
                            .product(name: "Crypto", package: "swift-crypto"),
+                           // EmbeddingTests mounts the server's routes in an application of its own.
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "NIOCore", package: "swift-nio"),
                            // Built so that OperatorCommandLineTests can run it.
                            "openrealm-server"],
             path: "Tests/OpenRealmServerTests"

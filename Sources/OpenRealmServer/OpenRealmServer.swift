@@ -16,6 +16,10 @@ import OpenRealmWire
 /// try await server.runService()      // until SIGINT / SIGTERM
 /// ```
 ///
+/// It is a swift-service-lifecycle `Service` (OpenRealmServer+Service.swift), so it can
+/// run in a `ServiceGroup` of one's own; its routes can also be mounted in one's own
+/// Hummingbird application (``addRoutes(to:)``).
+///
 /// In tests, ``run()`` in a task and ``waitUntilRunning(timeout:)`` for the port (with
 /// `port: 0` a free one is picked); cancel the task to stop.
 public final class OpenRealmServer: Sendable {
@@ -27,7 +31,9 @@ public final class OpenRealmServer: Sendable {
     public let metrics = ServerMetrics()
     private let runningPort = PortBox()
     /// The TLS settings made of ``ServerConfiguration/tls``, checked at init; nil for plain HTTP.
-    private let tls: TLSConfiguration?
+    let tls: TLSConfiguration?
+    /// The metrics port, and whether the routes are mounted in another application.
+    let listeners = Listeners()
 
     /// Prepares a server: checks the configuration, reads the TLS files, creates the data
     /// directory and the signing key.
@@ -58,27 +64,14 @@ public final class OpenRealmServer: Sendable {
         let router = Router(context: ServerRequestContext.self)
         let box = runningPort
         // First: its middleware counts the requests of the routes added after it.
-        MetricsRoute.add(to: router, metrics: metrics)
+        MetricsRoute.add(to: router, metrics: metrics, serving: configuration.metricsPort == nil)
         AuthRoutes.add(to: router, auth: auth, host: configuration.host, secure: tls != nil, port: { box.port ?? 0 })
         SyncEndpoint.add(to: router, auth: auth, logger: logger, metrics: metrics, limits: SyncEndpoint.Limits(configuration))
-        // A frame announcing more than one protocol message's bytes is refused from its
-        // header (close code 1009), before any of its payload is buffered.
-        let ws = WebSocketServerConfiguration(maxFrameSize: WireLimits().maxMessageSize + WireProtocol.headerSize,
-                                              autoPing: .enabled(timePeriod: Self.duration(configuration.syncPingInterval)),
-                                              closeTimeout: Self.duration(configuration.syncCloseTimeout))
-        let idle = TimeAmount.nanoseconds(Int64(configuration.httpIdleTimeout * 1e9))
-        let limits = HTTPRequestLimits(configuration)
-        let http1 = HTTP1Channel.Configuration(idleTimeout: idle, httpDecoderConfiguration: limits.decoderConfiguration)
         let webSocketResponder = router.buildResponder()
         return Application(
             router: router,
-            server: HTTPServerBuilder { [tls] responder in
-                let channel = FirstRequestDeadlineChannel(
-                    inner: HTTPRequestLimitsChannel(
-                        inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
-                                                            configuration: .init(http1: http1, ws: ws)),
-                        limits: limits),
-                    timeout: idle)
+            server: HTTPServerBuilder { [self] responder in
+                let channel = httpChannel(responder: responder, webSocketResponder: webSocketResponder)
                 // The TLS handler goes first: the deadline then covers the handshake too.
                 guard let tls else { return TLSOnPlainPortChannel(inner: channel) }
                 return try TLSChannel(channel, tlsConfiguration: tls)
@@ -93,36 +86,26 @@ public final class OpenRealmServer: Sendable {
             logger: logger)
     }
 
-    private static func duration(_ seconds: Double) -> Duration { .nanoseconds(Int64(seconds * 1e9)) }
-
-    /// Serves until the task is cancelled, holding the data directory's
-    /// ``DataDirectoryLock``.
+    /// Serves until the task is cancelled or, in a `ServiceGroup`, until it shuts down
+    /// gracefully, holding the data directory's ``DataDirectoryLock``: the port, and the
+    /// metrics port when it has one (with the routes mounted in another application, the
+    /// metrics port only).
     ///
-    /// - Throws: ``ServerError`` when the data directory is in use, or the address
+    /// - Throws: ``ServerError`` when the data directory is in use, or an address
     ///   cannot be listened on (naming the port's owner when it is in use).
     public func run() async throws {
         let lock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "serve")
         defer { lock.release() }
-        do {
-            try await application().run()
-        } catch {
-            throw ListenFailure.explain(error, host: configuration.host, port: configuration.port)
-        }
+        try await serve()
     }
 
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully: the listener
     /// closes, open connections finish, and everything acknowledged is already
     /// committed (each integration commits before it is acknowledged).
     public func runService() async throws {
-        let lock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "serve")
-        defer { lock.release() }
-        let group = ServiceGroup(configuration: .init(services: [application()], gracefulShutdownSignals: [.sigterm, .sigint],
+        let group = ServiceGroup(configuration: .init(services: [self], gracefulShutdownSignals: [.sigterm, .sigint],
                                                       logger: logger))
-        do {
-            try await group.run()
-        } catch {
-            throw ListenFailure.explain(error, host: configuration.host, port: configuration.port)
-        }
+        try await group.run()
     }
 
     /// The port the server listens on once it runs.

@@ -85,6 +85,12 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(name: .customLong("metrics-port"), help: "Serve /metrics on this port only, by a listener of its own (0: any free port); without it, /metrics is on --port.")
+    var metricsPort: Int?
+
+    @Option(name: .customLong("metrics-host"), help: "The address the --metrics-port listener listens on (default: --host).")
+    var metricsHost: String?
+
     @Option(name: .customLong("signing-key-file"), help: "A file holding the token signing key (32 bytes, raw or base64) instead of <data-dir>/signing.key.")
     var signingKeyFile: String?
 
@@ -131,6 +137,8 @@ struct Serve: AsyncParsableCommand {
         configuration.httpMaxHeadBytes = httpMaxHeadBytes
         configuration.httpMaxBodyBytes = httpMaxBodyBytes
         configuration.httpBodyTimeout = httpBodyTimeout
+        configuration.metricsPort = metricsPort
+        configuration.metricsHost = metricsHost
         if let config {
             configuration.app = try AppConfiguration.load(from: URL(fileURLWithPath: config))
         }

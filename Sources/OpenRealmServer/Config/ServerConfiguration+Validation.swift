@@ -17,6 +17,7 @@ extension ServerConfiguration {
                 + "or --allow-remote-development to serve development mode on '\(host)' anyway")
         }
         guard maxDevelopmentApps > 0 else { throw ServerError("maxDevelopmentApps \(maxDevelopmentApps) must be at least 1") }
+        try validateMetricsAddress()
         for (name, value) in [("httpIdleTimeout", httpIdleTimeout), ("syncBindTimeout", syncBindTimeout),
                               ("syncPingInterval", syncPingInterval), ("syncCloseTimeout", syncCloseTimeout)]
         where !(value > 0 && value <= 86_400) {
@@ -30,5 +31,21 @@ extension ServerConfiguration {
         if bare == "localhost" || bare == "::1" { return true }
         let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
         return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// The metrics port is in range, and is not the main port on the same address;
+    /// a metrics host comes with a metrics port.
+    private func validateMetricsAddress() throws {
+        guard let metricsPort else {
+            if metricsHost != nil { throw ServerError("a metrics host is given without a metrics port: add --metrics-port (metricsPort)") }
+            return
+        }
+        guard (0...65_535).contains(metricsPort) else {
+            throw ServerError("metrics port \(metricsPort) is out of range: use 1–65535, or 0 for any free port")
+        }
+        guard metricsHost?.isEmpty != true else { throw ServerError("the host to serve metrics on is empty") }
+        if metricsPort != 0, metricsPort == port, (metricsHost ?? host) == host {
+            throw ServerError("metrics port \(metricsPort) is the server's own port: give --metrics-port another one, or leave it out to serve /metrics on the main port")
+        }
     }
 }

@@ -68,6 +68,12 @@ public struct ServerConfiguration: Sendable {
     /// TLS on the port (`--tls-cert`, `--tls-key`): HTTPS and WSS instead of HTTP and WS.
     /// Nil (the default) serves plain HTTP, for loopback or behind a TLS proxy.
     public var tls: ServerTLSConfiguration?
+    /// A port of its own for `GET /metrics` (`--metrics-port`; 0 picks a free one): when
+    /// set, the metrics are served there only, by a second small HTTP listener, and the
+    /// main port answers `/metrics` with 404. Nil (the default): on the main port.
+    public var metricsPort: Int?
+    /// The address the metrics port listens on (`--metrics-host`); nil: ``host``.
+    public var metricsHost: String?
 
     /// A configuration listening on `host:port` with data in `dataDirectory`.
     public init(host: String = "127.0.0.1", port: Int = 9090, dataDirectory: URL, app: AppConfiguration? = nil) {

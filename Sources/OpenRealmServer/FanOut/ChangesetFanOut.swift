@@ -191,8 +191,10 @@ struct ChangesetFanOut {
 
     /// Sends the download of the changeset of server version `serverVersion` to every
     /// session that receives something (views already updated by ``applyViews()``).
-    /// Sessions with the same instructions and header fields get the same encoded bytes.
-    func send(serverVersion: UInt64, originFileIdent: UInt64, originClientVersion: UInt64, timestamp: WireHybridTimestamp) {
+    /// Sessions with the same instructions and header fields get the same encoded bytes,
+    /// stamped with `committedAt`, when the changeset was committed.
+    func send(serverVersion: UInt64, originFileIdent: UInt64, originClientVersion: UInt64, timestamp: WireHybridTimestamp,
+              committedAt: ContinuousClock.Instant? = nil) {
         var frames: [FrameKey: EncodedMessage] = [:]
         let encoder = WireEncoder()
         for delivery in deliveries {
@@ -212,7 +214,7 @@ struct ChangesetFanOut {
                 acknowledging: delivery.clientVersion)
             // A message that does not encode goes out as a message: the transport
             // reports it and closes that connection, as for any other.
-            guard let frame = try? EncodedMessage(message, encoder: encoder) else {
+            guard let frame = try? EncodedMessage(message, encoder: encoder, committedAt: committedAt) else {
                 session.send(message)
                 continue
             }

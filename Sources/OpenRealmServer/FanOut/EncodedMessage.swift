@@ -14,13 +14,17 @@ public struct EncodedMessage: Sendable {
     /// The protocol version written into the frame. A transport whose connection speaks
     /// another version encodes ``message`` itself instead.
     public let version: UInt16
+    /// When the changeset it carries was committed: the transport records the time from
+    /// then to the frame's write (`openrealm_fanout_delay_seconds`).
+    let committedAt: ContinuousClock.Instant?
 
     /// `message` encoded by `encoder`.
     ///
     /// - Throws: ``WireError`` as ``WireEncoder/encode(_:)``.
-    init(_ message: WireMessage, encoder: WireEncoder) throws(WireError) {
+    init(_ message: WireMessage, encoder: WireEncoder, committedAt: ContinuousClock.Instant? = nil) throws(WireError) {
         self.message = message
         self.frame = try encoder.encode(message)
         self.version = encoder.version
+        self.committedAt = committedAt
     }
 }

@@ -8,8 +8,8 @@ enum AuthRoutes {
     static let appPrefix = "/api/client/v2.0/app/{appId}"
 
     /// `secure`: the port serves TLS, so `/location` answers `https://` and `wss://`.
-    static func add(to router: Router<ServerRequestContext>, auth: AuthService, host: String, secure: Bool = false,
-                    port: @escaping @Sendable () -> Int) {
+    static func add<Context: OpenRealmRequestContext>(to router: some RouterMethods<Context>, auth: AuthService, host: String,
+                                                      secure: Bool = false, port: @escaping @Sendable () -> Int) {
         router.get("/health") { _, _ in
             JSONResponses.json(["status": "ok"])
         }
@@ -92,7 +92,7 @@ enum AuthRoutes {
 
     /// Confirmation and password reset of the email/password provider (docs/SERVER.md):
     /// the `send` routes answer 200 whether or not the address is registered.
-    private static func addEmailRoutes(to router: Router<ServerRequestContext>, auth: AuthService) {
+    private static func addEmailRoutes<Context: OpenRealmRequestContext>(to router: some RouterMethods<Context>, auth: AuthService) {
         let base = "\(appPrefix)/auth/providers/local-userpass"
         router.post(RouterPath(base + "/confirm")) { request, context in
             try await respondAsync {
@@ -128,7 +128,7 @@ enum AuthRoutes {
     }
 
     /// The API key routes, authorised by the user's access token (docs/SERVER.md).
-    private static func addAPIKeyRoutes(to router: Router<ServerRequestContext>, auth: AuthService) {
+    private static func addAPIKeyRoutes<Context: OpenRealmRequestContext>(to router: some RouterMethods<Context>, auth: AuthService) {
         let base = "/api/client/v2.0/auth/api_keys"
         router.post(RouterPath(base)) { request, _ in
             try await respondAsync {

@@ -2,8 +2,9 @@ import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
 
-/// The request context of the server's routes: Hummingbird's WebSocket-capable context
-/// plus the peer's address, which the login rate limits key on.
+/// The request context of the server's own application: Hummingbird's WebSocket-capable
+/// context plus the peer's address, which the login rate limits key on
+/// (``OpenRealmRequestContext``).
 struct ServerRequestContext: RequestContext, WebSocketRequestContext, RemoteAddressRequestContext {
     var coreContext: CoreRequestContextStorage
     let webSocket: WebSocketHandlerReference<Self>
@@ -19,7 +20,4 @@ struct ServerRequestContext: RequestContext, WebSocketRequestContext, RemoteAddr
         remoteAddress = source.channel.remoteAddress
         channel = source.channel
     }
-
-    /// The remote IP address as text (`127.0.0.1`, `::1`), or nil when unknown.
-    var remoteIP: String? { remoteAddress?.ipAddress }
 }

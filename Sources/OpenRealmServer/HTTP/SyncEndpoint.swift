@@ -46,7 +46,7 @@ enum SyncEndpoint {
     /// encoded bytes to send (``OutboundFrameQueue``: past that, or when a queued frame
     /// waits longer than `limits.drainTimeout`, it is closed); its queries are paced by
     /// a ``QueryBudget``.
-    static func add(to router: Router<ServerRequestContext>, auth: AuthService, logger: Logger, metrics: ServerMetrics,
+    static func add<Context: OpenRealmRequestContext>(to router: some RouterMethods<Context>, auth: AuthService, logger: Logger, metrics: ServerMetrics,
                     limits: Limits = Limits()) {
         router.ws("\(AuthRoutes.appPrefix)/realm-sync", shouldUpgrade: { _, context in
             guard let appId = context.parameters.get("appId"), AppRegistry.isValidAppId(appId) else { return .dontUpgrade }

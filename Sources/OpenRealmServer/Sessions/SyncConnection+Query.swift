@@ -126,6 +126,7 @@ extension SyncConnection {
         session.view = view
         session.viewObjects = viewObjects
         session.hasHadView = true
+        metrics.syncWork.bootstrapObjects.record(snapshots.count)
         try sendBootstrap(session, instructions, serverVersion: version)
     }
 
@@ -194,6 +195,7 @@ extension SyncConnection {
             batch.isEmpty ? 0 : bytes + Self.varintSize(UInt64(batch.count))
         }
         var remaining = UInt64(batchBytes.reduce(0, +))
+        metrics.syncWork.bootstrapBytes.record(remaining)
         let now = WireHybridTimestamp(milliseconds: UInt64(max(0, AppStore.nowMilliseconds)))
         for (i, batch) in batches.enumerated() {
             remaining -= UInt64(batchBytes[i])

@@ -61,12 +61,15 @@ extension SyncConnection {
     static func integrate(_ jobs: [UploadJob], app: SyncApp, logger: Logger) {
         guard !jobs.isEmpty else { return }
         let store = app.store
+        // One server's jobs: they share its metrics.
+        let metrics = jobs[0].metrics
         let sessions = app.boundSessions
         let involved = sessions + jobs.map(\.session)
         let saved = involved.map { ($0, $0.lastIntegratedClientVersion) }
         for session in involved { session.beginViewJournal() }
         defer { for session in involved { session.endViewJournal() } }
         var integrated: [IntegratedChangeset] = []
+        var integratedAt = ContinuousClock.now
         do {
             let last = try store.environment.write { txn -> UInt64 in
                 try app.recordPendingProgress(txn)
@@ -80,8 +83,10 @@ extension SyncConnection {
                     var copies = WholeCopies(job.upload)
                     for changeset in job.upload.changesets where changeset.clientVersion > session.lastIntegratedClientVersion {
                         try checkBase(changeset, serverVersion: version)
+                        let started = ContinuousClock.now
                         let result = try integrateChangeset(txn, session, changeset, refusing: [:], copies: &copies,
                                                             version: version + 1, others: sessions.filter { $0 !== session })
+                        metrics.syncWork.integration.record(since: started)
                         version += 1
                         result.apply()
                         integrated.append(result)
@@ -89,10 +94,13 @@ extension SyncConnection {
                     }
                     try copies.persist(txn, ident: session.fileIdent)
                 }
+                integratedAt = ContinuousClock.now
                 return version
             }
+            let committed = ContinuousClock.now
+            metrics.syncWork.commit.record(integratedAt.duration(to: committed))
             store.didCommit(serverVersion: last)
-            for result in integrated { result.deliver() }
+            for result in integrated { result.deliver(committedAt: committed) }
         } catch {
             // The index and memos were extended over versions of the aborted transaction.
             app.historyIndex.forget(after: store.serverVersion)
@@ -142,7 +150,7 @@ extension SyncConnection {
         var copies = WholeCopies()
         for changeset in job.upload.changesets where changeset.clientVersion > session.lastIntegratedClientVersion {
             try checkBase(changeset, serverVersion: store.serverVersion)
-            try integrateAlone(session, changeset, copies: &copies, app: app)
+            try integrateAlone(session, changeset, copies: &copies, app: app, metrics: job.metrics)
             job.metrics.increment("openrealm_changesets_integrated_total")
         }
     }
@@ -180,23 +188,29 @@ extension SyncConnection {
     /// was applied makes the integration start again without it, so each attempt
     /// refuses at least one more object and the loop ends.
     private static func integrateAlone(_ session: SyncSession, _ changeset: WireUploadChangeset,
-                                       copies: inout WholeCopies, app: SyncApp) throws {
+                                       copies: inout WholeCopies, app: SyncApp, metrics: ServerMetrics) throws {
         var refused: [WireObjectRef: String] = [:]
         while true {
             do {
                 let others = app.boundSessions.filter { $0 !== session }
                 var attempt = copies
+                var integratedAt = ContinuousClock.now
                 let result = try app.store.environment.write { txn in
                     try app.recordPendingProgress(txn)
+                    let started = ContinuousClock.now
                     let result = try integrateChangeset(txn, session, changeset, refusing: refused, copies: &attempt,
                                                         version: app.store.serverVersion + 1, others: others)
+                    metrics.syncWork.integration.record(since: started)
                     try attempt.persist(txn, ident: session.fileIdent)
+                    integratedAt = ContinuousClock.now
                     return result
                 }
+                let committed = ContinuousClock.now
+                metrics.syncWork.commit.record(integratedAt.duration(to: committed))
                 copies = attempt
                 app.store.didCommit(serverVersion: result.version)
                 result.apply()
-                result.deliver()
+                result.deliver(committedAt: committed)
                 return
             } catch let late as LateRefusals {
                 refused.merge(late.writes) { first, _ in first }
@@ -231,7 +245,8 @@ extension SyncConnection {
             fanOut.applyViews()
         }
 
-        func deliver() {
+        /// Sends what the changeset owes, once its transaction committed at `committedAt`.
+        func deliver(committedAt: ContinuousClock.Instant) {
             if !refused.isEmpty {
                 let writes = objects.compactMap { ref in refused[ref].map { WireRejectedWrite(object: ref, reason: $0) } }
                 session.send(.error(WireErrorMessage(
@@ -247,7 +262,7 @@ extension SyncConnection {
                     instructions: reply)], serverVersion: version, acknowledging: changeset.clientVersion))
             }
             fanOut.send(serverVersion: version, originFileIdent: session.fileIdent,
-                        originClientVersion: changeset.clientVersion, timestamp: changeset.timestamp)
+                        originClientVersion: changeset.clientVersion, timestamp: changeset.timestamp, committedAt: committedAt)
         }
     }
 
