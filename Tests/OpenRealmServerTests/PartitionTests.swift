@@ -85,8 +85,11 @@ final class PartitionTests: ServerTestCase {
     }
 }
 
-/// A flexible app refuses partition binds.
+/// A flexible app refuses partition binds (a configured one: a development app takes the
+/// mode of its first client, `DevelopmentPartitionSyncTests`).
 final class FlexibleModeTests: ServerTestCase {
+    override var appConfiguration: AppConfiguration? { .development(appId: "todo") }
+
     func testAPartitionBindToAFlexibleAppIsWrongSyncMode() throws {
         let client = try TestSyncClient(port: port, appId: "todo")
         try client.send(.bind(WireBind(session: 1, appId: "todo", accessToken: try anonymousToken(), syncMode: .partition(.int(1)))))

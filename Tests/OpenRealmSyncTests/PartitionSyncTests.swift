@@ -10,7 +10,7 @@ import RealmSwift
 /// ``QsTask``: the server then keeps each object's partition in a hidden column).
 /// Includes the seed's "open a synced realm as a different sync user" scenario
 /// (`writeCopy(configuration:)` between two partition-based users) and its offline open.
-final class PartitionSyncTests: SyncTestCase {
+class PartitionSyncTests: SyncTestCase {
     override var serverApp: ServerAppConfiguration? {
         var config = ServerAppConfiguration.development(appId: appId)
         config.partitionField = "_partition"
@@ -236,6 +236,34 @@ final class PartitionSyncTests: SyncTestCase {
         XCTAssertEqual(user.id, first.id)
         XCTAssertEqual(realm.objects(QsTask.self).map(\.name), ["Cached"])
         try startServer()
+    }
+}
+
+/// The same pages against a server started without a configuration (development mode):
+/// the app becomes partition-based when its first client binds with a partition value.
+final class DevelopmentPartitionSyncTests: PartitionSyncTests {
+    override var serverApp: ServerAppConfiguration? { nil }
+
+    @MainActor
+    func testTheAppKeepsTheModeOfItsFirstClientAndRefusesTheOther() async throws {
+        _ = try await openPartition("first", "team-a", types: [QsTask.self])
+        var flexible = try await newUser("flexible").flexibleSyncConfiguration()
+        flexible.objectTypes = [QsTask.self]
+        do {
+            _ = try await Realm(configuration: flexible, downloadBeforeOpen: .always)
+            XCTFail("a flexible client of a partition-based development app must be refused")
+        } catch let error as SyncError {
+            XCTAssertEqual(error.serverCode, .wrongSyncMode, "\(error)")
+        }
+        // After a restart too: the mode is kept in the app's store.
+        stopServer()
+        try startServer()
+        do {
+            _ = try await Realm(configuration: flexible, downloadBeforeOpen: .always)
+            XCTFail("the mode was forgotten by a restart")
+        } catch let error as SyncError {
+            XCTAssertEqual(error.serverCode, .wrongSyncMode, "\(error)")
+        }
     }
 }
 

@@ -29,10 +29,47 @@ final class SyncApp: @unchecked Sendable {
     /// The login attempts' token buckets.
     let loginLimiter = LoginRateLimiter()
 
-    init(configuration: AppConfiguration, store: AppStore) throws {
+    /// Whether the app's sync mode follows its first client (development mode: no
+    /// configuration says whether it is partition-based).
+    let followsFirstClient: Bool
+    /// Guards the development-mode decision.
+    private let modeLock = NSLock()
+    /// The decision once made or read (guarded by ``modeLock``).
+    private var partitioned: Bool?
+
+    /// The partition field development mode gives an app whose first client bound with
+    /// a partition value (objects of classes without it keep their partition in a hidden
+    /// column).
+    static let developmentPartitionField = "_partition"
+
+    init(configuration: AppConfiguration, store: AppStore, followsFirstClient: Bool = false) throws {
         self.configuration = configuration
         self.store = store
         self.rules = try AppRules(configuration)
+        self.followsFirstClient = followsFirstClient
+    }
+
+    /// The partition field a bind in `mode` is judged by: the configuration's (nil:
+    /// flexible sync). An app that follows its first client takes that client's mode,
+    /// once, and keeps it in its store (`development.partitioned`).
+    ///
+    /// - Returns: the field, and whether this bind decided the app's mode.
+    func partitionField(forBindIn mode: WireSyncMode) throws -> (field: String?, decided: Bool) {
+        guard followsFirstClient else { return (configuration.partitionField, false) }
+        modeLock.lock()
+        defer { modeLock.unlock() }
+        var decided = false
+        if partitioned == nil {
+            partitioned = try store.environment.read { txn in try txn.metaUInt64("development.partitioned") }.map { $0 == 1 }
+        }
+        if partitioned == nil {
+            var chosen = false
+            if case .partition = mode { chosen = true }
+            try store.environment.write { txn in try txn.setMeta("development.partitioned", chosen ? 1 : 0) }
+            partitioned = chosen
+            decided = true
+        }
+        return (partitioned == true ? Self.developmentPartitionField : nil, decided)
     }
 
     /// Registers a bound session and runs `body` (its `ident`) before any other session's
@@ -141,7 +178,8 @@ final class AppRegistry: @unchecked Sendable {
         }
         do {
             let store = try AppStore(appId: id, directory: directory)
-            let app = try SyncApp(configuration: configured ?? .development(appId: id), store: store)
+            let app = try SyncApp(configuration: configured ?? .development(appId: id), store: store,
+                                  followsFirstClient: configured == nil)
             apps[id] = app
             return app
         } catch {

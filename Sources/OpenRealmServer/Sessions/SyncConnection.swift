@@ -188,7 +188,13 @@ public final class SyncConnection: @unchecked Sendable {
             let app = try apps.app(m.appId)
             var view = SubscriptionView()
             view.permissions = app.rules.bound(userId: user.id, email: user.verifiedEmail)
-            switch (m.syncMode, app.configuration.partitionField) {
+            let (partitionField, decided) = try app.partitionField(forBindIn: m.syncMode)
+            if decided {
+                logger.notice("a development app's sync mode follows its first client",
+                              metadata: ["app": "\(m.appId)",
+                                         "mode": "\(partitionField.map { "partition-based (field '\($0)')" } ?? "flexible")"])
+            }
+            switch (m.syncMode, partitionField) {
             case (.flexible, nil):
                 break
             case (.partition(let value), let field?):
