@@ -26,7 +26,7 @@ final class DateRoundTripTests: XCTestCase {
     /// Dates as apps make them: now, now plus fractions, and random instants from 1900 to
     /// 2100 with every bit of the double used.
     private func sampleDates(count: Int) -> [Date] {
-        var generator = SplitMix(seed: 2026)
+        var generator = SeededGenerator(seed: 2026)
         var dates = [Date(), Date().addingTimeInterval(0.000_123), Date().addingTimeInterval(-0.001), Date(timeIntervalSinceNow: -86_400 * 365.25 * 30),
                      Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 1.5), Date(timeIntervalSince1970: -1.5),
                      Date(timeIntervalSince1970: 1_700_000_000.123_456_789), .distantPast, .distantFuture]
@@ -142,18 +142,5 @@ final class DateRoundTripTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(compared, 490)
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so that failures reproduce.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
