@@ -49,13 +49,17 @@ public final class OpenRealmServer: Sendable {
         tls = try configuration.tls.map { try ServerTLSSetup.load($0, logger: logger) }
         try DataDirectory(configuration.dataDirectory).prepareForWriting()
         let key = try configuration.signingKey.load(dataDirectory: configuration.dataDirectory)
+        var previousKeys = try configuration.previousSigningKeys.map { try $0.load(dataDirectory: configuration.dataDirectory) }
+        if configuration.signingKey == .dataDirectory, let retired = try SigningKey.loadPrevious(in: configuration.dataDirectory) {
+            previousKeys.append(retired)
+        }
         let apps = AppRegistry(dataDirectory: configuration.dataDirectory, configured: configuration.app,
                                maxDevelopmentApps: configuration.maxDevelopmentApps)
         if let app = configuration.app, !app.emailConfirmation.autoConfirm, configuration.mailer == nil {
             throw ServerError("app '\(app.appId)' confirms email addresses by mail ('auth.emailPassword.autoConfirm' false), "
                 + "but the server has no mail sender: start it with --mail-command")
         }
-        auth = AuthService(apps: apps, signingKey: key, hasher: PasswordHasher(rounds: configuration.passwordHashRounds),
+        auth = AuthService(apps: apps, signingKey: key, previousSigningKeys: previousKeys, hasher: PasswordHasher(rounds: configuration.passwordHashRounds),
                            mailer: configuration.mailer, logger: logger, metrics: metrics)
     }
 

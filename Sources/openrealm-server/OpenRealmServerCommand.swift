@@ -12,7 +12,7 @@ struct OpenRealmServerCommand: AsyncParsableCommand {
         commandName: "openrealm-server",
         abstract: "The self-hostable OpenRealm Flexible Sync server.",
         version: OpenRealmVersion.current,
-        subcommands: [Serve.self, Backup.self, Check.self, Users.self, APIKeys.self],
+        subcommands: [Serve.self, Backup.self, Check.self, Users.self, APIKeys.self, RotateSigningKey.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -97,6 +97,10 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("signing-key-env"), help: "An environment variable holding the token signing key (base64 of 32 bytes) instead of <data-dir>/signing.key.")
     var signingKeyEnv: String?
 
+    @Option(name: .customLong("previous-signing-key-file"),
+            help: "A signing key a rotation retired (repeatable): its tokens stay valid until they expire; it signs no new ones.")
+    var previousSigningKeyFiles: [String] = []
+
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")
@@ -115,6 +119,7 @@ struct Serve: AsyncParsableCommand {
         case (nil, nil): break
         case (_?, _?): throw ValidationError("give --signing-key-file or --signing-key-env, not both")
         }
+        configuration.previousSigningKeys = previousSigningKeyFiles.map { .file(URL(fileURLWithPath: $0)) }
         for (name, value, least) in [("--sync-max-outbound-bytes", syncMaxOutboundBytes, 1 << 20), ("--sync-query-budget", syncQueryBudget, 16 << 10),
                                      ("--sync-query-rate", syncQueryRate, 1), ("--http-max-head-bytes", httpMaxHeadBytes, 1 << 10),
                                      ("--http-max-body-bytes", httpMaxBodyBytes, 1 << 10)] where value < least {

@@ -142,3 +142,19 @@ struct APIKeys: ParsableCommand {
         }
     }
 }
+
+struct RotateSigningKey: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rotate-signing-key",
+        abstract: "Make a new token signing key in the data directory; the old one still verifies its tokens until they expire (offline).")
+
+    @OptionGroup var data: DataDirectoryOption
+
+    func run() throws {
+        try DataDirectory(data.url).requireExisting()
+        let lock = try DataDirectoryLock(directory: data.url, holder: "rotate-signing-key")
+        defer { lock.release() }
+        try SigningKey.rotate(in: data.url)
+        print("signing.key: new; the previous key is signing.key.previous and verifies the tokens it signed until they expire")
+    }
+}

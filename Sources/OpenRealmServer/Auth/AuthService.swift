@@ -26,10 +26,11 @@ final class AuthService: Sendable {
     /// emails are registered).
     private let decoyHash: String
 
-    init(apps: AppRegistry, signingKey: SymmetricKey, hasher: PasswordHasher, mailer: (any MailSender)? = nil,
-         logger: Logger = Logger(label: "openrealm-server"), metrics: ServerMetrics = ServerMetrics()) {
+    init(apps: AppRegistry, signingKey: SymmetricKey, previousSigningKeys: [SymmetricKey] = [], hasher: PasswordHasher,
+         mailer: (any MailSender)? = nil, logger: Logger = Logger(label: "openrealm-server"),
+         metrics: ServerMetrics = ServerMetrics()) {
         self.apps = apps
-        self.tokens = JSONWebToken(key: signingKey)
+        self.tokens = JSONWebToken(key: signingKey, previous: previousSigningKeys)
         self.hasher = hasher
         self.mailer = mailer
         self.logger = logger

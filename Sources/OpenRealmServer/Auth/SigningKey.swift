@@ -3,7 +3,7 @@ import Foundation
 
 /// The token signing key: 32 random bytes generated on the first start and kept in
 /// `<data dir>/signing.key` (mode 0600), so tokens stay valid across restarts.
-enum SigningKey {
+public enum SigningKey {
     /// The key's file name in the data directory.
     static let fileName = "signing.key"
 
@@ -29,6 +29,42 @@ enum SigningKey {
             throw ServerError("cannot write the signing key '\(url.path)'")
         }
         return key
+    }
+
+    /// The file of the key a rotation retired: it still verifies the tokens it signed
+    /// until they expire.
+    static let previousFileName = "signing.key.previous"
+
+    /// The key a rotation retired in `directory`, or nil.
+    ///
+    /// - Throws: ``ServerError`` when the file exists but cannot be read or does not
+    ///   hold 32 bytes.
+    static func loadPrevious(in directory: URL) throws -> SymmetricKey? {
+        let url = directory.appendingPathComponent(previousFileName)
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let data = try SmallFile.read(url, what: "the previous signing key")
+        guard data.count == 32 else {
+            throw ServerError("the previous signing key '\(url.path)' holds \(data.count) bytes, not 32; delete it (the tokens it signed become invalid)")
+        }
+        return SymmetricKey(data: data)
+    }
+
+    /// Rotates the key in `directory`: the current key becomes the previous one (an
+    /// older previous key is dropped: its tokens become invalid) and a new key signs
+    /// from the next start. Call with the data directory's lock held (no server runs).
+    ///
+    /// - Throws: ``ServerError`` when there is no key to rotate or a file cannot be
+    ///   written.
+    public static func rotate(in directory: URL) throws {
+        let current = directory.appendingPathComponent(fileName)
+        guard FileManager.default.fileExists(atPath: current.path) else {
+            throw ServerError("there is no signing key in '\(directory.path)' to rotate (a key given by file or environment is rotated by giving the new one and --previous-signing-key-file)")
+        }
+        let previous = directory.appendingPathComponent(previousFileName)
+        guard rename(current.path, previous.path) == 0 else {
+            throw ServerError("cannot move the signing key to '\(previous.path)': \(String(cString: strerror(errno)))")
+        }
+        _ = try loadOrCreate(in: directory)
     }
 }
 

@@ -17,6 +17,11 @@ public struct ServerConfiguration: Sendable {
     /// Where the token signing key comes from (default: `signing.key` in the data
     /// directory, made on the first start).
     public var signingKey: SigningKeySource = .dataDirectory
+    /// Keys a rotation retired (`--previous-signing-key-file`): they no longer sign, but
+    /// the tokens they signed stay valid until they expire. With the key in the data
+    /// directory, `signing.key.previous` (left by `openrealm-server rotate-signing-key`)
+    /// is one too.
+    public var previousSigningKeys: [SigningKeySource] = []
     /// Development mode (no ``app``) listens on a loopback address only, unless this is
     /// set (`--allow-remote-development`): its apps take any schema from any client.
     public var allowRemoteDevelopment = false
