@@ -78,10 +78,12 @@ public enum DataDirectoryBackup {
     private static func write(_ source: DataDirectory, to staging: URL, reportingAs destination: URL) throws -> Report {
         let target = DataDirectory(staging)
         var report = Report(destination: destination, signingKey: false, apps: [])
-        let key = source.url.appendingPathComponent(SigningKey.fileName)
-        if FileManager.default.fileExists(atPath: key.path) {
-            try copyFile(key.path, to: staging.appendingPathComponent(SigningKey.fileName).path, mode: 0o600)
-            report.signingKey = true
+        // The signing key, and the key a rotation retired (its tokens are still valid).
+        for name in [SigningKey.fileName, SigningKey.previousFileName] {
+            let key = source.url.appendingPathComponent(name)
+            guard FileManager.default.fileExists(atPath: key.path) else { continue }
+            try copyFile(key.path, to: staging.appendingPathComponent(name).path, mode: 0o600)
+            if name == SigningKey.fileName { report.signingKey = true }
         }
         for appId in try source.appIds() {
             let directory = target.appsDirectory.appendingPathComponent(appId)
