@@ -146,8 +146,10 @@ let package = Package(
         .executableTarget(
             // Fault injection (docs/RELIABILITY.md): `crash` kills a local-realm writer, a
             // synced client or the server at random points; `network` runs clients through
-            // a fault-injecting proxy; `load` runs 1,000 simulated clients. Each checks that
-            // nothing was lost. It starts the built `openrealm-server` found beside it.
+            // a fault-injecting proxy; `load` runs 1,000 simulated clients; `abuse` attacks the
+            // server's resources beside ordinary clients. Each checks that nothing was lost
+            // (or that the server stayed bounded). It starts the built `openrealm-server`
+            // found beside it.
             name: "openrealm-chaos",
             dependencies: [
                 "OpenRealm",

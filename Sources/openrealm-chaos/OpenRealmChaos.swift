@@ -9,8 +9,8 @@ import Foundation
 struct OpenRealmChaos: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "openrealm-chaos",
-        abstract: "Fault-injection runs against OpenRealm: kill writers, clients and the server, break connections, load the server; check nothing was lost.",
-        subcommands: [CrashCommand.self, NetworkCommand.self, LoadCommand.self, CrashWriterCommand.self, SyncClientCommand.self]
+        abstract: "Fault-injection runs against OpenRealm: kill writers, clients and the server, break connections, load and attack the server; check nothing was lost.",
+        subcommands: [CrashCommand.self, NetworkCommand.self, LoadCommand.self, AbuseCommand.self, CrashWriterCommand.self, SyncClientCommand.self]
     )
 
     /// Runs the command line; `exec-child` (how children are started, see

@@ -5,14 +5,6 @@ import XCTest
 /// Runs a short `openrealm-chaos crash` (five SIGKILLs of a local-realm writer, both
 /// durability modes) as CI does, and checks that it finds nothing lost.
 final class CrashChaosTests: XCTestCase {
-    /// The directory of the built products (SwiftPM puts the executable next to the tests).
-    private var productsDirectory: URL {
-        let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-            + Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }.map { $0.bundleURL.deletingLastPathComponent() }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("openrealm-chaos").path) }
-            ?? Bundle.main.bundleURL
-    }
-
     func testFiveKilledWritersLoseNothing() throws {
         let text = try runChaos(["crash", "--cycles", "5", "--max-delay-ms", "150"], expectingStatus: 0)
         XCTAssertTrue(text.contains("result: nothing lost"), text)
@@ -61,27 +53,6 @@ final class CrashChaosTests: XCTestCase {
     func testBadArgumentsAreRefused() throws {
         let text = try runChaos(["crash", "--cycles", "0"], expectingStatus: 64)
         XCTAssertTrue(text.contains("--cycles must be at least 1"), text)
-    }
-
-    /// Runs the executable with `arguments` and returns its output, asserting its status.
-    private func runChaos(_ arguments: [String], expectingStatus status: Int32) throws -> String {
-        let binary = productsDirectory.appendingPathComponent("openrealm-chaos")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            XCTFail("openrealm-chaos is not built next to the tests (looked in \(productsDirectory.path))")
-            return ""
-        }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        XCTAssertEqual(process.terminationStatus, status, text)
-        return text
     }
 }
 

@@ -7,13 +7,18 @@ final class ServerProcess {
     let port: Int
     let dataDirectory: URL
     private let logDirectory: URL
+    /// Whether the server runs without `--config` (development mode: any app id).
+    private let developmentMode: Bool
+    /// More `serve` options, after the ones every run gives.
+    private let extraArguments: [String]
     private(set) var child: ChildProcess?
     /// How many times the server was started.
     private(set) var starts = 0
 
     /// Prepares (does not start) a server. `executable` defaults to the built
-    /// `openrealm-server` beside this executable.
-    init(executable: URL?, dataDirectory: URL, logDirectory: URL) throws {
+    /// `openrealm-server` beside this executable. It serves ``configuration``, or with
+    /// `developmentMode` no configuration at all; `extraArguments` are added to `serve`.
+    init(executable: URL?, dataDirectory: URL, logDirectory: URL, developmentMode: Bool = false, extraArguments: [String] = []) throws {
         if let executable {
             self.executable = executable
         } else {
@@ -27,6 +32,8 @@ final class ServerProcess {
         }
         self.dataDirectory = dataDirectory
         self.logDirectory = logDirectory
+        self.developmentMode = developmentMode
+        self.extraArguments = extraArguments
         port = try SystemLimits.freePort()
     }
 
@@ -46,10 +53,12 @@ final class ServerProcess {
     func start(timeout: TimeInterval = 60) throws {
         starts += 1
         let log = logDirectory.appendingPathComponent("server-\(starts % 4).log")
+        let configuration = developmentMode ? [] : ["--config", try writeConfiguration().path]
         let child = try ChildProcess(name: "the server", executable: executable,
-                                     arguments: ["serve", "--host", "127.0.0.1", "--port", String(port),
-                                                 "--data-dir", dataDirectory.path, "--config", try writeConfiguration().path,
-                                                 "--log-level", ProcessInfo.processInfo.environment["OPENREALM_CHAOS_SERVER_LOG_LEVEL"] ?? "error"],
+                                     arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDirectory.path]
+                                         + configuration
+                                         + ["--log-level", ProcessInfo.processInfo.environment["OPENREALM_CHAOS_SERVER_LOG_LEVEL"] ?? "error"]
+                                         + extraArguments,
                                      errorLog: log, code: .server)
         self.child = child
         let deadline = Date().addingTimeInterval(timeout)

@@ -22,6 +22,11 @@ struct ChaosFailure: Error, CustomStringConvertible, Sendable {
         case server
         /// `/health` stopped answering during a run.
         case health
+        /// The server's peak memory passed the run's bound.
+        case memory
+        /// The server stopped serving well-behaved clients: a round trip failed, or their
+        /// p99 latency passed the run's bound.
+        case service
         /// The fault-injecting proxy or a simulated client failed.
         case network
         /// A bad command-line value.

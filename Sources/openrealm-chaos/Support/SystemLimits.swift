@@ -32,8 +32,20 @@ enum SystemLimits {
     /// The resident set size of process `pid` in bytes (`VmRSS` of `/proc/<pid>/status`),
     /// or nil when it cannot be read.
     static func residentBytes(of pid: Int32) -> Int? {
+        statusBytes("VmRSS", of: pid)
+    }
+
+    /// The peak resident set size of process `pid` in bytes since it started (`VmHWM`
+    /// of `/proc/<pid>/status`: the kernel's high-water mark, so no peak between two
+    /// samples is missed), or nil when it cannot be read.
+    static func peakResidentBytes(of pid: Int32) -> Int? {
+        statusBytes("VmHWM", of: pid)
+    }
+
+    /// A `<field>: <n> kB` line of `/proc/<pid>/status`, in bytes.
+    private static func statusBytes(_ field: String, of pid: Int32) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-        for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
             let parts = line.split(separator: " ", omittingEmptySubsequences: true)
             if parts.count >= 2, let kilobytes = Int(parts[1]) { return kilobytes * 1024 }
         }
