@@ -27,6 +27,7 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, 
     }
 
     public var realm: Realm? { owner?._realm }
+    /// Whether the owning object was deleted, or the realm invalidated since it was read.
     public var isInvalidated: Bool { owner?.isInvalidated ?? false }
 
     /// The origin table and column in the owner's realm.
@@ -42,6 +43,7 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, 
     /// The keys of the linking objects, in key order, recomputed when the realm changed.
     var keys: [UInt64] {
         guard let owner, let realm = owner._realm, let bound = owner._bound else { return [] }
+        owner._requireNotStale()
         let txn = realm.txn
         let stamp = (orc_txn_version(txn), orc_txn_generation(txn))
         if let cachedKeys, cachedStamp == stamp { return cachedKeys }

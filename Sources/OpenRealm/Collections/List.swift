@@ -35,8 +35,8 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     /// The realm managing the list, nil when unmanaged.
     public var realm: Realm? { location?.realm }
-    /// Whether the owning object was deleted.
-    public var isInvalidated: Bool { location.map { !orc_obj_exists($0.txn, $0.table, $0.key) } ?? false }
+    /// Whether the owning object was deleted, or the realm invalidated since it was read.
+    public var isInvalidated: Bool { location?.isInvalidated ?? false }
     public var isFrozen: Bool { location?.realm.isFrozen ?? false }
 
     // MARK: Collection

@@ -19,7 +19,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
     }
 
     public var realm: Realm? { location?.realm }
-    public var isInvalidated: Bool { location.map { !orc_obj_exists($0.txn, $0.table, $0.key) } ?? false }
+    /// Whether the owning object was deleted, or the realm invalidated since it was read.
+    public var isInvalidated: Bool { location?.isInvalidated ?? false }
     public var isFrozen: Bool { location?.realm.isFrozen ?? false }
 
     public var count: Int { location?.size() ?? unmanaged.count }

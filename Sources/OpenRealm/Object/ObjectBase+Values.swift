@@ -51,6 +51,9 @@ extension ObjectBase {
             }
             for (index, raw) in zip(stored, array) { try assign(index, raw) }
         case let object as ObjectBase:
+            if object.isInvalidated {
+                throw RealmError(.objectInvalidated, "Object has been deleted or invalidated. (The '\(object._typeInfo.className)' given as the value of a '\(info.className)'.)")
+            }
             for (index, property) in info.properties.enumerated() where property.isStored {
                 let sourceInfo = object._typeInfo
                 if object is DynamicObject {

@@ -13,6 +13,7 @@ extension CollectionAssignable {
     /// failure is the write's (`_failWrite`).
     func _orAssignAsProperty(of object: ObjectBase, index: Int) {
         let realm = object._realm!
+        object._requireNotStale()
         realm.requireWrite()
         let context = _ORWriteContext(realm: realm, policy: .error, arena: realm.arena)
         do { try _orAssign(to: object, index: index, context: context) } catch { realm._failWrite(error) }
@@ -104,8 +105,8 @@ extension Realm {
             guard realm._coordinator === _coordinator else {
                 throw RealmError(.invalidValue, "Cannot link to an object of another realm; add or create it in this realm.")
             }
-            guard orc_obj_exists(txn, bound.table, object._key) else {
-                throw RealmError(.objectInvalidated, "Cannot link to a deleted object of class '\(bound.className)'.")
+            guard !object._isStale, orc_obj_exists(txn, bound.table, object._key) else {
+                throw RealmError(.objectInvalidated, "Cannot link to a deleted or invalidated object of class '\(bound.className)'.")
             }
             return bound
         }
@@ -123,6 +124,9 @@ extension Realm {
         if let realm = object._realm {
             guard realm._coordinator === _coordinator else {
                 throw RealmError(.invalidValue, "Object of class '\(object._typeInfo.className)' is already managed by another Realm. Use create(_:value:update:) to copy it into this one.")
+            }
+            if object.isInvalidated {
+                throw RealmError(.objectInvalidated, "Adding a deleted or invalidated object to a Realm is not permitted (class '\(object._typeInfo.className)').")
             }
             return object
         }
@@ -304,6 +308,9 @@ extension Realm {
             _failWrite(RealmError(.invalidArgument, "Can only delete an object from the Realm it belongs to."))
             return
         }
+        // An accessor of an invalidated realm no longer reads its row (which may well
+        // exist): deleting it deletes nothing, as deleting a deleted object.
+        if object._isStale { return }
         let table = object._dynamicTable ?? object._bound!.table
         let status = orc_obj_erase(writeTxn, table, object._key)
         if status != ORC_OK && status != ORC_ERR_NOT_FOUND {
