@@ -69,6 +69,13 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, 
         return realm._accessor(bound, keys[position]) as! Element
     }
 
+    /// Iterates the objects that link here when the loop begins: deleting them in the
+    /// loop's body skips none (`RLMIterator`).
+    public func makeIterator() -> RLMIterator<Element> {
+        guard let owner, let realm = owner._realm else { return RLMIterator(values: []) }
+        return RLMIterator(realm: realm, keys: keys, epoch: owner._epoch)
+    }
+
     public func index(of object: Element) -> Int? {
         guard object._realm != nil else { return nil }
         return keys.firstIndex(of: object._key)

@@ -54,6 +54,15 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         set { replace(index: position, object: newValue) }
     }
 
+    /// Iterates the elements the list holds when the loop begins: changing the list, or
+    /// deleting its objects, in the loop's body skips and repeats nothing (`RLMIterator`).
+    public func makeIterator() -> RLMIterator<Element> {
+        guard let location else { return RLMIterator(values: unmanaged) }
+        return location.snapshotIterator(of: Element.self) {
+            (0..<location.size()).map { Element._orDecode(location.get($0), location.realm) }
+        }
+    }
+
     public var first: Element? { isEmpty ? nil : self[0] }
     public var last: Element? { let n = count; return n == 0 ? nil : self[n - 1] }
 

@@ -38,6 +38,15 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         return Element._orDecode(location.get(position), location.realm)
     }
 
+    /// Iterates the elements the set holds when the loop begins: changing the set, or
+    /// deleting its objects, in the loop's body skips and repeats nothing (`RLMIterator`).
+    public func makeIterator() -> RLMIterator<Element> {
+        guard let location else { return RLMIterator(values: unmanaged) }
+        return location.snapshotIterator(of: Element.self) {
+            (0..<location.size()).map { Element._orDecode(location.get($0), location.realm) }
+        }
+    }
+
     public func contains(_ element: Element) -> Bool {
         guard let location else { return unmanaged.contains(element) }
         if let object = element as? ObjectBase, object._realm == nil { return false }

@@ -62,6 +62,13 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
     public func index(of object: Element) -> Int? { base.index(of: object) }
     public var description: String { "AnyRealmCollection(\(base))" }
 
+    /// Iterates as the wrapped collection does (over what it held when the loop began).
+    public func makeIterator() -> RLMIterator<Element> { Self.iterator(of: base) }
+
+    private static func iterator<C: RealmCollection>(of base: C) -> RLMIterator<Element> where C.Element == Element {
+        RLMIterator(base.makeIterator())
+    }
+
     public var _observedRealm: Realm? { base.realm }
     public var _observedName: String { "AnyRealmCollection(\(Self.name(base)))" }
 
