@@ -81,9 +81,8 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, 
         return keys.firstIndex(of: object._key)
     }
 
-    public var description: String {
-        "LinkingObjects<\(Element.className())> [\n" + map { "\t\($0)" }.joined(separator: ",\n") + "\n]"
-    }
+    /// The elements, described as the Realm Swift SDK does (`DescriptionWithMaxDepth`).
+    public var description: String { _description(maxDepth: DescriptionWithMaxDepth.maxDepth) }
 }
 
 /// Lets `@Persisted(originProperty:)` build a `LinkingObjects` declaration.

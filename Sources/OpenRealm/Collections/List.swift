@@ -163,9 +163,8 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         for (offset, element) in newElements.enumerated() { insert(element, at: subrange.lowerBound + offset) }
     }
 
-    public var description: String {
-        "List<\(Element.self)> [\n" + map { "\t\($0)" }.joined(separator: ",\n") + "\n]"
-    }
+    /// The elements, described as the Realm Swift SDK does (`DescriptionWithMaxDepth`).
+    public var description: String { _description(maxDepth: DescriptionWithMaxDepth.maxDepth) }
 
     /// The elements as an array (a snapshot).
     var elements: [Element] { location == nil ? unmanaged : map { $0 } }

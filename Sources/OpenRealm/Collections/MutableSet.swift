@@ -91,9 +91,8 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     public func formIntersection(_ other: MutableSet<Element>) { for e in Array(self) where !other.contains(e) { remove(e) } }
     public func subtract(_ other: MutableSet<Element>) { for e in Array(other) { remove(e) } }
 
-    public var description: String {
-        "MutableSet<\(Element.self)> {\n" + map { "\t\($0)" }.joined(separator: ",\n") + "\n}"
-    }
+    /// The elements, described as the Realm Swift SDK does (`DescriptionWithMaxDepth`).
+    public var description: String { _description(maxDepth: DescriptionWithMaxDepth.maxDepth) }
 
     var elements: [Element] { location == nil ? unmanaged : map { $0 } }
 }

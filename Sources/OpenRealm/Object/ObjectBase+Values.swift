@@ -67,28 +67,6 @@ extension ObjectBase {
         }
         return given
     }
-
-    func _describe(depth: Int) -> String {
-        let info = _typeInfo
-        if self is DynamicObject { return description }
-        if isInvalidated { return "[invalid object]" }
-        let indent = String(repeating: "\t", count: depth + 1)
-        var lines: [String] = []
-        for property in info.properties where property.isStored {
-            let value = self[property.name]
-            let text: String
-            switch AnyValueConversion.unwrap(value) {
-            case nil: text = "(null)"
-            case let object as ObjectBase:
-                text = depth < 2 ? object._describe(depth: depth + 1) : "<\(object._typeInfo.className)>"
-            case let string as String: text = "\"\(string)\""
-            case let other?: text = "\(other)"
-            }
-            lines.append("\(indent)\(property.name) = \(text);")
-        }
-        let close = String(repeating: "\t", count: depth)
-        return "\(info.className) {\n" + lines.joined(separator: "\n") + "\n\(close)}"
-    }
 }
 
 extension ObjectBase {

@@ -101,7 +101,12 @@ open class ObjectBase: CustomStringConvertible {
     static var _typeInfo: ObjectTypeInfo { ObjectTypeInfo.of(self) }
     final var _typeInfo: ObjectTypeInfo { ObjectTypeInfo.of(type(of: self)) }
 
-    open var description: String { _describe(depth: 0) }
+    /// The object's class and persisted properties, nested objects and collections
+    /// described five levels deep as the Realm Swift SDK does (so a cycle of objects
+    /// describes in finite text); `[invalid object]` once deleted or invalidated.
+    open var description: String {
+        isInvalidated ? "[invalid object]" : _description(maxDepth: DescriptionWithMaxDepth.maxDepth)
+    }
 
     // MARK: Property access by name
 

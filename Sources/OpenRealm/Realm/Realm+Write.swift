@@ -231,6 +231,10 @@ extension Realm {
             }
         }
         if !links.isEmpty || !later.isEmpty { arena.reset() }
+        // The object reads the realm now: what it linked to while unmanaged is let go,
+        // so that a cycle of added objects does not keep itself alive.
+        for (i, _) in links { properties[i].field.releaseUnmanaged(object, properties[i].offset) }
+        for (i, _) in later { properties[i].field.releaseUnmanaged(object, properties[i].offset) }
         return object
     }
 
@@ -282,6 +286,9 @@ extension Realm {
         _manage(target, childBound, key)
         for (i, property) in info.properties.enumerated() where property.isStored {
             let value = source[i]
+            if target === child, property.descriptor.type == ORC_TYPE_LINK || property.descriptor.collection != ORC_COLL_NONE {
+                property.field.releaseUnmanaged(target, property.offset)
+            }
             if property.isEmbeddedLink {
                 try _setEmbedded(target, i, AnyValueConversion.unwrap(value) as? ObjectBase, policy: policy)
             } else if property.descriptor.collection != ORC_COLL_NONE {

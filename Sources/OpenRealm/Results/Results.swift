@@ -92,10 +92,8 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         self.where(isIncluded).first.flatMap { index(of: $0) }
     }
 
-    public var description: String {
-        let items = prefix(100).map { "\t[\(index(of: $0) ?? 0)] \($0)" }
-        return "Results<\(core.className)> <\(count) objects> (\n" + items.joined(separator: ",\n") + "\n)"
-    }
+    /// The elements, described as the Realm Swift SDK does (`DescriptionWithMaxDepth`).
+    public var description: String { _description(maxDepth: DescriptionWithMaxDepth.maxDepth) }
 
     // MARK: Filtering
 
