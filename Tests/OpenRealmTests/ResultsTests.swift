@@ -120,7 +120,9 @@ final class ResultsTests: XCTestCase {
         XCTAssertFalse(items.isInvalidated)
         // The objects read are managed accessors of the realm.
         XCTAssertEqual(items[0].realm, realm)
-        XCTAssertTrue(items.description.contains("6 objects"), items.description)
+        // Described as the Realm Swift SDK describes results: each object, in order.
+        XCTAssertTrue(items.description.hasPrefix("Results<RTItem> <0x"), items.description)
+        XCTAssertTrue(items.description.contains("\t[5] RTItem {"), items.description)
     }
 
     func testIndexOfAndIndexMatching() throws {

@@ -34,6 +34,7 @@ extension CollectionLocation {
     /// file; empty for an unmanaged collection.
     static func linkDomain(_ location: CollectionLocation?) -> @Sendable (Realm) -> [UInt64] {
         guard let location else { return { _ in [] } }
+        location.requireNotStale()
         let table = location.table, key = location.key, column = location.column
         return { realm in
             let txn = realm.txn
@@ -60,6 +61,7 @@ extension MutableSet: _ObjectCollectionQueries where Element: ObjectBase {
 extension LinkingObjects: _ObjectCollectionQueries {
     public var _queryRealm: Realm? { realm }
     public var _domain: @Sendable (Realm) -> [UInt64] {
+        owner?._requireNotStale()
         guard let owner, let table = owner._bound?.table, let (originTable, originColumn) = origin() else { return { _ in [] } }
         let key = owner._key
         return { realm in

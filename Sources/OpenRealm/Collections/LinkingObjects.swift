@@ -27,6 +27,7 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, 
     }
 
     public var realm: Realm? { owner?._realm }
+    /// Whether the owning object was deleted, or the realm invalidated since it was read.
     public var isInvalidated: Bool { owner?.isInvalidated ?? false }
 
     /// The origin table and column in the owner's realm.
@@ -42,6 +43,7 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, 
     /// The keys of the linking objects, in key order, recomputed when the realm changed.
     var keys: [UInt64] {
         guard let owner, let realm = owner._realm, let bound = owner._bound else { return [] }
+        owner._requireNotStale()
         let txn = realm.txn
         let stamp = (orc_txn_version(txn), orc_txn_generation(txn))
         if let cachedKeys, cachedStamp == stamp { return cachedKeys }
@@ -67,14 +69,20 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, 
         return realm._accessor(bound, keys[position]) as! Element
     }
 
+    /// Iterates the objects that link here when the loop begins: deleting them in the
+    /// loop's body skips none (`RLMIterator`).
+    public func makeIterator() -> RLMIterator<Element> {
+        guard let owner, let realm = owner._realm else { return RLMIterator(values: []) }
+        return RLMIterator(realm: realm, keys: keys, epoch: owner._epoch)
+    }
+
     public func index(of object: Element) -> Int? {
         guard object._realm != nil else { return nil }
         return keys.firstIndex(of: object._key)
     }
 
-    public var description: String {
-        "LinkingObjects<\(Element.className())> [\n" + map { "\t\($0)" }.joined(separator: ",\n") + "\n]"
-    }
+    /// The elements, described as the Realm Swift SDK does (`DescriptionWithMaxDepth`).
+    public var description: String { _description(maxDepth: DescriptionWithMaxDepth.maxDepth) }
 }
 
 /// Lets `@Persisted(originProperty:)` build a `LinkingObjects` declaration.

@@ -35,8 +35,8 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     /// The realm managing the list, nil when unmanaged.
     public var realm: Realm? { location?.realm }
-    /// Whether the owning object was deleted.
-    public var isInvalidated: Bool { location.map { !orc_obj_exists($0.txn, $0.table, $0.key) } ?? false }
+    /// Whether the owning object was deleted, or the realm invalidated since it was read.
+    public var isInvalidated: Bool { location?.isInvalidated ?? false }
     public var isFrozen: Bool { location?.realm.isFrozen ?? false }
 
     // MARK: Collection
@@ -52,6 +52,15 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             return Element._orDecode(location.get(position), location.realm)
         }
         set { replace(index: position, object: newValue) }
+    }
+
+    /// Iterates the elements the list holds when the loop begins: changing the list, or
+    /// deleting its objects, in the loop's body skips and repeats nothing (`RLMIterator`).
+    public func makeIterator() -> RLMIterator<Element> {
+        guard let location else { return RLMIterator(values: unmanaged) }
+        return location.snapshotIterator(of: Element.self) {
+            (0..<location.size()).map { Element._orDecode(location.get($0), location.realm) }
+        }
     }
 
     public var first: Element? { isEmpty ? nil : self[0] }
@@ -154,9 +163,8 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         for (offset, element) in newElements.enumerated() { insert(element, at: subrange.lowerBound + offset) }
     }
 
-    public var description: String {
-        "List<\(Element.self)> [\n" + map { "\t\($0)" }.joined(separator: ",\n") + "\n]"
-    }
+    /// The elements, described as the Realm Swift SDK does (`DescriptionWithMaxDepth`).
+    public var description: String { _description(maxDepth: DescriptionWithMaxDepth.maxDepth) }
 
     /// The elements as an array (a snapshot).
     var elements: [Element] { location == nil ? unmanaged : map { $0 } }

@@ -19,7 +19,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
     }
 
     public var realm: Realm? { location?.realm }
-    public var isInvalidated: Bool { location.map { !orc_obj_exists($0.txn, $0.table, $0.key) } ?? false }
+    /// Whether the owning object was deleted, or the realm invalidated since it was read.
+    public var isInvalidated: Bool { location?.isInvalidated ?? false }
     public var isFrozen: Bool { location?.realm.isFrozen ?? false }
 
     public var count: Int { location?.size() ?? unmanaged.count }
@@ -104,9 +105,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
     /// The entries as a sequence of key–value pairs.
     public func asKeyValueSequence() -> [(key: Key, value: Value)] { Array(self) }
 
-    public var description: String {
-        "Map<\(Key.self), \(Value.self)> {\n" + map { "\t[\($0.key)]: \($0.value)" }.joined(separator: ",\n") + "\n}"
-    }
+    /// The elements, described as the Realm Swift SDK does (`DescriptionWithMaxDepth`).
+    public var description: String { _description(maxDepth: DescriptionWithMaxDepth.maxDepth) }
 
     var entries: [(Key, Value)] { location == nil ? unmanaged.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } : map { ($0.key, $0.value) } }
 }

@@ -24,7 +24,8 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     }
 
     public var realm: Realm? { location?.realm }
-    public var isInvalidated: Bool { location.map { !orc_obj_exists($0.txn, $0.table, $0.key) } ?? false }
+    /// Whether the owning object was deleted, or the realm invalidated since it was read.
+    public var isInvalidated: Bool { location?.isInvalidated ?? false }
     public var isFrozen: Bool { location?.realm.isFrozen ?? false }
 
     public var startIndex: Int { 0 }
@@ -35,6 +36,15 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     public subscript(position: Int) -> Element {
         guard let location else { return unmanaged[position] }
         return Element._orDecode(location.get(position), location.realm)
+    }
+
+    /// Iterates the elements the set holds when the loop begins: changing the set, or
+    /// deleting its objects, in the loop's body skips and repeats nothing (`RLMIterator`).
+    public func makeIterator() -> RLMIterator<Element> {
+        guard let location else { return RLMIterator(values: unmanaged) }
+        return location.snapshotIterator(of: Element.self) {
+            (0..<location.size()).map { Element._orDecode(location.get($0), location.realm) }
+        }
     }
 
     public func contains(_ element: Element) -> Bool {
@@ -81,9 +91,8 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     public func formIntersection(_ other: MutableSet<Element>) { for e in Array(self) where !other.contains(e) { remove(e) } }
     public func subtract(_ other: MutableSet<Element>) { for e in Array(other) { remove(e) } }
 
-    public var description: String {
-        "MutableSet<\(Element.self)> {\n" + map { "\t\($0)" }.joined(separator: ",\n") + "\n}"
-    }
+    /// The elements, described as the Realm Swift SDK does (`DescriptionWithMaxDepth`).
+    public var description: String { _description(maxDepth: DescriptionWithMaxDepth.maxDepth) }
 
     var elements: [Element] { location == nil ? unmanaged : map { $0 } }
 }

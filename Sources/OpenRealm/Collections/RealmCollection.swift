@@ -60,7 +60,19 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
     public var isInvalidated: Bool { base.isInvalidated }
     public var isFrozen: Bool { base.isFrozen }
     public func index(of object: Element) -> Int? { base.index(of: object) }
-    public var description: String { "AnyRealmCollection(\(base))" }
+    /// The elements, described as the Realm Swift SDK does (`DescriptionWithMaxDepth`).
+    public var description: String {
+        DescriptionWithMaxDepth.collection("AnyRealmCollection", elementType: DescriptionWithMaxDepth.typeName(Element.self),
+                                           address: UnsafeRawPointer(Unmanaged.passUnretained(base as AnyObject).toOpaque()),
+                                           count: count, elements: self, depth: DescriptionWithMaxDepth.maxDepth)
+    }
+
+    /// Iterates as the wrapped collection does (over what it held when the loop began).
+    public func makeIterator() -> RLMIterator<Element> { Self.iterator(of: base) }
+
+    private static func iterator<C: RealmCollection>(of base: C) -> RLMIterator<Element> where C.Element == Element {
+        RLMIterator(base.makeIterator())
+    }
 
     public var _observedRealm: Realm? { base.realm }
     public var _observedName: String { "AnyRealmCollection(\(Self.name(base)))" }

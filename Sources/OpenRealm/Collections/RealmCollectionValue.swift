@@ -43,6 +43,8 @@ struct CollectionLocation {
     let className: String
     let propertyName: String
     let parent: ObjectBase
+    /// The owner's `_epoch`: the collection is invalidated with its owner.
+    let epoch: UInt32
 
     init(_ object: ObjectBase, _ index: Int) {
         let bound = object._bound!
@@ -53,15 +55,34 @@ struct CollectionLocation {
         className = bound.className
         propertyName = bound.info.properties[index].name
         parent = object
+        epoch = object._epoch
     }
 
-    var txn: OpaquePointer { realm.txn }
+    /// The transaction the collection reads; stops when the realm was invalidated since
+    /// the owner was read.
+    var txn: OpaquePointer {
+        requireNotStale()
+        return realm.txn
+    }
 
     var name: String { "\(className).\(propertyName)" }
 
+    /// Whether the realm was invalidated since the owner was read.
+    var isStale: Bool { realm.state.invalidations != epoch }
+
+    /// Whether the collection can no longer be read: its owner was deleted, or the realm
+    /// invalidated since the owner was read.
+    var isInvalidated: Bool { isStale || !orc_obj_exists(realm.txn, table, key) }
+
+    func requireNotStale() {
+        if isStale {
+            preconditionFailure("Object has been deleted or invalidated. ('\(name)' was read before its realm was invalidated: read it anew.)")
+        }
+    }
+
     func size() -> Int {
         var size = 0
-        let status = orc_coll_size(realm.txn, table, key, column, &size)
+        let status = orc_coll_size(txn, table, key, column, &size)
         if status != ORC_OK {
             if !orc_obj_exists(realm.txn, table, key) {
                 preconditionFailure("The object owning '\(name)' has been deleted or invalidated.")
@@ -73,7 +94,7 @@ struct CollectionLocation {
 
     func get(_ i: Int) -> orc_value {
         var value = orc_value()
-        let status = orc_coll_get(realm.txn, table, key, column, i, &value)
+        let status = orc_coll_get(txn, table, key, column, i, &value)
         if status != ORC_OK {
             if status == ORC_ERR_OUT_OF_RANGE { preconditionFailure("Index \(i) is out of bounds (must be less than \(size())) in '\(name)'.") }
             preconditionFailure("Reading '\(name)'[\(i)]: \(ORC.lastMessage)")
@@ -83,6 +104,7 @@ struct CollectionLocation {
 
     /// Runs a write on the collection; a failure fails the realm's write transaction.
     func write(_ what: String, _ body: (_ORWriteContext, OpaquePointer) throws -> Void) {
+        requireNotStale()
         realm.requireWrite("modify '\(name)'")
         let context = _ORWriteContext(realm: realm, policy: .error, arena: realm.arena)
         do { try body(context, realm.writeTxn!) } catch { realm._failWrite(error) }

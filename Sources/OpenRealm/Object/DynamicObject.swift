@@ -13,6 +13,7 @@ public final class DynamicObject: Object {
         super.init()
         _realm = realm
         _key = key
+        _epoch = realm.state.invalidations
         _dynamicEntry = entry
         _dynamicReadOnly = readOnly
     }
@@ -50,6 +51,7 @@ public final class DynamicObject: Object {
     public override subscript(key: String) -> Any? {
         get {
             guard let entry = _dynamicEntry, let realm = _realm else { return nil }
+            _requireNotStale()
             guard let property = entry.property(named: key) else {
                 preconditionFailure("Invalid property name '\(key)' for class '\(entry.name)'.")
             }
@@ -57,6 +59,7 @@ public final class DynamicObject: Object {
         }
         set {
             guard let entry = _dynamicEntry, let realm = _realm else { return }
+            _requireNotStale()
             guard let property = entry.property(named: key) else {
                 preconditionFailure("Invalid property name '\(key)' for class '\(entry.name)'.")
             }

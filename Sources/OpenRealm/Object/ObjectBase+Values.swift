@@ -51,6 +51,9 @@ extension ObjectBase {
             }
             for (index, raw) in zip(stored, array) { try assign(index, raw) }
         case let object as ObjectBase:
+            if object.isInvalidated {
+                throw RealmError(.objectInvalidated, "Object has been deleted or invalidated. (The '\(object._typeInfo.className)' given as the value of a '\(info.className)'.)")
+            }
             for (index, property) in info.properties.enumerated() where property.isStored {
                 let sourceInfo = object._typeInfo
                 if object is DynamicObject {
@@ -63,28 +66,6 @@ extension ObjectBase {
             throw RealmError(.invalidValue, "Invalid value '\(value)' of type '\(type(of: value))' to initialize an object of class '\(info.className)': use a dictionary, an array or an object.")
         }
         return given
-    }
-
-    func _describe(depth: Int) -> String {
-        let info = _typeInfo
-        if self is DynamicObject { return description }
-        if isInvalidated { return "[invalid object]" }
-        let indent = String(repeating: "\t", count: depth + 1)
-        var lines: [String] = []
-        for property in info.properties where property.isStored {
-            let value = self[property.name]
-            let text: String
-            switch AnyValueConversion.unwrap(value) {
-            case nil: text = "(null)"
-            case let object as ObjectBase:
-                text = depth < 2 ? object._describe(depth: depth + 1) : "<\(object._typeInfo.className)>"
-            case let string as String: text = "\"\(string)\""
-            case let other?: text = "\(other)"
-            }
-            lines.append("\(indent)\(property.name) = \(text);")
-        }
-        let close = String(repeating: "\t", count: depth)
-        return "\(info.className) {\n" + lines.joined(separator: "\n") + "\n\(close)}"
     }
 }
 

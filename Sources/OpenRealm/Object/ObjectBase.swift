@@ -20,6 +20,9 @@ open class ObjectBase: CustomStringConvertible {
     final var _readColumns: UnsafePointer<UInt16>?
     final var _readRealm: Unmanaged<Realm>?
     final var _readState: Unmanaged<RealmState>?
+    /// The realm state's `invalidations` when the object was made an accessor: once
+    /// `invalidate()` moved it on, the accessor is invalidated for good.
+    final var _epoch: UInt32 = 0
     /// Set while the instance only records which properties are read (typed key paths).
     @usableFromInline final var _recorder: _KeyPathRecorder?
     /// Values set by name (`object["name"] = ...`, `Object(value:)`) on an unmanaged object.
@@ -42,10 +45,27 @@ open class ObjectBase: CustomStringConvertible {
     /// The realm managing this object, or nil for an unmanaged object.
     public var realm: Realm? { _realm }
 
-    /// Whether the object was deleted, or its realm invalidated, since it was read.
+    /// Whether the object was deleted, or its realm invalidated (`Realm.invalidate()`),
+    /// since it was read. An invalidated object stays so: read it anew from the realm.
     public var isInvalidated: Bool {
-        guard let realm = _realm, let bound = _bound else { return false }
+        guard let realm = _realm else { return false }
+        if _isStale { return true }
+        guard let bound = _bound else { return false }
         return !realm._objectExists(bound, _key)
+    }
+
+    /// Whether the object's realm was invalidated since the object was read.
+    final var _isStale: Bool {
+        guard let realm = _realm else { return false }
+        return realm.state.invalidations != _epoch
+    }
+
+    /// Stops with the Realm Swift SDK's message when the object's realm was invalidated
+    /// since it was read (its row may still exist, but this accessor no longer reads it).
+    final func _requireNotStale() {
+        if _isStale {
+            preconditionFailure("Object has been deleted or invalidated. (This '\(_typeInfo.className)' was read before its realm was invalidated: read it anew.)")
+        }
     }
 
     /// Whether the object belongs to a frozen realm.
@@ -81,7 +101,12 @@ open class ObjectBase: CustomStringConvertible {
     static var _typeInfo: ObjectTypeInfo { ObjectTypeInfo.of(self) }
     final var _typeInfo: ObjectTypeInfo { ObjectTypeInfo.of(type(of: self)) }
 
-    open var description: String { _describe(depth: 0) }
+    /// The object's class and persisted properties, nested objects and collections
+    /// described five levels deep as the Realm Swift SDK does (so a cycle of objects
+    /// describes in finite text); `[invalid object]` once deleted or invalidated.
+    open var description: String {
+        isInvalidated ? "[invalid object]" : _description(maxDepth: DescriptionWithMaxDepth.maxDepth)
+    }
 
     // MARK: Property access by name
 

@@ -111,6 +111,7 @@ extension Optional: _Persistable where Wrapped: _OptionalPersistable {
     public static func _orSet(_ object: ObjectBase, _ index: Int, _ value: Self) {
         let realm = object._realm!
         if object._bound!.info.properties[index].isEmbeddedLink {
+            object._requireNotStale()
             realm.requireWrite()
             do {
                 try realm._setEmbedded(object, index, value.map { $0 as! ObjectBase }, policy: .error)

@@ -175,6 +175,9 @@ protocol PersistedField {
     static var managedIndexOffset: Int { get }
     static func unmanagedValue(_ object: ObjectBase, _ offset: Int) -> any _Persistable
     static func setUnmanaged(_ object: ObjectBase, _ offset: Int, _ value: Any) -> Bool
+    /// Lets go of the value an object held while unmanaged, once it is managed and reads
+    /// the realm: links to other objects held there would keep a cycle of them alive.
+    static func releaseUnmanaged(_ object: ObjectBase, _ offset: Int)
 }
 
 extension Persisted: PersistedField {
@@ -211,5 +214,9 @@ extension Persisted: PersistedField {
         guard let typed = value as? Value else { return false }
         pointer(object, offset).pointee.storage = .unmanaged(typed)
         return true
+    }
+
+    static func releaseUnmanaged(_ object: ObjectBase, _ offset: Int) {
+        pointer(object, offset).pointee.storage = .unmanagedNoDefault
     }
 }

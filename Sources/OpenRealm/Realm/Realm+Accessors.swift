@@ -90,6 +90,7 @@ extension Realm {
         object._readColumns = UnsafePointer(bound.columnBuffer)
         object._readRealm = Unmanaged.passUnretained(self)
         object._readState = Unmanaged.passUnretained(state)
+        object._epoch = state.invalidations
     }
 
     func _objectExists(_ bound: BoundClass, _ key: UInt64) -> Bool {
@@ -107,6 +108,7 @@ extension Realm {
     /// Reads one property of a managed object: the checked path, which also opens the
     /// read snapshot and reports every failure (`ObjectBase._readValue` falls back to it).
     func _read(_ object: ObjectBase, _ index: Int) -> orc_value {
+        object._requireNotStale()
         let bound = object._bound!
         var value = orc_value()
         let status = orc_obj_get(txn, bound.table, object._key, bound.columns[index], &value)
@@ -121,6 +123,7 @@ extension Realm {
 
     /// Writes one property of a managed object; a failure fails the write transaction.
     func _write(_ object: ObjectBase, _ index: Int, _ encode: (_ORWriteContext) throws -> orc_value) {
+        object._requireNotStale()
         requireWrite()
         let bound = object._bound!
         let context = _ORWriteContext(realm: self, policy: .error, arena: arena)
@@ -141,12 +144,13 @@ extension ObjectBase {
     /// write in progress is seen at once; a new snapshot is read as soon as the realm
     /// moves). The thread check and the transaction come from the realm's state in a
     /// few loads with no reference counting; anything out of the ordinary (another
-    /// thread, no snapshot yet, a deleted object, a read error) takes `Realm._read`,
+    /// thread, no snapshot yet, an invalidated realm, a deleted object, a read error)
+    /// takes `Realm._read`,
     /// which opens the snapshot or stops with the usual message.
     @inline(__always)
     final func _readValue(_ index: Int) -> orc_value {
         if let state = _readState, let columns = _readColumns,
-           let txn = state._withUnsafeGuaranteedRef({ $0.readTxnOnOwnerThread }) {
+           let txn = state._withUnsafeGuaranteedRef({ $0.readTxnOnOwnerThread(epoch: _epoch) }) {
             var value = orc_value()
             if orc_obj_get(txn, _readTable, _key, columns[index], &value) == ORC_OK { return value }
         }

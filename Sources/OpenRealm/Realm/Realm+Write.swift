@@ -13,6 +13,7 @@ extension CollectionAssignable {
     /// failure is the write's (`_failWrite`).
     func _orAssignAsProperty(of object: ObjectBase, index: Int) {
         let realm = object._realm!
+        object._requireNotStale()
         realm.requireWrite()
         let context = _ORWriteContext(realm: realm, policy: .error, arena: realm.arena)
         do { try _orAssign(to: object, index: index, context: context) } catch { realm._failWrite(error) }
@@ -104,8 +105,8 @@ extension Realm {
             guard realm._coordinator === _coordinator else {
                 throw RealmError(.invalidValue, "Cannot link to an object of another realm; add or create it in this realm.")
             }
-            guard orc_obj_exists(txn, bound.table, object._key) else {
-                throw RealmError(.objectInvalidated, "Cannot link to a deleted object of class '\(bound.className)'.")
+            guard !object._isStale, orc_obj_exists(txn, bound.table, object._key) else {
+                throw RealmError(.objectInvalidated, "Cannot link to a deleted or invalidated object of class '\(bound.className)'.")
             }
             return bound
         }
@@ -123,6 +124,9 @@ extension Realm {
         if let realm = object._realm {
             guard realm._coordinator === _coordinator else {
                 throw RealmError(.invalidValue, "Object of class '\(object._typeInfo.className)' is already managed by another Realm. Use create(_:value:update:) to copy it into this one.")
+            }
+            if object.isInvalidated {
+                throw RealmError(.objectInvalidated, "Adding a deleted or invalidated object to a Realm is not permitted (class '\(object._typeInfo.className)').")
             }
             return object
         }
@@ -227,6 +231,10 @@ extension Realm {
             }
         }
         if !links.isEmpty || !later.isEmpty { arena.reset() }
+        // The object reads the realm now: what it linked to while unmanaged is let go,
+        // so that a cycle of added objects does not keep itself alive.
+        for (i, _) in links { properties[i].field.releaseUnmanaged(object, properties[i].offset) }
+        for (i, _) in later { properties[i].field.releaseUnmanaged(object, properties[i].offset) }
         return object
     }
 
@@ -278,6 +286,9 @@ extension Realm {
         _manage(target, childBound, key)
         for (i, property) in info.properties.enumerated() where property.isStored {
             let value = source[i]
+            if target === child, property.descriptor.type == ORC_TYPE_LINK || property.descriptor.collection != ORC_COLL_NONE {
+                property.field.releaseUnmanaged(target, property.offset)
+            }
             if property.isEmbeddedLink {
                 try _setEmbedded(target, i, AnyValueConversion.unwrap(value) as? ObjectBase, policy: policy)
             } else if property.descriptor.collection != ORC_COLL_NONE {
@@ -304,6 +315,9 @@ extension Realm {
             _failWrite(RealmError(.invalidArgument, "Can only delete an object from the Realm it belongs to."))
             return
         }
+        // An accessor of an invalidated realm no longer reads its row (which may well
+        // exist): deleting it deletes nothing, as deleting a deleted object.
+        if object._isStale { return }
         let table = object._dynamicTable ?? object._bound!.table
         let status = orc_obj_erase(writeTxn, table, object._key)
         if status != ORC_OK && status != ORC_ERR_NOT_FOUND {

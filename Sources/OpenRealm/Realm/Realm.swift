@@ -282,11 +282,19 @@ public final class Realm {
         return state.refresh()
     }
 
-    /// Releases the realm's snapshot; the next read starts from the latest version.
+    /// Ends the realm's read transaction (cancelling a write in progress); the next read
+    /// starts from the latest version.
+    ///
+    /// Everything read from the realm before is invalidated, as in the Realm Swift SDK:
+    /// objects report `isInvalidated` and stop with a message when a property is read or
+    /// written, and `Results`, `List`, `MutableSet`, `Map` and `LinkingObjects` report
+    /// `isInvalidated` and stop when read. Read them anew from the realm. Frozen realms
+    /// are not affected.
     public func invalidate() {
         guard !isFrozen else { return }
         if writeTxn != nil { cancelWrite() }
         snapshot = nil
+        state.invalidations &+= 1
     }
 
     /// Called after this realm committed: reports the commit to the other threads and
@@ -347,6 +355,9 @@ final class RealmState {
     /// finds it with one load and no reference counting.
     private(set) var readTxn: OpaquePointer?
     var pendingWriteError: RealmError?
+    /// How many times `invalidate()` ran. Accessors, collections and results remember
+    /// the count of when they were made: when it has moved on, they are invalidated.
+    var invalidations: UInt32 = 0
     let arena = ByteArena()
     /// How deep `create` is inside nested values (a guard against cycles).
     var createDepth = 0
@@ -414,6 +425,14 @@ final class RealmState {
     var readTxnOnOwnerThread: OpaquePointer? {
         if let ownerThread, pthread_equal(ownerThread, pthread_self()) == 0 { return nil }
         return readTxn
+    }
+
+    /// `readTxnOnOwnerThread` for an accessor made when `invalidations` was `epoch`: nil
+    /// too when the realm was invalidated since (the checked path then stops).
+    @inline(__always)
+    func readTxnOnOwnerThread(epoch: UInt32) -> OpaquePointer? {
+        guard epoch == invalidations else { return nil }
+        return readTxnOnOwnerThread
     }
 
     /// Throws unless the calling thread may use this state.

@@ -22,19 +22,24 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
 
     /// The realm the results belong to.
     public var realm: Realm? { core.realm }
-    /// Whether the realm was invalidated.
-    public var isInvalidated: Bool { false }
+    /// Whether the realm was invalidated (`Realm.invalidate()`) since the results were
+    /// made: then every read of them stops; read them anew from the realm.
+    public var isInvalidated: Bool { core.isStale }
     /// Whether the results are frozen (they never change).
     public var isFrozen: Bool { core.realm.isFrozen }
 
     // MARK: Collection
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { core.count }
-    public var count: Int { core.count }
-    public var isEmpty: Bool { core.count == 0 }
+    public var endIndex: Int { count }
+    public var count: Int {
+        core.requireNotStale()
+        return core.count
+    }
+    public var isEmpty: Bool { count == 0 }
 
     public subscript(position: Int) -> Element {
+        core.requireNotStale()
         let keys = core.keys
         precondition(position >= 0 && position < keys.count, "Index \(position) is out of bounds (must be less than \(keys.count)).")
         return object(forKey: keys[position])
@@ -45,8 +50,14 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         return core.realm._accessor(bound, key) as! Element
     }
 
-    public var first: Element? { core.keys.first.map(object(forKey:)) }
-    public var last: Element? { core.keys.last.map(object(forKey:)) }
+    public var first: Element? {
+        core.requireNotStale()
+        return core.keys.first.map(object(forKey:))
+    }
+    public var last: Element? {
+        core.requireNotStale()
+        return core.keys.last.map(object(forKey:))
+    }
 
     /// The objects at the given indexes.
     public func objects(at indexes: IndexSet) -> [Element] { indexes.map { self[$0] } }
@@ -58,6 +69,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     /// first; should the realm move to a newer version during the loop (`refresh()` in
     /// its body), the rest of the loop shows that version, as the results themselves do.
     public func makeIterator() -> ResultsIterator<Element> {
+        core.requireNotStale()
         if let table = core.walkableTable { return ResultsIterator(results: self, walking: table) }
         return ResultsIterator(results: self, keys: core.keys)
     }
@@ -66,6 +78,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     public func index(of object: Element) -> Int? {
         guard let object = object as? ObjectBase, let realm = object._realm, realm._coordinator === core.realm._coordinator,
               object._bound?.table == core.bound?.table else { return nil }
+        core.requireNotStale()
         return core.keys.firstIndex(of: object._key)
     }
 
@@ -79,14 +92,13 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         self.where(isIncluded).first.flatMap { index(of: $0) }
     }
 
-    public var description: String {
-        let items = prefix(100).map { "\t[\(index(of: $0) ?? 0)] \($0)" }
-        return "Results<\(core.className)> <\(count) objects> (\n" + items.joined(separator: ",\n") + "\n)"
-    }
+    /// The elements, described as the Realm Swift SDK does (`DescriptionWithMaxDepth`).
+    public var description: String { _description(maxDepth: DescriptionWithMaxDepth.maxDepth) }
 
     // MARK: Filtering
 
     private func adding(_ parsed: ParsedQuery) -> Results<Element> {
+        core.requireNotStale()
         var query = core.query
         switch (query.predicate, parsed.predicate) {
         case (.truePredicate, let p): query.predicate = p
@@ -293,6 +305,8 @@ struct _ResultsCursor {
     /// The realm's state, for the snapshot each step of a walk reads (`core` holds the
     /// realm, so the state outlives the iterator: no reference counting per step).
     let state: Unmanaged<RealmState>
+    /// The results' `epoch`: a loop whose body invalidates the realm stops at the next step.
+    let epoch: UInt32
     /// The class binding, looked up once per iteration rather than per element.
     var bound: BoundClass?
     /// The accessor returned last. When the next element is asked for and nothing else
@@ -306,12 +320,16 @@ struct _ResultsCursor {
         self.core = core
         self.keys = keys
         state = Unmanaged.passUnretained(core.realm.state)
+        epoch = core.epoch
         walk = table.map { ($0, 0) }
     }
 
     /// The accessor of the next object, or nil after the last.
     @usableFromInline
     mutating func nextObject() -> ObjectBase? {
+        if state._withUnsafeGuaranteedRef({ $0.invalidations != epoch }) {
+            preconditionFailure("Collection is no longer valid: the realm of Results<\(core.className)> was invalidated during the iteration.")
+        }
         let key: UInt64
         if let (table, after) = walk {
             var found: UInt64 = 0

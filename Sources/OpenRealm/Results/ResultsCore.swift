@@ -29,8 +29,12 @@ package final class ResultsCore {
     /// Which collection `domain` reads, so the results can be rebuilt in another realm
     /// (notifications delivered on a queue or actor); nil for whole-table results.
     var domainSource: ResultsDomainSource?
+    /// The realm state's `invalidations` when the results were made: `invalidate()`
+    /// invalidates them for good, as it does accessors.
+    let epoch: UInt32
 
     init(realm: Realm, type: ObjectBase.Type, domain: ResultsDomain?, query: ParsedQuery, frozenKeys: [UInt64]? = nil) {
+        epoch = realm.state.invalidations
         self.realm = realm
         self.type = type
         className = ObjectTypeInfo.className(of: type)
@@ -42,6 +46,19 @@ package final class ResultsCore {
     deinit { orc_query_free(compiled) }
 
     var bound: BoundClass? { realm._bindOrNil(type) }
+
+    /// Whether the realm was invalidated since the results were made.
+    var isStale: Bool { realm.state.invalidations != epoch }
+
+    /// Stops when the realm was invalidated since the results were made: what every
+    /// public read of `Results` checks first (notification delivery, which reads the
+    /// keys itself, does not).
+    @inline(__always)
+    func requireNotStale() {
+        if isStale {
+            preconditionFailure("Access to invalidated Results objects: the realm of these Results<\(className)> was invalidated since they were made; read them anew from the realm.")
+        }
+    }
 
     /// Compiles the query against the stored schema, throwing `.invalidQuery`.
     func programBytes() throws -> [UInt8] {
@@ -142,6 +159,7 @@ package final class ResultsCore {
 
     /// An aggregate of a property over the matching objects, as ORCore returns it.
     func aggregate(_ property: String, _ kind: QueryAggregate) -> orc_value? {
+        requireNotStale()
         let schema = RealmQuerySchema(stored: realm._coordinator.storedSchema(realm.txn))
         let target: QueryCompiler.AggregateTarget
         do {
