@@ -89,19 +89,30 @@ public final class ServerMetrics: @unchecked Sendable {
         return gauges[name] ?? 0
     }
 
-    /// Counts what a connection sends: downloads, errors and bytes.
-    func sent(_ output: ConnectionOutput, bytes: Int) {
-        let message: WireMessage
-        switch output {
-        case .message(let m): message = m
-        case .encoded(let e): message = e.message
-        case .close: return
+    /// What the counters need to know of a frame sent: whether it is a download or an
+    /// error (and a fatal one). A queued frame keeps this instead of its message, whose
+    /// decoded values would take more memory than the frame the queue's bound counts.
+    enum SentFrame: Sendable {
+        case download
+        case error(fatal: Bool)
+        case other
+
+        init(_ message: WireMessage) {
+            switch message {
+            case .download: self = .download
+            case .error(let e): self = .error(fatal: e.isFatal)
+            default: self = .other
+            }
         }
+    }
+
+    /// Counts what a connection sends: downloads, errors and bytes.
+    func sent(_ frame: SentFrame, bytes: Int) {
         increment("openrealm_sent_bytes_total", by: UInt64(bytes))
-        switch message {
+        switch frame {
         case .download: increment("openrealm_downloads_total")
-        case .error(let e): increment("openrealm_errors_total", labels: "{fatal=\"\(e.isFatal)\"}")
-        default: break
+        case .error(let fatal): increment("openrealm_errors_total", labels: "{fatal=\"\(fatal)\"}")
+        case .other: break
         }
     }
 
