@@ -33,6 +33,21 @@ final class CompressionTests: XCTestCase {
         XCTAssertEqual(try WireFrameDecoder.decode(frame: uncompressed), message)
     }
 
+    /// A frame holds little more memory than its size, compressed or not: a sender that
+    /// bounds its queue by frame sizes must not hold the writer's growth room, or the
+    /// uncompressed body behind a compressed frame, beside them.
+    func testAFrameHoldsNoMoreThanItsSize() throws {
+        var plain = WireLimits()
+        plain.compressionThreshold = .max
+        for (message, limits) in [(bigUpload(100_000), WireLimits()), (bigUpload(100_000), plain)] {
+            let frame = try WireEncoder(limits: limits).encode(message)
+            XCTAssertGreaterThan(frame.count, 64 << 10)
+            XCTAssertLessThanOrEqual(frame.capacity, frame.count + max(4096, frame.count / 8),
+                                     "a frame of \(frame.count) bytes holds \(frame.capacity) (compressed: \(frame[7]))")
+            XCTAssertEqual(try WireFrameDecoder.decode(frame: frame), message)
+        }
+    }
+
     func testThresholdDecides() throws {
         let message = bigUpload(50)
         let size = try WireEncoder(limits: WireLimits(compressionThreshold: .max)).encode(message).count - 12

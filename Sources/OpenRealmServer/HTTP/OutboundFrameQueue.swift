@@ -6,7 +6,9 @@ import OpenRealmWire
 /// integrations (fan-out, under their app's lock), the reader (pongs) — and the
 /// connection's writer, which waits for the socket to take them.
 ///
-/// Bounded in bytes, counted by encoded frame size: ``push(_:)`` never waits (fan-out
+/// Bounded in bytes, counted by encoded frame size — and an entry holds its frame and
+/// nothing else of the message (not its decoded values, not the encoder's buffer), so
+/// what the bound counts is what the queue holds. ``push(_:)`` never waits (fan-out
 /// must never hold the integrating writer on one slow client), so a push that would take
 /// the queue past ``maxBytes`` **overflows** it instead: what is queued is dropped, and
 /// the connection gets a fatal `connectionClosed` error and a close (code 1008) in its
@@ -25,8 +27,9 @@ import OpenRealmWire
 final class OutboundFrameQueue: @unchecked Sendable {
     /// What the writer does next.
     enum Entry: Sendable {
-        /// Writes this frame; `output` is what it carries (for the counters).
-        case frame([UInt8], output: ConnectionOutput)
+        /// Writes this frame; `sent` is what it carries, for the counters (not the
+        /// message: its decoded values would be held beside the frame, uncounted).
+        case frame([UInt8], sent: ServerMetrics.SentFrame)
         /// Closes the WebSocket with this code (after the frames before it).
         case close(code: UInt16, reason: String?)
     }
@@ -67,7 +70,7 @@ final class OutboundFrameQueue: @unchecked Sendable {
         case .close:
             entry = .close(code: 1000, reason: nil)
         case .encoded(let shared) where shared.version == WireEncoder().version:
-            entry = .frame(shared.frame, output: output)
+            entry = .frame(shared.frame, sent: ServerMetrics.SentFrame(shared.message, committedAt: shared.committedAt))
         case .encoded(let shared):
             entry = Self.encode(shared.message)
         case .message(let message):
@@ -96,7 +99,7 @@ final class OutboundFrameQueue: @unchecked Sendable {
     /// the size limit: a server bug, not the client's).
     private static func encode(_ message: WireMessage) -> Entry {
         do {
-            return .frame(try WireEncoder().encode(message), output: .message(message))
+            return .frame(try WireEncoder().encode(message), sent: ServerMetrics.SentFrame(message))
         } catch {
             return .close(code: 1011, reason: "cannot encode a \(message.type) message: \(error.message)")
         }

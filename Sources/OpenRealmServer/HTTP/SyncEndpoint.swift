@@ -130,8 +130,8 @@ enum SyncEndpoint {
                     defer { sending.end() }
                     while let entry = await sending.next() {
                         switch entry {
-                        case .frame(let frame, let output):
-                            metrics.sent(output, bytes: frame.count)
+                        case .frame(let frame, let sent):
+                            metrics.sent(sent, bytes: frame.count)
                             try await outbound.write(.binary(ByteBuffer(bytes: frame)))
                             sending.written()
                         case .close(let code, let reason):

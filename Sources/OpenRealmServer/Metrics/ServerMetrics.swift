@@ -170,22 +170,40 @@ public final class ServerMetrics: Sendable {
         gauges[name]?.value ?? 0
     }
 
+    /// What the counters need to know of a frame sent: whether it is a download or an
+    /// error (and a fatal one), and for a fanned-out changeset when it was committed. A
+    /// queued frame keeps this instead of its message, whose decoded values would take
+    /// more memory than the frame the queue's bound counts.
+    struct SentFrame: Sendable {
+        enum Kind: Sendable {
+            case download
+            case error(fatal: Bool)
+            case other
+        }
+
+        var kind: Kind
+        /// When the changeset a fanned-out frame carries was committed.
+        var committedAt: ContinuousClock.Instant?
+
+        init(_ message: WireMessage, committedAt: ContinuousClock.Instant? = nil) {
+            self.committedAt = committedAt
+            switch message {
+            case .download: kind = .download
+            case .error(let e): kind = .error(fatal: e.isFatal)
+            default: kind = .other
+            }
+        }
+    }
+
     /// Counts what a connection sends: downloads, errors and bytes; and for a fanned-out
     /// changeset, the time from its commit to now (``SyncWorkHistograms/fanOutDelay``).
-    func sent(_ output: ConnectionOutput, bytes: Int) {
-        let message: WireMessage
-        switch output {
-        case .message(let m): message = m
-        case .encoded(let e):
-            message = e.message
-            if let committed = e.committedAt { syncWork.fanOutDelay.record(since: committed) }
-        case .close: return
-        }
+    func sent(_ frame: SentFrame, bytes: Int) {
         increment("openrealm_sent_bytes_total", by: UInt64(bytes))
-        switch message {
+        if let committed = frame.committedAt { syncWork.fanOutDelay.record(since: committed) }
+        switch frame.kind {
         case .download: increment("openrealm_downloads_total")
-        case .error(let e): increment("openrealm_errors_total", labels: e.isFatal ? "{fatal=\"true\"}" : "{fatal=\"false\"}")
-        default: break
+        case .error(let fatal): increment("openrealm_errors_total", labels: "{fatal=\"\(fatal)\"}")
+        case .other: break
         }
     }
 

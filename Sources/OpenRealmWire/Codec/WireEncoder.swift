@@ -44,6 +44,11 @@ public struct WireEncoder: Sendable {
 
     /// Finishes a frame whose body follows a zeroed header in `frame`: checks the body's
     /// size, compresses it when worthwhile, and writes the header.
+    ///
+    /// The frame returned holds little more memory than its size (its capacity is within
+    /// an eighth of its count, or 4 KiB): a sender that bounds what it queues by frame
+    /// size would otherwise hold the growth room of the writer's buffer, or the whole
+    /// uncompressed body behind a compressed one, uncounted.
     func frame(_ frame: [UInt8], type: WireMessageType) throws(WireError) -> [UInt8] {
         var frame = frame
         let bodySize = frame.count - WireProtocol.headerSize
@@ -58,9 +63,10 @@ public struct WireEncoder: Sendable {
         if bodySize >= limits.compressionThreshold,
            let compressed = WireCompression.compress(frame, range: WireProtocol.headerSize..<frame.count, level: limits.compressionLevel),
            bodySize <= limits.maxDecompressedSize(compressedSize: compressed.count) {
-            frame.removeSubrange(WireProtocol.headerSize...)
-            frame.append(contentsOf: compressed)
+            frame = Self.exactly(frame[..<WireProtocol.headerSize], compressed[...])
             flags = WireProtocol.compressedFlag
+        } else if frame.capacity - frame.count > max(4096, frame.count / 8) {
+            frame = Self.exactly(frame[...], [])
         }
         let wireLength = UInt32(frame.count - WireProtocol.headerSize)
         frame.replaceSubrange(0..<4, with: WireProtocol.magic)
@@ -70,5 +76,14 @@ public struct WireEncoder: Sendable {
         frame[7] = flags
         for i in 0..<4 { frame[8 + i] = UInt8(truncatingIfNeeded: wireLength >> UInt32(8 * i)) }
         return frame
+    }
+
+    /// `first` then `second` in a new array of exactly their size.
+    private static func exactly(_ first: ArraySlice<UInt8>, _ second: ArraySlice<UInt8>) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: first.count + second.count) { buffer, count in
+            _ = buffer.initialize(from: first)
+            _ = UnsafeMutableBufferPointer(rebasing: buffer[first.count...]).initialize(from: second)
+            count = first.count + second.count
+        }
     }
 }

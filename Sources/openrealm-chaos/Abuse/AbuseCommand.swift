@@ -48,6 +48,9 @@ struct AbuseCommand: ParsableCommand {
     @Option(help: "The most app ids the app-creation flood tries.")
     var maxApps: Int = 500
 
+    @Option(help: "The attacks to run, comma-separated: \(Self.attackKeys.joined(separator: ",")) (default: all).")
+    var attacks: String = Self.attackKeys.joined(separator: ",")
+
     @Option(help: "Passed to the server: the most bytes queued for one sync connection (default: the server's).")
     var syncMaxOutboundBytes: Int?
 
@@ -79,6 +82,10 @@ struct AbuseCommand: ParsableCommand {
         guard nonReaders >= 0 && nonReaders <= 64 else { throw ValidationError("--non-readers must be within 0...64, not \(nonReaders).") }
         guard tricklers >= 0 && tricklers <= 1_000 else { throw ValidationError("--tricklers must be within 0...1000, not \(tricklers).") }
         guard maxApps >= 0 && maxApps <= 100_000 else { throw ValidationError("--max-apps must be within 0...100000, not \(maxApps).") }
+        let unknown = attacks.split(separator: ",").map(String.init).filter { !Self.attackKeys.contains($0) }
+        guard unknown.isEmpty else {
+            throw ValidationError("--attacks: unknown \(unknown.joined(separator: ", ")); choose from \(Self.attackKeys.joined(separator: ", ")).")
+        }
         let fileLimit = SystemLimits.raiseOpenFileLimit()
         SystemLimits.ignoreBrokenPipes()
         let folder = try RunDirectory.make(directory, prefix: "openrealm-chaos-abuse")
@@ -121,18 +128,24 @@ struct AbuseCommand: ParsableCommand {
         return arguments
     }
 
-    /// The attacks of a run, with their bounds (count, rate, concurrency).
-    private func attacks() throws -> [Attack] {
-        [
-            try CompressedFrameAttack(kind: .bomb, limit: 10_000, perSecond: 5),
-            try CompressedFrameAttack(kind: .largeQuery, limit: 1_000, perSecond: 1),
-            NonReadingClientAttack(concurrent: nonReaders, limit: nonReaders * 16),
-            OversizedHeadAttack(limit: 10_000, perSecond: 20),
-            TrickledBodyAttack(concurrent: tricklers, limit: tricklers * 10),
-            AppCreationFlood(limit: maxApps, perSecond: 20),
-            SessionFloodAttack(shape: .bindsOnOneConnection, limit: 5_000, perSecond: 50),
-            SessionFloodAttack(shape: .manyConnections, limit: 2_000, perSecond: 50),
-        ]
+    /// The names `--attacks` takes, in the order the attacks are listed.
+    static let attackKeys = ["bombs", "large-queries", "non-readers", "heads", "trickles", "apps", "binds", "connections"]
+
+    /// The attacks `--attacks` names, with their bounds (count, rate, concurrency).
+    private func selectedAttacks() throws -> [Attack] {
+        let keys = Set(attacks.split(separator: ",").map(String.init))
+        return try Self.attackKeys.filter(keys.contains).map { key -> Attack in
+            switch key {
+            case "bombs": return try CompressedFrameAttack(kind: .bomb, limit: 10_000, perSecond: 5)
+            case "large-queries": return try CompressedFrameAttack(kind: .largeQuery, limit: 1_000, perSecond: 1)
+            case "non-readers": return NonReadingClientAttack(concurrent: nonReaders, limit: nonReaders * 16)
+            case "heads": return OversizedHeadAttack(limit: 10_000, perSecond: 20)
+            case "trickles": return TrickledBodyAttack(concurrent: tricklers, limit: tricklers * 10)
+            case "apps": return AppCreationFlood(limit: maxApps, perSecond: 20)
+            case "binds": return SessionFloodAttack(shape: .bindsOnOneConnection, limit: 5_000, perSecond: 50)
+            default: return SessionFloodAttack(shape: .manyConnections, limit: 2_000, perSecond: 50)
+            }
+        }
     }
 
     /// What a run measured besides the ordinary clients' ``OrdinaryStats``.
@@ -175,7 +188,7 @@ struct AbuseCommand: ParsableCommand {
             usleep(10_000)
         }
 
-        let attacks = try attacks()
+        let attacks = try selectedAttacks()
         let target = AbuseTarget(port: server.port, appId: Self.appId, token: tokens[0], end: Date().addingTimeInterval(Double(seconds)))
         run.target = target
         run.attackNames = attacks.map(\.name)
