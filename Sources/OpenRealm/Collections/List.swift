@@ -14,7 +14,9 @@ import ORCore
 /// writes the realm (writes inside a write transaction).
 public final class List<Element: RealmCollectionValue>: RandomAccessCollection, MutableCollection, CustomStringConvertible {
     var unmanaged: [Element]
-    let location: CollectionLocation?
+    /// Where the managed collection lives; nil while unmanaged (set when adopted by an
+    /// added object, `_adopt`).
+    private(set) var location: CollectionLocation?
 
     /// An empty unmanaged list.
     public init() {
@@ -177,7 +179,9 @@ extension List: _Persistable {
         return descriptor
     }
     public static func _orDefault() -> List<Element> { List() }
-    public static func _orGet(_ object: ObjectBase, _ index: Int) -> List<Element> { List(managed: object, index: index) }
+    public static func _orGet(_ object: ObjectBase, _ index: Int) -> List<Element> {
+        object._managedCollection(index) { List(managed: object, index: index) }
+    }
     public static func _orSet(_ object: ObjectBase, _ index: Int, _ value: List<Element>) {
         value._orAssignAsProperty(of: object, index: index)
     }
@@ -198,6 +202,10 @@ extension List: CollectionAssignable {
         let source = Element._orIsEmbedded ? elements.map { ($0 as! ObjectBase)._detachedCopy() as! Element } : elements
         let target = List(managed: object, index: index)
         let location = target.location!
+        if Element._orIsEmbedded && context.policy == .modified {
+            try Self.updateEmbeddedInPlace(location, source, context)
+            return
+        }
         try location.check(orc_coll_clear(location.realm.writeTxn!, location.table, location.key, location.column), "Clearing")
         for (i, element) in source.enumerated() {
             let txn = location.realm.writeTxn!
@@ -213,9 +221,39 @@ extension List: CollectionAssignable {
     }
 }
 
+extension List {
+    /// `add(_:update: .modified)` of a list of embedded objects, as the Realm Swift SDK
+    /// does it: the existing elements are updated in place position by position (their
+    /// accessors stay valid), elements past the old count are added and those past the
+    /// new count removed.
+    fileprivate static func updateEmbeddedInPlace(_ location: CollectionLocation, _ source: [Element], _ context: _ORWriteContext) throws {
+        let existing = location.linkKeys()
+        let txn = location.realm.writeTxn!
+        for (i, element) in source.enumerated() {
+            if i < existing.count {
+                try location.realm._fillEmbedded(element as! ObjectBase, key: existing[i], policy: .modified)
+            } else {
+                var child: UInt64 = 0
+                try location.check(orc_obj_create_embedded(txn, location.table, location.key, location.column, i, nil, &child), "Inserting into")
+                try location.realm._fillEmbedded(element as! ObjectBase, key: child, policy: .modified)
+            }
+        }
+        for i in stride(from: existing.count - 1, through: source.count, by: -1) {
+            try location.check(orc_list_erase(txn, location.table, location.key, location.column, i), "Removing from")
+        }
+    }
+}
+
 extension List: EmbeddedCollection {
     func _orDetachedElements() -> Any? {
         guard Element._orIsEmbedded, location != nil else { return nil }
         return map { ($0 as! ObjectBase)._detachedCopy() }
+    }
+}
+
+extension List: _ManagedCollection {
+    func _adopt(_ object: ObjectBase, _ index: Int) {
+        location = CollectionLocation(object, index)
+        unmanaged = []
     }
 }

@@ -6,7 +6,9 @@ import ORCore
 /// and do not start with '$'. A managed map keeps its keys in order.
 public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, CustomStringConvertible {
     var unmanaged: [Key: Value]
-    let location: CollectionLocation?
+    /// Where the managed collection lives; nil while unmanaged (set when adopted by an
+    /// added object, `_adopt`).
+    private(set) var location: CollectionLocation?
 
     public init() {
         unmanaged = [:]
@@ -118,7 +120,9 @@ extension Map: _Persistable {
         return descriptor
     }
     public static func _orDefault() -> Map<Key, Value> { Map() }
-    public static func _orGet(_ object: ObjectBase, _ index: Int) -> Map<Key, Value> { Map(managed: object, index: index) }
+    public static func _orGet(_ object: ObjectBase, _ index: Int) -> Map<Key, Value> {
+        object._managedCollection(index) { Map(managed: object, index: index) }
+    }
     public static func _orSet(_ object: ObjectBase, _ index: Int, _ value: Map<Key, Value>) {
         value._orAssignAsProperty(of: object, index: index)
     }
@@ -174,5 +178,12 @@ extension Map: EmbeddedCollection {
             result[key._orKey] = (AnyValueConversion.unwrap(value) as? ObjectBase)?._detachedCopy() ?? NSNull()
         }
         return result
+    }
+}
+
+extension Map: _ManagedCollection {
+    func _adopt(_ object: ObjectBase, _ index: Int) {
+        location = CollectionLocation(object, index)
+        unmanaged = [:]
     }
 }

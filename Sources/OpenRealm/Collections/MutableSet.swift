@@ -6,7 +6,9 @@ import ORCore
 /// ORCore's value order.
 public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
     var unmanaged: [Element]
-    let location: CollectionLocation?
+    /// Where the managed collection lives; nil while unmanaged (set when adopted by an
+    /// added object, `_adopt`).
+    private(set) var location: CollectionLocation?
 
     public init() {
         unmanaged = []
@@ -104,7 +106,9 @@ extension MutableSet: _Persistable {
         return descriptor
     }
     public static func _orDefault() -> MutableSet<Element> { MutableSet() }
-    public static func _orGet(_ object: ObjectBase, _ index: Int) -> MutableSet<Element> { MutableSet(managed: object, index: index) }
+    public static func _orGet(_ object: ObjectBase, _ index: Int) -> MutableSet<Element> {
+        object._managedCollection(index) { MutableSet(managed: object, index: index) }
+    }
     public static func _orSet(_ object: ObjectBase, _ index: Int, _ value: MutableSet<Element>) {
         value._orAssignAsProperty(of: object, index: index)
     }
@@ -129,5 +133,12 @@ extension MutableSet: CollectionAssignable {
             var value = try element._orEncode(context)
             try location.check(orc_set_insert(location.realm.writeTxn!, location.table, location.key, location.column, &value, nil), "Inserting into")
         }
+    }
+}
+
+extension MutableSet: _ManagedCollection {
+    func _adopt(_ object: ObjectBase, _ index: Int) {
+        location = CollectionLocation(object, index)
+        unmanaged = []
     }
 }

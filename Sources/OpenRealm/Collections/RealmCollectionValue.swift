@@ -42,7 +42,11 @@ struct CollectionLocation {
     let column: UInt16
     let className: String
     let propertyName: String
-    let parent: ObjectBase
+    /// The owner's class binding and the collection's property index in it. The owner
+    /// itself is not held: an object keeps its collections (``ObjectBase/_managedCollection``),
+    /// which would otherwise keep it.
+    let parentBound: BoundClass
+    let propertyIndex: Int
     /// The owner's `_epoch`: the collection is invalidated with its owner.
     let epoch: UInt32
 
@@ -54,9 +58,13 @@ struct CollectionLocation {
         column = bound.columns[index]
         className = bound.className
         propertyName = bound.info.properties[index].name
-        parent = object
+        parentBound = bound
+        propertyIndex = index
         epoch = object._epoch
     }
+
+    /// An accessor of the owning object.
+    var parent: ObjectBase { realm._accessor(parentBound, key) }
 
     /// The transaction the collection reads; stops when the realm was invalidated since
     /// the owner was read.

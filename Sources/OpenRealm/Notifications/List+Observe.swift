@@ -20,12 +20,12 @@ enum CollectionObservation {
 
     /// The property index of a collection location in its owner's class.
     static func propertyIndex(_ location: CollectionLocation) -> Int? {
-        location.parent._bound?.info.index(ofProperty: location.propertyName)
+        location.propertyIndex
     }
 
     /// The owner of `location` read through `realm` (nil when it is gone).
     static func owner(_ location: CollectionLocation, in realm: Realm) -> ObjectBase? {
-        guard let bound = realm._bindOrNil(type(of: location.parent)), orc_obj_exists(realm.txn, bound.table, location.key) else { return nil }
+        guard let bound = realm._bindOrNil(location.parentBound.info.type), orc_obj_exists(realm.txn, bound.table, location.key) else { return nil }
         return realm._accessor(bound, location.key)
     }
 }

@@ -45,9 +45,11 @@ extension ObjectBase {
                 try assign(index, raw)
             }
         case let array as [Any]:
+            // As in the Realm Swift SDK, fewer values than properties set the first ones
+            // (the others keep their defaults); only more values than properties are refused.
             let stored = info.properties.indices.filter { info.properties[$0].isStored }
-            guard array.count == stored.count else {
-                throw RealmError(.invalidValue, "Invalid array input: number of values (\(array.count)) does not match number of properties (\(stored.count)) of class '\(info.className)'.")
+            guard array.count <= stored.count else {
+                throw RealmError(.invalidValue, "Invalid array input: more values (\(array.count)) than properties (\(stored.count)) of class '\(info.className)'.")
             }
             for (index, raw) in zip(stored, array) { try assign(index, raw) }
         case let object as ObjectBase:

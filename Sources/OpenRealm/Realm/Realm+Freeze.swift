@@ -78,16 +78,6 @@ extension Results {
     }
 }
 
-extension CollectionLocation {
-    /// The index of the collection's property in its owner's class.
-    var propertyIndex: Int {
-        guard let index = parent._bound?.info.index(ofProperty: propertyName) else {
-            preconditionFailure("'\(name)' is not a property of a model class, so it cannot be frozen or thawed.")
-        }
-        return index
-    }
-}
-
 extension List {
     /// A frozen copy of this managed list: its elements at the realm's current version.
     public func freeze() -> List<Element> {

@@ -226,15 +226,17 @@ extension Realm {
         for (i, value) in later {
             if properties[i].isEmbeddedLink {
                 try _setEmbedded(object, i, AnyValueConversion.unwrap(value as Any) as? ObjectBase, policy: policy)
+                properties[i].field.releaseUnmanaged(object, properties[i].offset)
             } else if let collection = value as? CollectionAssignable {
                 try collection._orAssign(to: object, index: i, context: context)
+                // The collection the object held becomes its managed one.
+                (collection as? _ManagedCollection)?._adopt(object, i)
             }
         }
         if !links.isEmpty || !later.isEmpty { arena.reset() }
         // The object reads the realm now: what it linked to while unmanaged is let go,
         // so that a cycle of added objects does not keep itself alive.
         for (i, _) in links { properties[i].field.releaseUnmanaged(object, properties[i].offset) }
-        for (i, _) in later { properties[i].field.releaseUnmanaged(object, properties[i].offset) }
         return object
     }
 
@@ -253,9 +255,20 @@ extension Realm {
 
     /// Sets an embedded-object property: the previous child is deleted and `child`'s
     /// values are copied into a new child row; an unmanaged `child` becomes its accessor.
+    ///
+    /// With `.modified` (`add(_:update: .modified)`), an existing child is updated in
+    /// place instead, as in the Realm Swift SDK: accessors of it stay valid, and an
+    /// unmanaged `child` becomes one.
     func _setEmbedded(_ parent: ObjectBase, _ index: Int, _ child: ObjectBase?, policy: UpdatePolicy) throws {
         let bound = parent._bound!
         let txn = writeTxn!
+        if policy == .modified, let child {
+            var current = orc_value()
+            if orc_obj_get(txn, bound.table, parent._key, bound.columns[index], &current) == ORC_OK, current.type == ORC_TYPE_LINK {
+                try _fillEmbedded(child._detachedCopy(), key: current.link.key, policy: policy)
+                return
+            }
+        }
         // Copied first: creating the new child deletes the old one, which may be `child`.
         guard let child = child?._detachedCopy() else {
             var null = orc_value.null
@@ -269,7 +282,8 @@ extension Realm {
         try _fillEmbedded(child, key: childKey, policy: policy)
     }
 
-    /// Copies an embedded object's values into the row `key` just created for it.
+    /// Copies an embedded object's values into the row `key` made for it (or, updating in
+    /// place, the row it replaces); an unmanaged `child` becomes the row's accessor.
     func _fillEmbedded(_ child: ObjectBase, key: UInt64, policy: UpdatePolicy) throws {
         let type = Swift.type(of: child)
         guard let childBound = try _bind(type, create: true) else { return }
@@ -286,7 +300,7 @@ extension Realm {
         _manage(target, childBound, key)
         for (i, property) in info.properties.enumerated() where property.isStored {
             let value = source[i]
-            if target === child, property.descriptor.type == ORC_TYPE_LINK || property.descriptor.collection != ORC_COLL_NONE {
+            if target === child, property.descriptor.type == ORC_TYPE_LINK, property.descriptor.collection == ORC_COLL_NONE {
                 property.field.releaseUnmanaged(target, property.offset)
             }
             if property.isEmbeddedLink {
@@ -294,6 +308,7 @@ extension Realm {
             } else if property.descriptor.collection != ORC_COLL_NONE {
                 if let collection = value as? CollectionAssignable {
                     try collection._orAssign(to: target, index: i, context: context)
+                    if target === child { (collection as? _ManagedCollection)?._adopt(target, i) }
                 } else if let array = value as? [Any] {
                     try (property.valueType._orFromAny(array, context) as? CollectionAssignable)?._orAssign(to: target, index: i, context: context)
                 }
