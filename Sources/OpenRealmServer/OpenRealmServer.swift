@@ -59,7 +59,10 @@ public final class OpenRealmServer: Sendable {
         let box = runningPort
         // First: its middleware counts the requests of the routes added after it.
         MetricsRoute.add(to: router, metrics: metrics)
-        AuthRoutes.add(to: router, auth: auth, host: configuration.host, secure: tls != nil, port: { box.port ?? 0 })
+        // Then the client's address, which the routes below key on and log.
+        router.add(middleware: ForwardedClientMiddleware(resolver: ForwardedClient(trustedProxies: configuration.trustedProxies)))
+        let location = PublicLocation(publicURL: configuration.publicURL, host: configuration.host, secure: tls != nil)
+        AuthRoutes.add(to: router, auth: auth, location: location, port: { box.port ?? 0 })
         SyncEndpoint.add(to: router, auth: auth, logger: logger, metrics: metrics, limits: SyncEndpoint.Limits(configuration))
         // A frame announcing more than one protocol message's bytes is refused from its
         // header (close code 1009), before any of its payload is buffered.

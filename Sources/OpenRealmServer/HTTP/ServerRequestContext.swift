@@ -3,7 +3,7 @@ import HummingbirdWebSocket
 import NIOCore
 
 /// The request context of the server's routes: Hummingbird's WebSocket-capable context
-/// plus the peer's address, which the login rate limits key on.
+/// plus the client's address, which the login rate limits key on.
 struct ServerRequestContext: RequestContext, WebSocketRequestContext, RemoteAddressRequestContext {
     var coreContext: CoreRequestContextStorage
     let webSocket: WebSocketHandlerReference<Self>
@@ -20,6 +20,11 @@ struct ServerRequestContext: RequestContext, WebSocketRequestContext, RemoteAddr
         channel = source.channel
     }
 
-    /// The remote IP address as text (`127.0.0.1`, `::1`), or nil when unknown.
-    var remoteIP: String? { remoteAddress?.ipAddress }
+    /// The client's address as ``ForwardedClientMiddleware`` resolved it: the peer's, or
+    /// behind a trusted proxy the one `X-Forwarded-For` names.
+    var clientIP: String?
+
+    /// The client's IP address as text (`192.0.2.1`, `::1`), or nil when unknown: the
+    /// resolved ``clientIP``, else the peer's.
+    var remoteIP: String? { clientIP ?? remoteAddress?.ipAddress }
 }
