@@ -69,7 +69,10 @@ public final class OpenRealmServer: Sendable {
         let box = runningPort
         // First: its middleware counts the requests of the routes added after it.
         MetricsRoute.add(to: router, metrics: metrics, serving: configuration.metricsPort == nil)
-        AuthRoutes.add(to: router, auth: auth, host: configuration.host, secure: tls != nil, port: { box.port ?? 0 })
+        // Then the client's address, which the routes below key on and log.
+        router.add(middleware: ForwardedClientMiddleware(resolver: ForwardedClient(trustedProxies: configuration.trustedProxies)))
+        let location = PublicLocation(publicURL: configuration.publicURL, host: configuration.host, secure: tls != nil)
+        AuthRoutes.add(to: router, auth: auth, location: location, port: { box.port ?? 0 })
         SyncEndpoint.add(to: router, auth: auth, logger: logger, metrics: metrics, limits: SyncEndpoint.Limits(configuration))
         let webSocketResponder = router.buildResponder()
         return Application(

@@ -4,8 +4,8 @@ import Logging
 import OpenRealmServer
 
 /// `openrealm-server serve --host 127.0.0.1 --port 9090 --data-dir ./openrealm-data [--config app.json]
-/// [--tls-cert cert.pem --tls-key key.pem]`, and the operator commands (`backup`, `check`, `users`,
-/// `apikeys`; Operator.swift).
+/// [--tls-cert cert.pem --tls-key key.pem] [--public-url URL] [--trusted-proxy CIDR ...]`, and the
+/// operator commands (`backup`, `check`, `users`, `apikeys`; Operator.swift).
 @main
 struct OpenRealmServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -82,6 +82,12 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.")
     var tlsKey: String?
 
+    @Option(name: .customLong("public-url"), help: "The URL clients reach the server at behind a reverse proxy, e.g. https://sync.example.com: what /location answers.")
+    var publicURL: String?
+
+    @Option(name: .customLong("trusted-proxy"), help: "A reverse proxy's network (CIDR, e.g. 127.0.0.1/32 or fd00::/8; repeatable): from its peers the client address is taken from X-Forwarded-For.")
+    var trustedProxy: [String] = []
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -157,9 +163,20 @@ struct Serve: AsyncParsableCommand {
         case (nil, _?):
             throw ValidationError("--tls-key needs --tls-cert (the certificate chain)")
         }
+        if let publicURL {
+            guard let url = URL(string: publicURL) else { throw ValidationError("--public-url '\(publicURL)' is not a URL") }
+            configuration.publicURL = url
+        }
+        do {
+            configuration.trustedProxies = try trustedProxy.map(IPNetwork.init)
+        } catch let error as ServerError {
+            throw ValidationError(error.message)
+        }
         let server = try OpenRealmServer(configuration: configuration, logger: logger)
         logger.info("starting", metadata: ["version": "\(OpenRealmVersion.current)", "data-dir": "\(dataDir)",
-                                           "mode": "\(config == nil ? "development" : "configured")", "tls": "\(tlsCert == nil ? "off" : "on")"])
+                                           "mode": "\(config == nil ? "development" : "configured")", "tls": "\(tlsCert == nil ? "off" : "on")",
+                                           "public-url": "\(publicURL ?? "none")",
+                                           "trusted-proxies": "\(configuration.trustedProxies.map(\.description).joined(separator: ","))"])
         try await server.runService()
     }
 }

@@ -90,6 +90,18 @@ final class OperatorCommandLineTests: ServerTestCase {
         XCTAssertFalse(result.output.contains("NSCocoaErrorDomain"), result.output)
     }
 
+    /// A bad `--trusted-proxy` or `--public-url` stops `serve` before it listens, naming it.
+    func testBadProxyOptionsExitWithAMessage() throws {
+        let data = scratch.appendingPathComponent("data").path
+        var result = try run(["serve", "--port", "0", "--data-dir", data, "--trusted-proxy", "127.0.0.1/32", "--trusted-proxy", "10.0.0.1/8"])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.output.contains("trusted proxy '10.0.0.1/8'") && result.output.contains("the network is 10.0.0.0/8"), result.output)
+
+        result = try run(["serve", "--port", "0", "--data-dir", data, "--public-url", "https://sync.example.com/realm"])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.output.contains("the public URL 'https://sync.example.com/realm' (--public-url)"), result.output)
+    }
+
     func testAnUnreadableConfigurationSaysPermissionDenied() throws {
         let config = scratch.appendingPathComponent("app.json")
         try Data(#"{"appId": "todo"}"#.utf8).write(to: config)

@@ -23,6 +23,25 @@ extension ServerConfiguration {
         where !(value > 0 && value <= 86_400) {
             throw ServerError("\(name) \(value) must be more than 0 and at most 86400 seconds")
         }
+        if let publicURL { try Self.validatePublicURL(publicURL) }
+    }
+
+    /// A public URL names a server root: `/location` answers it and clients add the
+    /// routes' paths to it, so a path, query or credentials would be lost or misused.
+    static func validatePublicURL(_ url: URL) throws {
+        let text = url.absoluteString
+        guard let parts = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let scheme = parts.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
+            throw ServerError("the public URL '\(text)' (--public-url) must start with https:// (or http://)")
+        }
+        guard let host = parts.host, !host.isEmpty else {
+            throw ServerError("the public URL '\(text)' (--public-url) has no host name")
+        }
+        guard parts.user == nil, parts.password == nil, parts.query == nil, parts.fragment == nil,
+              parts.path.isEmpty || parts.path == "/" else {
+            throw ServerError("the public URL '\(text)' (--public-url) must be the server's root, "
+                + "scheme://host[:port] with no path, query or user: the server's routes are at the root")
+        }
     }
 
     /// Whether `host` names a loopback address (`localhost`, 127.0.0.0/8, `::1`).

@@ -79,6 +79,15 @@ public struct ServerConfiguration: Sendable {
     public var metricsPort: Int?
     /// The address the metrics port listens on (`--metrics-host`); nil: ``host``.
     public var metricsHost: String?
+    /// The URL clients reach the server at behind a reverse proxy (`--public-url
+    /// https://sync.example.com`): what `/location` answers (`https` → `wss`). Nil: the
+    /// address the server listens on. Scheme `http` or `https`, a host, an optional port,
+    /// no path.
+    public var publicURL: URL?
+    /// The networks of the reverse proxies in front of the server (`--trusted-proxy`):
+    /// only from a peer in one of them is `X-Forwarded-For` believed, for the login rate
+    /// limits and the logs (``ForwardedClient``). Empty: the TCP peer is the client.
+    public var trustedProxies: [IPNetwork] = []
 
     /// A configuration listening on `host:port` with data in `dataDirectory`.
     public init(host: String = "127.0.0.1", port: Int = 9090, dataDirectory: URL, app: AppConfiguration? = nil) {

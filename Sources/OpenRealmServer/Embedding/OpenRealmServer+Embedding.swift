@@ -38,7 +38,8 @@ extension OpenRealmServer {
         let group = router.group()
         MetricsRoute.add(to: group, metrics: metrics, serving: configuration.metricsPort == nil)
         let port = configuration.port
-        AuthRoutes.add(to: group, auth: auth, host: configuration.host, port: { port })
+        let location = PublicLocation(publicURL: configuration.publicURL, host: configuration.host, secure: tls != nil)
+        AuthRoutes.add(to: group, auth: auth, location: location, port: { port })
         SyncEndpoint.add(to: group, auth: auth, logger: logger, metrics: metrics, limits: SyncEndpoint.Limits(configuration))
     }
 }

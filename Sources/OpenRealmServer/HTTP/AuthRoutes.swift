@@ -7,20 +7,20 @@ import HummingbirdWebSocket
 enum AuthRoutes {
     static let appPrefix = "/api/client/v2.0/app/{appId}"
 
-    /// `secure`: the port serves TLS, so `/location` answers `https://` and `wss://`.
-    static func add<Context: OpenRealmRequestContext>(to router: some RouterMethods<Context>, auth: AuthService, host: String,
-                                                      secure: Bool = false, port: @escaping @Sendable () -> Int) {
+    /// `location`: what `/location` answers (the public URL, else the listening address
+    /// and `port`, `https://` and `wss://` when the port serves TLS).
+    static func add<Context: OpenRealmRequestContext>(to router: some RouterMethods<Context>, auth: AuthService,
+                                                      location: PublicLocation, port: @escaping @Sendable () -> Int) {
         router.get("/health") { _, _ in
             JSONResponses.json(["status": "ok"])
         }
-        router.get("\(appPrefix)/location") { _, context in
+        router.get("\(appPrefix)/location") { request, context in
             try respond {
                 let appId = try context.parameters.require("appId")
                 _ = try auth.apps.app(appId)
-                let p = port()
+                let urls = location.urls(port: port(), requestHost: request.head.authority)
                 return JSONResponses.json(["deployment_model": "LOCAL", "location": "local",
-                                           "hostname": "\(secure ? "https" : "http")://\(host):\(p)",
-                                           "ws_hostname": "\(secure ? "wss" : "ws")://\(host):\(p)"])
+                                           "hostname": urls.http, "ws_hostname": urls.ws])
             }
         }
         router.post("\(appPrefix)/auth/providers/anon-user/login") { request, context in

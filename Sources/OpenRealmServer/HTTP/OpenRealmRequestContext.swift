@@ -28,11 +28,15 @@ import NIOCore
 public protocol OpenRealmRequestContext: RequestContext, WebSocketRequestContext, RemoteAddressRequestContext {
     /// The connection's channel (`source.channel` at init).
     var channel: any Channel { get }
+    /// The client's IP address as text, which the login rate limits key on and the logs
+    /// name; by default the peer's (a context that resolves `X-Forwarded-For` from
+    /// trusted proxies gives that address).
+    var remoteIP: String? { get }
 }
 
 extension OpenRealmRequestContext {
     /// The remote IP address as text (`127.0.0.1`, `::1`), or nil when unknown.
-    var remoteIP: String? { remoteAddress?.ipAddress }
+    public var remoteIP: String? { remoteAddress?.ipAddress }
 }
 
 extension ServerRequestContext: OpenRealmRequestContext {}

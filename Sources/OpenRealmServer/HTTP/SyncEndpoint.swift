@@ -45,23 +45,28 @@ enum SyncEndpoint {
     /// handled yet (past that its reader waits), and at most `limits.outboundBytes`
     /// encoded bytes to send (``OutboundFrameQueue``: past that, or when a queued frame
     /// waits longer than `limits.drainTimeout`, it is closed); its queries are paced by
-    /// a ``QueryBudget``.
+    /// a ``QueryBudget``. A request without `Upgrade: websocket` (a proxy that drops the
+    /// upgrade fields) is answered ``UpgradeRequired``.
     static func add<Context: OpenRealmRequestContext>(to router: some RouterMethods<Context>, auth: AuthService, logger: Logger, metrics: ServerMetrics,
                     limits: Limits = Limits()) {
-        router.ws("\(AuthRoutes.appPrefix)/realm-sync", shouldUpgrade: { _, context in
+        router.ws("\(AuthRoutes.appPrefix)/realm-sync", shouldUpgrade: { request, context in
+            guard UpgradeRequired.isWebSocketUpgrade(request) else { throw UpgradeRequired() }
             guard let appId = context.parameters.get("appId"), AppRegistry.isValidAppId(appId) else { return .dontUpgrade }
             do { _ = try auth.apps.app(appId) } catch { return .dontUpgrade }
             return .upgrade([:])
         }) { inbound, outbound, context in
             let appId = context.requestContext.parameters.get("appId")
+            // Every line about this connection names its client (behind a trusted proxy,
+            // the address X-Forwarded-For gives).
+            let log = Self.logger(logger, client: context.requestContext.remoteIP)
             let channel = context.requestContext.channel
             let sending = OutboundFrameQueue(maxBytes: limits.outboundBytes, metrics: metrics)
             sending.onOverflow = { queued, frame in
                 metrics.increment("openrealm_slow_connections_closed_total", labels: "{reason=\"queue_full\"}")
-                logger.info("closing a sync connection that does not read what it is sent", metadata: [
+                log.info("closing a sync connection that does not read what it is sent", metadata: [
                     "queued": "\(queued)", "frame": "\(frame)", "limit": "\(limits.outboundBytes)"])
             }
-            let connection = SyncConnection(auth: auth, apps: auth.apps, appId: appId, logger: logger, metrics: metrics,
+            let connection = SyncConnection(auth: auth, apps: auth.apps, appId: appId, logger: log, metrics: metrics,
                                             maxSessions: limits.sessions, output: { sending.push($0) })
             metrics.increment("openrealm_connections_total")
             metrics.adjust("openrealm_connections_open", by: 1)
@@ -71,7 +76,7 @@ enum SyncEndpoint {
             let bindDeadline = Task {
                 try? await Task.sleep(nanoseconds: UInt64(bindTimeout * 1e9))
                 guard !Task.isCancelled, !bound.isSet else { return }
-                logger.info("closing a sync connection that did not bind in time", metadata: ["timeout": "\(bindTimeout)"])
+                log.info("closing a sync connection that did not bind in time", metadata: ["timeout": "\(bindTimeout)"])
                 sending.push(.message(.error(WireErrorMessage(
                     session: 0, code: .connectionClosed,
                     message: "connectionClosed: no bind within \(bindTimeout) s of connecting; the server closes idle sync connections",
@@ -88,7 +93,7 @@ enum SyncEndpoint {
                     let deadline = (sending.oldestUnwrittenSince ?? .now) + timeout
                     if deadline <= .now {
                         metrics.increment("openrealm_slow_connections_closed_total", labels: "{reason=\"drain_timeout\"}")
-                        logger.info("closing a sync connection that did not drain its queue in time", metadata: [
+                        log.info("closing a sync connection that did not drain its queue in time", metadata: [
                             "queued": "\(sending.bytes)", "timeout": "\(limits.drainTimeout)"])
                         channel.close(promise: nil)
                         return
@@ -139,7 +144,7 @@ enum SyncEndpoint {
                             case 1008:
                                 try? await outbound.close(.policyViolation, reason: reason)
                             case 1011:
-                                logger.error("cannot encode a sync message", metadata: ["error": "\(reason ?? "")"])
+                                log.error("cannot encode a sync message", metadata: ["error": "\(reason ?? "")"])
                                 try? await outbound.close(.unexpectedServerError, reason: "cannot encode a message")
                             default:
                                 try? await outbound.close(.normalClosure, reason: reason)
@@ -179,7 +184,7 @@ enum SyncEndpoint {
                         if handlerDone.isSet { break }
                     }
                 } catch {
-                    logger.debug("sync connection read failed", metadata: ["error": "\(error)"])
+                    log.debug("sync connection read failed", metadata: ["error": "\(error)"])
                 }
                 // The connection is gone: the frame being handled completes, the frames
                 // still queued are dropped (a client that reconnects sends its query and
@@ -193,6 +198,15 @@ enum SyncEndpoint {
                 try await group.waitForAll()
             }
         }
+    }
+}
+
+extension SyncEndpoint {
+    /// `logger` with the connection's client address as metadata `client`.
+    static func logger(_ logger: Logger, client: String?) -> Logger {
+        var logger = logger
+        logger[metadataKey: "client"] = "\(client ?? "unknown")"
+        return logger
     }
 }
 

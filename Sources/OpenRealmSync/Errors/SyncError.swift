@@ -27,7 +27,11 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, LocalizedErro
         /// speak TLS, or the trusted roots file cannot be read. The message names the
         /// server and the reason; the session stops (retrying would not help).
         case tlsHandshakeFailed = 13
-        /// The server could not be reached or the connection ended.
+        /// The server could not be reached or the connection ended; or the sync
+        /// WebSocket's upgrade was answered with an HTTP status that will not change on
+        /// a retry (a reverse proxy that does not pass the upgrade on, a base URL that
+        /// leads elsewhere), and the session stops: the message names the server, the
+        /// status and the cause.
         case connectionFailed = 100
         /// The server refused the user's token; log in again.
         case authenticationFailed = 101

@@ -380,6 +380,12 @@ public final class SyncSession: @unchecked Sendable {
             stopWithError(SyncError(.tlsHandshakeFailed, "Cannot sync '\(file.path)' with \(syncURL?.absoluteString ?? "the server"): \(failure)"))
         case .tlsFailed(let failure):
             connectionLost(failure.description)
+        case .upgradeRefused(let refusal) where refusal.isPermanent:
+            // A proxy that does not pass the upgrade on, a base URL leading elsewhere: the
+            // same answer would come on every retry, which the app would never see.
+            stopWithError(SyncError(.connectionFailed, "Cannot sync '\(file.path)' with \(syncURL?.absoluteString ?? "the server"): \(refusal)"))
+        case .upgradeRefused(let refusal):
+            connectionLost(refusal.description)
         }
     }
 

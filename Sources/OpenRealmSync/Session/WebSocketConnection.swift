@@ -7,7 +7,8 @@ import NIOWebSocket
 
 /// One WebSocket to the sync endpoint, over swift-nio: binary messages in and out; over
 /// TLS for a `wss://` URL (``TLSClientHandlers``), where a failed handshake is reported
-/// as ``Event/tlsFailed(_:)`` with its reason rather than as a closed connection.
+/// as ``Event/tlsFailed(_:)`` with its reason rather than as a closed connection, and an
+/// HTTP answer in place of the upgrade as ``Event/upgradeRefused(_:)``.
 ///
 /// Events are reported through the closures given at creation, on a NIO event loop
 /// thread; the owner hops to its own queue. `send` and `close` may be called from any
@@ -19,6 +20,9 @@ final class WebSocketConnection: @unchecked Sendable {
         case closed(String?)
         /// The TLS handshake failed (a certificate that does not verify, a server without TLS).
         case tlsFailed(TLSFailure)
+        /// The server, or a proxy before it, answered the upgrade request with another
+        /// HTTP status than 101.
+        case upgradeRefused(UpgradeRefusal)
     }
 
     /// The TLS settings of a `wss://` connection.
@@ -89,7 +93,7 @@ final class WebSocketConnection: @unchecked Sendable {
                         try sync.addHandler(FrameHandler(onEvent: onEvent, owner: owner))
                     }
                 }
-                let request = UpgradeRequestHandler(path: path, headers: requestHeaders, onEvent: onEvent)
+                let request = UpgradeRequestHandler(path: path, headers: requestHeaders, server: "\(host):\(port)", owner: owner)
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     if let tls { try TLSClientHandlers.add(to: sync, context: tls.context, host: host, observer: observer) }
@@ -167,19 +171,26 @@ final class WebSocketConnection: @unchecked Sendable {
     }
 }
 
-/// Sends the upgrade request once the TCP connection is up.
+/// Sends the upgrade request once the TCP connection is up. An HTTP answer reaching it
+/// means the upgrade was refused: it gathers the answer (the head and up to
+/// ``UpgradeRefusal/maxBodyBytes`` of the body) and reports it as
+/// ``WebSocketConnection/Event/upgradeRefused(_:)``.
 private final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart
 
     let path: String
     let headers: HTTPHeaders
-    let onEvent: @Sendable (WebSocketConnection.Event) -> Void
+    let server: String
+    weak var owner: WebSocketConnection?
+    private var answer: HTTPResponseHead?
+    private var body: [UInt8] = []
 
-    init(path: String, headers: HTTPHeaders, onEvent: @escaping @Sendable (WebSocketConnection.Event) -> Void) {
+    init(path: String, headers: HTTPHeaders, server: String, owner: WebSocketConnection) {
         self.path = path
         self.headers = headers
-        self.onEvent = onEvent
+        self.server = server
+        self.owner = owner
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -190,15 +201,34 @@ private final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChann
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        // Any HTTP answer reaching here means the server refused the upgrade.
-        if case .head(let head) = unwrapInboundIn(data) {
-            onEvent(.closed("the server refused the WebSocket upgrade with HTTP \(head.status.code)"))
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            answer = head
+        case .body(var buffer):
+            let room = UpgradeRefusal.maxBodyBytes - body.count
+            if room > 0 { body += buffer.readBytes(length: min(room, buffer.readableBytes)) ?? [] }
+        case .end:
+            reportRefusal()
+            context.close(promise: nil)
         }
-        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        reportRefusal()
+        context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         context.close(promise: nil)
+    }
+
+    /// Reports the answer gathered so far, once (a body cut short still tells the status).
+    private func reportRefusal() {
+        guard let head = answer else { return }
+        answer = nil
+        owner?.report(.upgradeRefused(UpgradeRefusal(
+            server: server, status: Int(head.status.code), reasonPhrase: head.status.reasonPhrase,
+            location: head.headers.first(name: "Location"), contentType: head.headers.first(name: "Content-Type"), body: body)))
     }
 }
 

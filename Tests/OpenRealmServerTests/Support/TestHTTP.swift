@@ -15,12 +15,15 @@ struct TestHTTP {
         var message: String { body["error"] as? String ?? "" }
     }
 
-    func request(_ method: String, _ path: String, json: [String: Any]? = nil, bearer: String? = nil) throws -> Reply {
+    /// `headers`: more header lines (`"X-Forwarded-For: 192.0.2.1"`).
+    func request(_ method: String, _ path: String, json: [String: Any]? = nil, bearer: String? = nil,
+                 headers: [String] = []) throws -> Reply {
         let socket = try TestSocket(port: port)
         let body = try json.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nContent-Length: \(body.count)\r\n"
         if json != nil { head += "Content-Type: application/json\r\n" }
         if let bearer { head += "Authorization: Bearer \(bearer)\r\n" }
+        for header in headers { head += header + "\r\n" }
         head += "\r\n"
         try socket.write(Array(head.utf8) + Array(body))
         let raw = try socket.readToEnd(deadline: Date().addingTimeInterval(10))

@@ -10,11 +10,12 @@ final class TestSyncClient {
     /// The status code of the server's close frame, once one came.
     private(set) var closeCode: UInt16?
 
-    init(port: Int, appId: String) throws {
+    /// `headers`: more header lines for the upgrade request (`"X-Forwarded-For: 192.0.2.1"`).
+    init(port: Int, appId: String, headers: [String] = []) throws {
         socket = try TestSocket(port: port)
         let head = "GET /api/client/v2.0/app/\(appId)/realm-sync HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
             + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-            + "Sec-WebSocket-Version: 13\r\n\r\n"
+            + "Sec-WebSocket-Version: 13\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
         try socket.write(Array(head.utf8))
         guard let reply = try socket.read(through: Array("\r\n\r\n".utf8), deadline: Date().addingTimeInterval(10)) else {
             throw TestSocket.Failure(description: "the server closed during the WebSocket handshake")

@@ -36,10 +36,16 @@ class SyncTestCase: XCTestCase {
     var serverTLS: ServerTLSConfiguration?
     /// The client's ``AppConfiguration/trustedRootCertificatesFile`` (nil: the system's trust store).
     var clientTrustedRoots: URL?
+    /// The server's ``ServerConfiguration/publicURL`` and ``ServerConfiguration/trustedProxies``
+    /// for the next `startServer()` (a reverse proxy in front).
+    var serverPublicURL: URL?
+    var serverTrustedProxies: [IPNetwork] = []
 
     func startServer() throws {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: port, dataDirectory: dataDirectory, app: serverApp)
         configuration.tls = serverTLS
+        configuration.publicURL = serverPublicURL
+        configuration.trustedProxies = serverTrustedProxies
         configuration.passwordHashRounds = 1024
         configuration.mailer = serverMailer
         var logger = Logger(label: "openrealm-sync-test-server")
