@@ -55,7 +55,8 @@ enum AnyValueConversion {
         }
     }
 
-    private static func anyRealmValuePayload(_ value: AnyRealmValue) -> Any? {
+    /// The value an `AnyRealmValue` holds (nil for `.none`).
+    static func anyRealmValuePayload(_ value: AnyRealmValue) -> Any? {
         switch value {
         case .none: return nil
         case .int(let v): return v

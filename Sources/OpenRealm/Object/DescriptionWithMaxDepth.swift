@@ -34,7 +34,7 @@ enum DescriptionWithMaxDepth {
         case let nested as _DescribedWithMaxDepth:
             return nested._description(maxDepth: depth)
         case let any as AnyRealmValue:
-            return text(of: mixedValue(any), depth: depth)
+            return text(of: AnyValueConversion.anyRealmValuePayload(any), depth: depth)
         case let bool as Bool:
             return bool ? "1" : "0"
         case let data as Data:
@@ -44,24 +44,6 @@ enum DescriptionWithMaxDepth {
         case let value?:
             if let raw = (value as? any RawRepresentable)?.rawValue { return text(of: raw, depth: depth) }
             return "\(value)"
-        }
-    }
-
-    /// The value an `AnyRealmValue` holds (nil for `.none`).
-    static func mixedValue(_ value: AnyRealmValue) -> Any? {
-        switch value {
-        case .none: return nil
-        case .int(let v): return v
-        case .bool(let v): return v
-        case .float(let v): return v
-        case .double(let v): return v
-        case .string(let v): return v
-        case .data(let v): return v
-        case .date(let v): return v
-        case .object(let v): return v
-        case .objectId(let v): return v
-        case .decimal128(let v): return v
-        case .uuid(let v): return v
         }
     }
 
