@@ -95,5 +95,11 @@ final class HostileClientLimitTests: ServerTestCase {
         _ = try anonymousUser()
         XCTAssertEqual(try mode(appDirectory), 0o700)
         XCTAssertEqual(try mode(storePath), 0o600)
+        // Only the store's own directory is tightened, never the one it was made in.
+        let parent = dataDirectory.appendingPathComponent("shared-parent")
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        chmod(parent.path, 0o1777)
+        _ = try AppStore(appId: "elsewhere", directory: parent.appendingPathComponent("store"))
+        XCTAssertEqual((try FileManager.default.attributesOfItem(atPath: parent.path)[.posixPermissions] as? Int ?? -1) & 0o7777, 0o1777)
     }
 }

@@ -168,7 +168,10 @@ final class AppRegistry: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let app = apps[id] { return app }
-        let directory = dataDirectory.appendingPathComponent("apps").appendingPathComponent(id)
+        let appsDirectory = dataDirectory.appendingPathComponent("apps")
+        let directory = appsDirectory.appendingPathComponent(id)
+        // An earlier build made `apps/` 0755.
+        _ = chmod(appsDirectory.path, 0o700)
         if configured == nil, !FileManager.default.fileExists(atPath: directory.path) {
             let existing = (try? FileManager.default.contentsOfDirectory(atPath: directory.deletingLastPathComponent().path))?.count ?? 0
             guard existing < maxDevelopmentApps else {

@@ -52,9 +52,9 @@ final class AppStore: @unchecked Sendable {
         try DataDirectory.makeDirectories(directory.path, what: "the store directory of app '\(appId)'")
         let path = directory.appendingPathComponent("server.realm").path
         environment = try StoreEnvironment(path: path)
-        // Stores an earlier build made are readable by others (0644 in 0755): tighten them.
-        for (file, mode) in [(directory.deletingLastPathComponent().path, 0o700), (directory.path, 0o700),
-                             (path, 0o600), (path + "-lock", 0o600)] as [(String, mode_t)] {
+        // Stores an earlier build made are readable by others (0644 in 0755): tighten them
+        // (the store's own directory and files only: the registry tightens `apps/`).
+        for (file, mode) in [(directory.path, 0o700), (path, 0o600), (path + "-lock", 0o600)] as [(String, mode_t)] {
             _ = chmod(file, mode)
         }
         serverVersion = try environment.write { txn in
