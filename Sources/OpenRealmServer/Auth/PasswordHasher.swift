@@ -32,10 +32,15 @@ struct PasswordHasher: Sendable {
               let derived = try? derive(password, salt: Array(salt), rounds: n, blockSize: r, parallelism: p) else {
             return false
         }
-        // Constant-time comparison.
-        guard derived.count == expected.count else { return false }
+        return Self.constantTimeEqual(derived, expected)
+    }
+
+    /// Whether two byte strings are equal, in a time that depends on their lengths only
+    /// (not on where they first differ): for secrets and their hashes.
+    static func constantTimeEqual<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Bool {
+        guard a.count == b.count else { return false }
         var diff: UInt8 = 0
-        for (a, b) in zip(derived, expected) { diff |= a ^ b }
+        for (x, y) in zip(a, b) { diff |= x ^ y }
         return diff == 0
     }
 

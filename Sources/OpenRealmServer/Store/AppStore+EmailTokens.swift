@@ -28,7 +28,7 @@ extension AppStore {
                           _ body: (StoreTransaction, UserRecord) throws -> T) throws -> T? {
         try environment.write { txn -> T? in
             guard let row = try txn.readRow("__email_tokens", .string(id)) else { return nil }
-            let matches = Self.constantTimeEqual(row.string("tokenHash") ?? "", Self.sha256Hex(token))
+            let matches = PasswordHasher.constantTimeEqual((row.string("tokenHash") ?? "").utf8, Self.sha256Hex(token).utf8)
             guard matches, row.string("purpose") == purpose.rawValue, (row.int("expiresAt") ?? 0) > now,
                   let userId = row.string("userId"), let user = try Self.user(txn, id: userId) else { return nil }
             try txn.deleteRow("__email_tokens", .string(id))
@@ -47,13 +47,5 @@ extension AppStore {
         for row in try txn.allRows("__refresh_tokens") where row.string("userId") == userId {
             if let tokenId = row.string("_id") { try txn.updateRow("__refresh_tokens", .string(tokenId), ["revoked": .bool(true)]) }
         }
-    }
-
-    private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var diff: UInt8 = 0
-        for (p, q) in zip(x, y) { diff |= p ^ q }
-        return diff == 0
     }
 }
