@@ -24,9 +24,7 @@ extension Realm {
     ///   was cancelled.
     public convenience init<A: Actor>(configuration: Realm.Configuration = .defaultConfiguration, actor: A,
                                       downloadBeforeOpen: OpenBehavior = .never) async throws {
-        if let hook = Realm._asyncOpenHook, configuration._syncConfiguration != nil {
-            try await hook(configuration, downloadBeforeOpen)
-        }
+        try await configuration.sync?.prepareOpen(configuration, behavior: downloadBeforeOpen)
         try Task.checkCancellation()
         let coordinator = try Realm.openCoordinator(configuration)
         self.init(coordinator: coordinator, configuration: configuration, scheduler: .actor(actor))

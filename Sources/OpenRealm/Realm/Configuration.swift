@@ -78,8 +78,9 @@ extension Realm {
 
         /// Accepted for compatibility; OpenRealm keeps no limit on pinned versions.
         public var maximumNumberOfActiveVersions: UInt?
-        /// Set by the sync module for synced realms; nil for local realms.
-        public var _syncConfiguration: AnyObject?
+        /// What sync adds to this realm (set through the sync module's
+        /// `syncConfiguration`); nil for a local realm.
+        package var sync: (any RealmSync)?
 
         public init(fileURL: URL? = nil,
                     inMemoryIdentifier: String? = nil,

@@ -14,9 +14,7 @@ extension Realm {
     /// - Throws: what `init(configuration:)` throws.
     public convenience init(configuration: Realm.Configuration = .defaultConfiguration, downloadBeforeOpen: OpenBehavior = .never,
                             _isolation: isolated (any Actor)? = #isolation) async throws {
-        if let hook = Realm._asyncOpenHook, configuration._syncConfiguration != nil {
-            try await hook(configuration, downloadBeforeOpen)
-        }
+        try await configuration.sync?.prepareOpen(configuration, behavior: downloadBeforeOpen)
         let coordinator = try Realm.openCoordinator(configuration)
         if let actor = _isolation, ObjectIdentifier(actor) != ObjectIdentifier(MainActor.shared) {
             self.init(coordinator: coordinator, configuration: configuration, scheduler: .actor(actor))
@@ -39,7 +37,4 @@ extension Realm {
         /// Download before opening only when the file does not exist yet.
         case once
     }
-
-    /// Set by the sync module: the download step of an asynchronous open.
-    nonisolated(unsafe) public static var _asyncOpenHook: ((Realm.Configuration, OpenBehavior) async throws -> Void)?
 }

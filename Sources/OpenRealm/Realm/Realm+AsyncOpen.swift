@@ -59,10 +59,10 @@ extension Realm {
                 })
             }
         }
-        if let download = Realm._asyncOpenHook, configuration._syncConfiguration != nil {
+        if let sync = configuration.sync {
             Task {
                 do {
-                    try await download(configuration, .always)
+                    try await sync.prepareOpen(configuration, behavior: .always)
                     deliver(nil)
                 } catch {
                     deliver(error)

@@ -76,8 +76,8 @@ extension Realm {
     /// - Throws: `.fileExists` when the destination exists; `.invalidArgument` for an
     ///   in-memory destination.
     public func writeCopy(configuration: Configuration) throws {
-        if let hook = Realm._writeCopyHook, configuration._syncConfiguration != nil || self.configuration._syncConfiguration != nil {
-            try hook(self, configuration)
+        if let sync = configuration.sync ?? self.configuration.sync {
+            try sync.writeCopy(of: self, to: configuration)
             return
         }
         guard let url = configuration.fileURL else {
@@ -85,28 +85,6 @@ extension Realm {
         }
         try writeCopy(toFile: url, encryptionKey: configuration.encryptionKey)
     }
-
-    /// Set by the sync module to copy synced realms (history, subscriptions, identity).
-    nonisolated(unsafe) public static var _writeCopyHook: ((Realm, Configuration) throws -> Void)?
-
-    /// Set by the sync module: called in the write transaction (given as `txn`) before an
-    /// object of a top-level class is added to or created in a synced realm (`add`,
-    /// `create`, and unmanaged objects reached through links), with the class's name.
-    /// Throwing fails the write transaction: `write` throws the error and commits
-    /// nothing. Flexible sync uses it to refuse objects of classes no subscription covers
-    /// (the server would only revert them). Changes to managed objects are not checked:
-    /// they are in the realm because a subscription covers them.
-    /// Called after each local commit of a synced realm (set by OpenRealmSync), so that
-    /// its session uploads at once rather than at its next poll.
-    nonisolated(unsafe) package static var _syncCommitHook: ((Realm) -> Void)?
-
-    nonisolated(unsafe) package static var _syncWriteCheck: ((Realm, OpaquePointer, String) throws -> Void)?
-
-    /// Set by the sync module: called with the write transaction (given as `txn`) just
-    /// before a synced realm's `commitWrite` commits it, so that sync records the
-    /// commit's clock reading (its conflict-resolution stamp) in the same commit. It must
-    /// not change objects.
-    nonisolated(unsafe) package static var _syncBeforeCommit: ((Realm, OpaquePointer) -> Void)?
 }
 
 extension Realm {

@@ -136,8 +136,8 @@ extension Realm {
         if info.kind == ORC_CLASS_EMBEDDED {
             throw RealmError(.invalidValue, "Embedded objects of class '\(info.className)' cannot be added directly: set them as the value of a parent's property.")
         }
-        if let check = Realm._syncWriteCheck, configuration._syncConfiguration != nil, info.kind == ORC_CLASS_TOP_LEVEL {
-            try check(self, writeTxn!, info.className)
+        if let sync = configuration.sync, info.kind == ORC_CLASS_TOP_LEVEL {
+            try sync.checkAdding(info.className, to: self, in: writeTxn!)
         }
         guard let bound = try _bind(type(of: object), create: true) else {
             throw RealmError(.schemaMismatch, "Class '\(info.className)' is not in the realm's schema.")

@@ -217,14 +217,14 @@ public final class Realm {
             orc_txn_abort(txn)
             throw error
         }
-        if let hook = Realm._syncBeforeCommit, configuration._syncConfiguration != nil { hook(self, txn) }
+        configuration.sync?.willCommit(self, txn)
         let holds = _coordinator.notifier.prepareCommit(txn)
         var version: UInt64 = 0
         let status = orc_txn_commit(txn, &version)
         _coordinator.notifier.finishCommit(holds, succeeded: status == ORC_OK, version: version)
         try ORC.check(status, "Committing the write transaction")
         _didCommit(version: version, skipping: tokens)
-        if let hook = Realm._syncCommitHook, configuration._syncConfiguration != nil { hook(self) }
+        configuration.sync?.didCommit(self)
     }
 
     /// Discards every change of the write transaction. Must be called on the thread

@@ -91,7 +91,7 @@ package final class RealmCoordinator: @unchecked Sendable {
         // A local realm's log serves notifications only, which hold it while they need it:
         // a bulk write that nothing holds the log for is not kept. A synced realm's log is
         // what it uploads, so it keeps everything.
-        if configuration._syncConfiguration == nil { flags |= UInt32(ORC_ENV_LEAN_LOG) }
+        if configuration.sync == nil { flags |= UInt32(ORC_ENV_LEAN_LOG) }
         if configuration.readOnly {
             flags |= UInt32(ORC_ENV_READ_ONLY)
             if !fm.fileExists(atPath: path) {

@@ -36,7 +36,6 @@ final class AppState: Sendable {
     }
 
     private init(id: String, configuration: AppConfiguration) {
-        SyncHooks.install()
         self.id = id
         let directory = Self.directory(configuration, id)
         inner = Mutex(Inner(configuration: configuration, cache: UserCache.load(from: directory.appendingPathComponent("users.json"))))

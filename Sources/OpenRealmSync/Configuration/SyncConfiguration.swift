@@ -95,18 +95,12 @@ public struct SyncConfiguration: @unchecked Sendable {
     }
 }
 
-/// The box `Realm.Configuration._syncConfiguration` holds.
-final class SyncConfigurationBox: @unchecked Sendable {
-    let value: SyncConfiguration
-    init(_ value: SyncConfiguration) { self.value = value }
-}
-
 extension Realm.Configuration {
     /// The sync configuration of a synced realm; nil for a local one. Setting it makes the
     /// configuration synced (and setting nil makes it local).
     public var syncConfiguration: SyncConfiguration? {
-        get { (_syncConfiguration as? SyncConfigurationBox)?.value }
-        set { _syncConfiguration = newValue.map(SyncConfigurationBox.init) }
+        get { sync as? SyncConfiguration }
+        set { sync = newValue }
     }
 }
 

@@ -70,7 +70,7 @@ enum CommitStamps {
         if kept.count != stamps.count { try store(txn, kept) }
     }
 
-    /// The commit hook (`Realm._syncBeforeCommit`): stamps a local commit of a synced
+    /// The step before a commit (`RealmSync.willCommit`): stamps a local commit of a synced
     /// realm with its session's clock. A realm without a running session (its user
     /// logged out) gets no stamp; its commit is stamped when it is uploaded.
     static func stampCommit(_ path: String, _ txn: OpaquePointer) {

@@ -8,7 +8,7 @@ import Synchronization
 /// does not name fails the write transaction — `write` throws and commits nothing —
 /// instead of letting the server revert it later with a compensating write.
 ///
-/// Installed as OpenRealm's `Realm._syncWriteCheck` (see ``SyncHooks``), which runs in
+/// Called through OpenRealm's `RealmSync.checkAdding` (a synced configuration's), which runs in
 /// `Realm._add`, the one path every new object takes (`add`, `create`, objects reached
 /// through links). Changes to objects already in the realm are not checked: a
 /// subscription brought them there. Removing every subscription is allowed; only the
