@@ -10,6 +10,7 @@ final class AppState: Sendable {
         var configuration: AppConfiguration
         var cache: UserCache
         var users: [String: User] = [:]
+        var syncTransport: any SyncTransport = WebSocketTransport()
     }
     private let inner: Mutex<Inner>
 
@@ -46,6 +47,14 @@ final class AppState: Sendable {
     }
 
     var configuration: AppConfiguration { inner.withLock { $0.configuration } }
+
+    /// How the app's sync sessions reach the server: a WebSocket each
+    /// (``WebSocketTransport``); tests give an ``InMemorySyncTransport`` before a session
+    /// starts, and play the server.
+    var syncTransport: any SyncTransport {
+        get { inner.withLock { $0.syncTransport } }
+        set { inner.withLock { $0.syncTransport = newValue } }
+    }
 
     /// `<root>/<app id>/`: the user cache and one folder per user.
     var directory: URL { Self.directory(configuration, id) }

@@ -73,11 +73,10 @@ extension SyncSession {
         case .none:
             notifyProgress()
         case .inProgress:
-            bootstrapBuffer += d.changesets
+            _ = downloads.receive(d)
             notifyProgress()
         case .lastBatch:
-            let changesets = bootstrapBuffer + d.changesets
-            bootstrapBuffer = []
+            let changesets = downloads.receive(d) ?? d.changesets
             completeClientReset(changesets.flatMap(\.instructions), serverVersion: d.progress.serverVersion,
                                 completedQuery: subscriptionStore == nil ? nil : d.queryVersion)
         }
@@ -92,7 +91,7 @@ extension SyncSession {
             case .discardUnsyncedChanges(_, let after): (false, false, after)
             case .manual: (false, false, nil)
             }
-        let pendingByVersion = pendingEdits.byVersion
+        let pendingByVersion = downloads.pendingEdits.byVersion
         let outcome: ([WireInstruction], UInt64)
         do {
             outcome = try file.write { txn -> ([WireInstruction], UInt64) in
@@ -115,8 +114,8 @@ extension SyncSession {
         let (unsynced, resetVersion) = outcome
         let before = reset?.before
         reset = nil
-        pendingEdits = PendingEdits()
-        uploadCursor = resetVersion
+        downloads.pendingEdits = PendingEdits()
+        uploader.cursor = resetVersion
         progress.discardUnacknowledged(measuredUpTo: resetVersion)
         if let completedQuery {
             try? subscriptionStore?.setState(Int64(completedQuery), complete: true, errorMessage: nil)

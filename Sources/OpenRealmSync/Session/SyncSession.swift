@@ -4,9 +4,16 @@ import OpenRealm
 import OpenRealmWire
 import Synchronization
 
-/// The sync of one realm file with the server: a WebSocket, the session on it, upload of
-/// local commits, download and integration of the server's changes, and the
+/// The sync of one realm file with the server: a connection and the session on it,
+/// upload of local commits, download and integration of the server's changes, and the
 /// subscription sets of a flexible sync realm.
+///
+/// The parts, each a type of its own that this class drives on its queue: the
+/// connection's life (`SyncSession+Connection.swift`, over a ``SyncTransport`` — a
+/// WebSocket, or in tests an in-memory transport — with ``ConnectionDeadlines``),
+/// ``ChangesetUploader`` (local commits into `upload` frames), ``DownloadIntegrator``
+/// (downloads into the file) and ``QuerySender`` (subscription sets into `query`
+/// messages); client resets in `ClientReset/`.
 ///
 /// ```swift
 /// let session = realm.syncSession!
@@ -114,7 +121,9 @@ public final class SyncSession: @unchecked Sendable {
     let progressTokenIds = Mutex<UInt64>(0)
 
     // Everything below is used on `queue` only.
-    var connection: WebSocketConnection?
+    /// How the session reaches the server (the app's; see ``SyncTransport``).
+    let transport: any SyncTransport
+    var connection: (any SyncTransportConnection)?
     var decoder = WireFrameDecoder()
     var sessionNumber: UInt64 = 0
     /// The bind of `sessionNumber` went out on `connection`: queries and marks may follow.
@@ -129,23 +138,16 @@ public final class SyncSession: @unchecked Sendable {
     /// The scheduled reconnect, if any (cancelled by an earlier connect).
     var reconnectTimer: DispatchWorkItem?
     var connectGeneration = 0
-    /// When the access-token fetch of `connectGeneration` started; nil when none is in flight.
-    var tokenRequestedAt: DispatchTime?
-    /// When the current connection's WebSocket must be open (nil once open).
-    var socketDeadline: DispatchTime?
-    /// When the current connection must have reached `ident`.
-    var handshakeDeadline: DispatchTime?
-    /// When the server last sent anything on the current connection.
-    var lastTrafficAt = DispatchTime.now()
-    var pingSent = false
-    var uploadCursor: UInt64 = 0
-    var lastSentQueryVersion: Int64 = 0
+    /// The deadlines of the connection attempt and the keepalive of the open connection.
+    var deadlines = ConnectionDeadlines(socketOpenTimeout: SyncSession.socketOpenTimeout, handshakeTimeout: SyncSession.handshakeTimeout,
+                                        keepaliveInterval: SyncSession.keepaliveInterval, keepaliveTimeout: SyncSession.keepaliveTimeout)
     var lastSeenFileVersion: UInt64 = 0
-    var bootstrapBuffer: [WireDownloadChangeset] = []
-    /// Local changesets the server has not acknowledged, by local version, as the client
-    /// holds them: transformed past the list edits downloaded since they were made
-    /// (``PendingEdits``).
-    var pendingEdits = PendingEdits()
+    /// Local commits into upload frames.
+    var uploader = ChangesetUploader()
+    /// Downloads into the file (a bootstrap's batches, the unacknowledged local edits).
+    var downloads = DownloadIntegrator()
+    /// Subscription sets into `query` messages.
+    var queries = QuerySender()
     /// The file's clock: downloads move it, local commits take readings (``CommitStamps``).
     let clock = SyncClock()
     var nextMarkId: UInt64 = 0
@@ -165,6 +167,7 @@ public final class SyncSession: @unchecked Sendable {
         user = configuration.user
         subscriptionStore = configuration.enableFlexibleSync ? SubscriptionStore(file: file) : nil
         queue = DispatchQueue(label: "openrealm.sync.session")
+        transport = configuration.user.appState.syncTransport
     }
 
     /// The session's state.
@@ -252,193 +255,6 @@ public final class SyncSession: @unchecked Sendable {
         }
     }
 
-    // MARK: Connecting
-
-    private var syncURL: URL? {
-        var base = user.appState.configuration.resolvedBaseURL
-        if base.hasPrefix("https://") { base = "wss://" + base.dropFirst(8) } else if base.hasPrefix("http://") { base = "ws://" + base.dropFirst(7) }
-        return URL(string: base + "/api/client/v2.0/app/\(user.appState.id)/realm-sync")
-    }
-
-    /// How long an access-token fetch may take before the attempt is abandoned: the app's
-    /// request timeout (the transport's own deadline) and a margin.
-    var tokenTimeout: TimeInterval { TimeInterval(user.appState.configuration.defaultRequestTimeoutMS) / 1000 + 5 }
-
-    /// Starts a connection attempt: fetches a valid access token, then opens the
-    /// WebSocket. Does nothing while connected, connecting, or fetching a token already
-    /// (a second fetch would make the session drop the first one's answer).
-    func connect() {
-        guard wantsConnection, !stoppedForGood, connection == nil, tokenRequestedAt == nil else { return }
-        cancelScheduledReconnect()
-        log(.detail, "connecting (attempt \(backoffAttempts))")
-        connectGeneration += 1
-        let generation = connectGeneration
-        tokenRequestedAt = .now()
-        setConnectionState(.connecting)
-        // The token request has its own deadline (the app's request timeout), and the
-        // session abandons it past `tokenTimeout` in any case.
-        let user = self.user
-        Task { [weak self] in
-            let token: Result<String, Error>
-            do { token = .success(try await user.validAccessToken()) } catch { token = .failure(error) }
-            guard let self else { return }
-            self.queue.async { self.openSocket(token, generation) }
-        }
-    }
-
-    private func openSocket(_ token: Result<String, Error>, _ generation: Int) {
-        guard generation == connectGeneration else {
-            log(.debug, "an access token arrived for an abandoned attempt (\(generation) of \(connectGeneration))")
-            return
-        }
-        tokenRequestedAt = nil
-        guard wantsConnection, !stoppedForGood, connection == nil else {
-            if connection == nil { setConnectionState(.disconnected) }
-            return
-        }
-        let accessToken: String
-        switch token {
-        case .success(let t): accessToken = t
-        case .failure(let error):
-            if let appError = error as? AppError, appError.code == .httpRequestFailed {
-                setConnectionState(.disconnected)
-                connectionLost("cannot refresh the access token: \(appError.message)")
-            } else {
-                stopWithError(SyncError(.authenticationFailed, "User \(user.id) cannot sync: \(error)"))
-            }
-            return
-        }
-        guard let url = syncURL else {
-            stopWithError(SyncError(.connectionFailed, "The app's baseURL does not make a valid sync URL."))
-            return
-        }
-        var tls: WebSocketConnection.TLS?
-        if url.scheme == "wss" {
-            let configuration = user.appState.configuration
-            do { tls = WebSocketConnection.TLS(context: try configuration.tlsContext(), trust: configuration.trustDescription) } catch {
-                stopWithError(SyncError(.tlsHandshakeFailed, "Cannot sync '\(file.path)' with \(url): \(error)"))
-                return
-            }
-        }
-        decoder = WireFrameDecoder()
-        bound = false
-        bindSent = false
-        let holder = UncheckedBox<WebSocketConnection?>(nil)
-        let conn = WebSocketConnection(url: url, tls: tls) { [weak self] event in
-            guard let self else { return }
-            self.queue.async {
-                guard let conn = holder.value else { return }
-                self.handle(event, from: conn, token: accessToken)
-            }
-        }
-        holder.value = conn
-        connection = conn
-        log(.detail, "opening a WebSocket to \(url)")
-        handshakeDeadline = .now() + Self.handshakeTimeout
-        socketDeadline = .now() + Self.socketOpenTimeout
-        lastTrafficAt = .now()
-        pingSent = false
-        conn.connect()
-    }
-
-    private func handle(_ event: WebSocketConnection.Event, from conn: WebSocketConnection, token: String) {
-        guard conn === connection else { return }
-        lastTrafficAt = .now()
-        pingSent = false
-        switch event {
-        case .opened:
-            log(.detail, "WebSocket open; sending bind of session \(sessionNumber + 1)")
-            socketDeadline = nil
-            sessionNumber += 1
-            let (identity, progress) = (try? file.read { (SyncProgressStore.identity($0), SyncProgressStore.progress($0)) })
-                ?? (nil, SyncProgressStore.Progress())
-            guard send(.bind(WireBind(session: sessionNumber, appId: user.appState.id, accessToken: token, fileIdentity: identity,
-                                      lastIntegratedServerVersion: identity == nil ? 0 : progress.serverVersion,
-                                      syncMode: configuration.syncMode))) else {
-                connectionLost("the bind could not be written to the new WebSocket")
-                return
-            }
-            bindSent = true
-            lastSentQueryVersion = 0
-            sendLatestQuery()
-        case .message(let bytes):
-            do {
-                for message in try decoder.feed(bytes) {
-                    receive(message)
-                    // A message may have ended this connection (a fatal error, a reset).
-                    guard conn === connection else { return }
-                }
-            } catch {
-                send(.error(WireErrorMessage(error)))
-                connectionLost("the server sent a frame that does not decode: \(error)")
-            }
-        case .closed(let reason):
-            connectionLost(reason ?? "the connection closed")
-        case .tlsFailed(let failure) where failure.isPermanent:
-            // A certificate that does not verify, or a server without TLS: retrying cannot
-            // help, and a session retrying quietly is a sync that silently never happens.
-            stopWithError(SyncError(.tlsHandshakeFailed, "Cannot sync '\(file.path)' with \(syncURL?.absoluteString ?? "the server"): \(failure)"))
-        case .tlsFailed(let failure):
-            connectionLost(failure.description)
-        case .upgradeRefused(let refusal) where refusal.isPermanent:
-            // A proxy that does not pass the upgrade on, a base URL leading elsewhere: the
-            // same answer would come on every retry, which the app would never see.
-            stopWithError(SyncError(.connectionFailed, "Cannot sync '\(file.path)' with \(syncURL?.absoluteString ?? "the server"): \(refusal)"))
-        case .upgradeRefused(let refusal):
-            connectionLost(refusal.description)
-        }
-    }
-
-    /// Writes a message to the connection; false when there is none to write to.
-    @discardableResult
-    func send(_ message: WireMessage) -> Bool {
-        guard let connection, let bytes = try? WireEncoder().encode(message) else { return false }
-        return connection.send(bytes)
-    }
-
-    func closeConnection() {
-        guard let conn = connection else { return }
-        if bound { send(.unbind(WireUnbind(session: sessionNumber))) }
-        connection = nil
-        bound = false
-        bindSent = false
-        handshakeDeadline = nil
-        socketDeadline = nil
-        bootstrapBuffer = []
-        progress.downloadInterrupted()
-        setConnectionState(.disconnected)
-        conn.close()
-    }
-
-    func connectionLost(_ reason: String) {
-        log(.detail, "connection lost: \(reason)")
-        closeConnection()
-        scheduleReconnect()
-    }
-
-    /// Schedules the next connection attempt after the backoff (half a second doubling
-    /// per failed attempt, up to ``maxBackoff``, ±20 %), unless one is scheduled already.
-    func scheduleReconnect(after minimum: TimeInterval = 0) {
-        guard wantsConnection, !stoppedForGood, reconnectTimer == nil else { return }
-        let delay = max(minimum, min(Self.maxBackoff, 0.5 * pow(2, Double(backoffAttempts))) * Double.random(in: 0.8...1.2))
-        // Counted up to the cap only, so that a long outage does not grow it further.
-        backoffAttempts = min(backoffAttempts + 1, 16)
-        log(.detail, "reconnecting in \(String(format: "%.2f", delay)) s")
-        let timer = DispatchWorkItem { [weak self] in
-            guard let self else { return }
-            reconnectTimer = nil
-            connect()
-        }
-        reconnectTimer = timer
-        queue.asyncAfter(deadline: .now() + delay, execute: timer)
-    }
-
-    /// Cancels the scheduled reconnect (a connection attempt is starting now).
-    func cancelScheduledReconnect() {
-        reconnectTimer?.cancel()
-        reconnectTimer = nil
-    }
-
     func stopWithError(_ error: SyncError, reportTo handler: ErrorReportingBlock? = nil) {
         stopError = error
         stoppedForGood = true
@@ -490,40 +306,9 @@ public final class SyncSession: @unchecked Sendable {
         if progress.hasUploadObservers { measurePendingUploads() }
     }
 
-    private func checkConnectionHealth() {
-        let now = DispatchTime.now()
-        guard connection != nil else {
-            // A token fetch that outlived its deadline is abandoned (its late answer is
-            // ignored) and the attempt counts as failed.
-            if let asked = tokenRequestedAt, now > asked + tokenTimeout {
-                tokenRequestedAt = nil
-                connectGeneration += 1
-                setConnectionState(.disconnected)
-                connectionLost("no access token within \(Int(tokenTimeout)) seconds")
-            }
-            return
-        }
-        if let deadline = socketDeadline, now > deadline {
-            connectionLost("the WebSocket did not open within \(Int(Self.socketOpenTimeout)) seconds (TCP connect and HTTP upgrade)")
-            return
-        }
-        if !bound, let deadline = handshakeDeadline, now > deadline {
-            connectionLost("the server did not accept the session within \(Int(Self.handshakeTimeout)) seconds")
-            return
-        }
-        guard bound else { return }
-        let silent = Double(now.uptimeNanoseconds &- lastTrafficAt.uptimeNanoseconds) / 1e9
-        if silent > Self.keepaliveInterval + Self.keepaliveTimeout {
-            connectionLost("the server sent nothing for \(Int(silent)) seconds, not even a pong")
-        } else if silent > Self.keepaliveInterval, !pingSent {
-            pingSent = true
-            send(.ping(WirePing(timestamp: now.uptimeNanoseconds / 1_000_000)))
-        }
-    }
-
     // MARK: Messages
 
-    private func receive(_ message: WireMessage) {
+    func receive(_ message: WireMessage) {
         switch message {
         case .ident(let ident) where ident.session == sessionNumber:
             receiveIdent(ident)
@@ -562,10 +347,10 @@ public final class SyncSession: @unchecked Sendable {
             }.0
             log(.detail, "bound: session \(sessionNumber), client version \(ident.lastIntegratedClientVersion) integrated")
             bound = true
-            handshakeDeadline = nil
+            deadlines.handshake = nil
             backoffAttempts = 0
             setConnectionState(.connected)
-            uploadCursor = max(ident.lastIntegratedClientVersion, base)
+            uploader.cursor = max(ident.lastIntegratedClientVersion, base)
             if let acknowledged { didAcknowledge(upTo: acknowledged) }
             // Marks sent on an earlier connection died with it: send every pending one.
             for w in markWaiters { send(.mark(WireMark(session: sessionNumber, requestId: w.id))) }
@@ -585,13 +370,10 @@ public final class SyncSession: @unchecked Sendable {
             return
         }
         progress.downloaded(d)
-        if d.bootstrap == .inProgress {
-            bootstrapBuffer += d.changesets
+        guard let changesets = downloads.receive(d) else {
             notifyProgress()
             return
         }
-        let changesets = bootstrapBuffer + d.changesets
-        bootstrapBuffer = []
         integrate(changesets, progress: d.progress, completedQuery: d.bootstrap == .lastBatch ? d.queryVersion : nil)
     }
 
@@ -634,40 +416,10 @@ public final class SyncSession: @unchecked Sendable {
 
     /// Integrates downloaded changesets and progress in one write transaction.
     private func integrate(_ changesets: [WireDownloadChangeset], progress downloadProgress: WireDownloadProgress, completedQuery: UInt64?) {
-        let instructions = changesets.flatMap(\.instructions)
-        for c in changesets { clock.receive(c.timestamp) }
         do {
-            let current = try file.read { SyncProgressStore.progress($0) }
-            var updated = current
-            updated.serverVersion = max(current.serverVersion, downloadProgress.serverVersion)
-            updated.acknowledgedClientVersion = max(current.acknowledgedClientVersion, downloadProgress.lastIntegratedClientVersion)
-            if !instructions.isEmpty || updated != current {
-                var pending = pendingEdits
-                _ = try file.write { txn in
-                    var applier = ChangesetApplier(txn: txn)
-                    if completedQuery != nil { try SyncProgressStore.setViewServerVersion(txn, updated.serverVersion) }
-                    applier.apply(try pending.integrate(changesets, txn, viewServerVersion: SyncProgressStore.viewServerVersion(txn)))
-                    pending.acknowledge(upTo: updated.acknowledgedClientVersion)
-                    try pending.save(txn)
-                    try CommitStamps.prune(txn, upTo: updated.acknowledgedClientVersion)
-                    try SyncProgressStore.setProgress(txn, updated)
-                    if updated.acknowledgedClientVersion != current.acknowledgedClientVersion {
-                        _ = orc_log_hold(txn, SyncProgressStore.logConsumer, ClientResetStore.logHoldVersion(txn, updated))
-                    }
-                    var list = SyncProgressStore.integrations(txn)
-                    list.append((orc_txn_version(txn) + 1, updated.serverVersion))
-                    // Entries below the acknowledged version are needed only for the last one.
-                    if let keep = list.lastIndex(where: { $0.local <= updated.acknowledgedClientVersion }), keep > 0 {
-                        list.removeFirst(keep)
-                    }
-                    try SyncProgressStore.setIntegrations(txn, list)
-                }
-                pendingEdits = pending
-            }
-            if let qv = completedQuery {
-                try subscriptionStore?.setState(Int64(qv), complete: true, errorMessage: nil)
-            }
-            didAcknowledge(upTo: updated.acknowledgedClientVersion)
+            let acknowledged = try downloads.integrate(changesets, progress: downloadProgress, completedQuery: completedQuery,
+                                                       file: file, clock: clock, subscriptions: subscriptionStore)
+            didAcknowledge(upTo: acknowledged)
         } catch {
             send(.error(WireErrorMessage(session: sessionNumber, code: .badChangeset, message: "the client could not integrate a download: \(error)", isFatal: true)))
             connectionLost("integrating a download failed: \(error)")
@@ -677,7 +429,7 @@ public final class SyncSession: @unchecked Sendable {
     /// The server has integrated local versions up to `acked`: forget their pending
     /// edits, count their bytes as uploaded, and answer the upload waits they satisfy.
     func didAcknowledge(upTo acked: UInt64) {
-        pendingEdits.acknowledge(upTo: acked)
+        downloads.pendingEdits.acknowledge(upTo: acked)
         progress.acknowledged(upTo: acked)
         let ready = uploadWaiters.filter { $0.version <= acked }
         uploadWaiters.removeAll { $0.version <= acked }
@@ -687,60 +439,14 @@ public final class SyncSession: @unchecked Sendable {
 
     // MARK: Upload and queries
 
-    /// Uploads the local commits after the cursor that carry synced changes.
-    ///
-    /// Each changeset is encoded once: the bytes that size it for progress and for the
-    /// batch bound go into the upload frame as they are
-    /// (``WireEncoder/encodeUpload(session:changesets:)``).
+    /// Uploads the local commits after the cursor that carry synced changes
+    /// (``ChangesetUploader``).
     func uploadPending() {
         guard bound, reset == nil, !Self.uploadsHeld.withLock({ $0.contains(file.path) }) else { return }
-        let head = file.latestVersion()
-        guard head > uploadCursor else { return }
         do {
-            let changesets = try file.read { txn -> [WireEncoder.EncodedUploadChangeset] in
-                let integrations = SyncProgressStore.integrations(txn)
-                let integrated = Set(integrations.map(\.local))
-                let stamps = CommitStamps.all(txn)
-                let values = ValueConversion(txn: txn)
-                var out: [WireEncoder.EncodedUploadChangeset] = []
-                var v = uploadCursor + 1
-                while v <= head {
-                    defer { v += 1 }
-                    if integrated.contains(v) { continue }
-                    let instructions = try ChangesetReader.instructions(txn, version: v, values: values)
-                    if instructions.isEmpty { continue }
-                    let bytes: [UInt8]
-                    do { bytes = try WireChangeset(instructions).encoded() } catch {
-                        throw SyncError(.otherError, "The local changeset of version \(v) cannot be encoded for upload: \(error)")
-                    }
-                    out.append(WireEncoder.EncodedUploadChangeset(
-                        clientVersion: v, lastIntegratedServerVersion: SyncProgressStore.serverVersion(before: v, integrations),
-                        timestamp: stamps[v] ?? clock.tick(), instructions: bytes))
-                }
-                return out
-            }
-            uploadCursor = head
-            var batch: [WireEncoder.EncodedUploadChangeset] = []
-            var size = 0
-            func flush() {
-                guard let connection, let frame = try? WireEncoder().encodeUpload(session: sessionNumber, changesets: batch) else { return }
-                connection.send(frame)
-            }
-            for c in changesets {
-                let bytes = c.instructions.count
-                progress.measuredUpload(version: c.clientVersion, bytes: bytes, upTo: head)
-                if !batch.isEmpty && size + bytes > 8 << 20 {
-                    flush()
-                    batch = []
-                    size = 0
-                }
-                batch.append(c)
-                size += bytes
-            }
-            if !batch.isEmpty {
-                flush()
-                notifyProgress()
-            }
+            let frames = try uploader.frames(file, upTo: file.latestVersion(), session: sessionNumber, clock: clock, progress: &progress)
+            for frame in frames { connection?.send(frame) }
+            if !frames.isEmpty { notifyProgress() }
         } catch {
             report(SyncError(.otherError, "Uploading local changes of '\(file.path)' failed: \(error)"))
         }
@@ -753,19 +459,8 @@ public final class SyncSession: @unchecked Sendable {
 
     /// Sends the latest subscription set when the server has not got it yet.
     func sendLatestQuery() {
-        guard bindSent, let store = subscriptionStore else { return }
-        let latest = store.load().latest
-        guard latest.version > lastSentQueryVersion, latest.version > 0 else { return }
-        lastSentQueryVersion = latest.version
-        var byClass: [String: [String]] = [:]
-        for entry in latest.entries { byClass[entry.className, default: []].append(entry.query) }
-        let queries = byClass.keys.sorted().map { className -> WireClassQuery in
-            let parts = Array(Set(byClass[className]!)).sorted()
-            let combined = parts.contains("TRUEPREDICATE") ? "TRUEPREDICATE"
-                : parts.count == 1 ? parts[0] : parts.map { "(\($0))" }.joined(separator: " OR ")
-            return WireClassQuery(className: className, query: combined)
-        }
-        send(.query(WireQuery(session: sessionNumber, queryVersion: UInt64(latest.version), queries: queries)))
+        guard bindSent, let store = subscriptionStore, let query = queries.nextQuery(store, session: sessionNumber) else { return }
+        send(.query(query))
     }
 
     /// Called after a local subscription commit.

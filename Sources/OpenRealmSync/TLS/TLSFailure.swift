@@ -9,7 +9,7 @@ import NIOSSL
 /// ``CertificateProbe`` for the server's chain, to say whether the certificate expired,
 /// names another host or comes from an untrusted authority (the TLS library itself only
 /// says "CERTIFICATE_VERIFY_FAILED").
-struct TLSFailure: Error, Sendable, CustomStringConvertible {
+package struct TLSFailure: Error, Sendable, CustomStringConvertible {
     enum Kind: Sendable {
         /// The server's certificate did not verify (chain, dates or host name).
         case certificateRejected
@@ -30,9 +30,9 @@ struct TLSFailure: Error, Sendable, CustomStringConvertible {
 
     /// Whether retrying cannot help until someone changes the server or the client's
     /// trusted roots: the sync session stops with the error instead of retrying.
-    var isPermanent: Bool { kind != .interrupted }
+    package var isPermanent: Bool { kind != .interrupted }
 
-    var description: String { "TLS with \(server) failed: \(reason)" }
+    package var description: String { "TLS with \(server) failed: \(reason)" }
 
     /// The failure of a TLS client connection that closed before its handshake completed,
     /// or nil when TLS was not the cause (the handshake completed, or nothing TLS-related

@@ -13,24 +13,9 @@ import NIOWebSocket
 /// Events are reported through the closures given at creation, on a NIO event loop
 /// thread; the owner hops to its own queue. `send` and `close` may be called from any
 /// thread.
-final class WebSocketConnection: @unchecked Sendable {
-    enum Event: Sendable {
-        case opened
-        case message([UInt8])
-        case closed(String?)
-        /// The TLS handshake failed (a certificate that does not verify, a server without TLS).
-        case tlsFailed(TLSFailure)
-        /// The server, or a proxy before it, answered the upgrade request with another
-        /// HTTP status than 101.
-        case upgradeRefused(UpgradeRefusal)
-    }
-
-    /// The TLS settings of a `wss://` connection.
-    struct TLS: Sendable {
-        let context: NIOSSLContext
-        /// The trusted roots, in words, for error messages ("the system's trust store").
-        let trust: String
-    }
+final class WebSocketConnection: SyncTransportConnection, @unchecked Sendable {
+    typealias Event = SyncTransportEvent
+    typealias TLS = SyncTransportTLS
 
     private let url: URL
     private let tls: TLS?
@@ -57,7 +42,10 @@ final class WebSocketConnection: @unchecked Sendable {
     }
 
     /// Connects; reports `.opened` once the upgrade succeeded, `.closed` on failure.
-    func connect(timeout: TimeInterval = 10) {
+    func connect() { connect(timeout: 10) }
+
+    /// Connects within `timeout` seconds (TCP and TLS).
+    func connect(timeout: TimeInterval) {
         guard let host = url.host else {
             onEvent(.closed("the sync URL '\(url)' has no host"))
             return

@@ -10,7 +10,7 @@ import Foundation
 /// stops with a ``SyncError`` the app sees, instead of retrying quietly for ever. A
 /// server error, a proxy whose server is down (`502`, `503`, `504`), a timeout (`408`)
 /// or a rate limit (`429`) may pass, and the session retries after its backoff.
-struct UpgradeRefusal: Error, Sendable, CustomStringConvertible {
+package struct UpgradeRefusal: Error, Sendable, CustomStringConvertible {
     /// `host:port` the request went to.
     let server: String
     let status: Int
@@ -34,9 +34,9 @@ struct UpgradeRefusal: Error, Sendable, CustomStringConvertible {
 
     /// Whether trying again cannot help until someone changes the server, a proxy or the
     /// app's base URL.
-    var isPermanent: Bool { !(status >= 500 || status == 408 || status == 429) }
+    package var isPermanent: Bool { !(status >= 500 || status == 408 || status == 429) }
 
-    var description: String {
+    package var description: String {
         var text = "\(server) answered the sync WebSocket's upgrade request with HTTP \(status)"
             + (reasonPhrase.isEmpty ? "" : " \(reasonPhrase)") + " instead of 101 Switching Protocols"
         if let detail {
