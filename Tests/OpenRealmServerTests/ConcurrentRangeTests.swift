@@ -3,7 +3,7 @@ import XCTest
 import OpenRealmWire
 @testable import OpenRealmServer
 
-/// What an upload is transformed against (``SyncConnection/concurrentInstructions(_:origin:after:through:on:memo:)``),
+/// What an upload is transformed against (``ConcurrentEdits/instructions(_:origin:after:through:on:index:memo:)``),
 /// worked out per top-level object and extended from a session's memo as the history
 /// grows, must be what the whole history says: checked against a plain reading of it
 /// (every version read again, every object's instructions together) over random
@@ -44,7 +44,7 @@ final class ConcurrentRangeTests: XCTestCase {
         let store = try AppStore(appId: "ranges-\(seed)", directory: directory.appendingPathComponent("\(seed)"))
         var rng = SplitMix(seed: seed * 7919)
         let origin: UInt64 = 1
-        let memo = SyncConnection.ConcurrentMemo()
+        let memo = ConcurrentEdits.Memo()
         let index = HistoryIndex()
         var version: UInt64 = 0
         var originBase: UInt64 = 0
@@ -77,10 +77,10 @@ final class ConcurrentRangeTests: XCTestCase {
             // What an upload of the origin made at its base now is transformed against.
             let objects: Set<WireObjectRef> = Set((1...3).filter { _ in rng.next() % 2 == 0 }.map { Self.object(Int64($0)).root })
             try store.environment.read { txn in
-                let fromMemo = try SyncConnection.concurrentInstructions(txn, origin: origin, after: originBase, through: version,
+                let fromMemo = try ConcurrentEdits.instructions(txn, origin: origin, after: originBase, through: version,
                                                                           on: objects, index: index, memo: memo)
                 // A fresh index and memo (a restarted server), read for the same range.
-                let fresh = try SyncConnection.concurrentInstructions(txn, origin: origin, after: originBase, through: version,
+                let fresh = try ConcurrentEdits.instructions(txn, origin: origin, after: originBase, through: version,
                                                                        on: objects, index: HistoryIndex())
                 let expected = try Self.wholeHistory(txn, origin: origin, after: originBase, through: version)
                 for ref in objects {

@@ -161,7 +161,7 @@ final class GroupCommitTests: ServerTestCase {
         XCTAssertEqual(app.store.serverVersion, base + 2)
     }
 
-    /// A backlog larger than ``SyncConnection/uploadPartChangesets`` is integrated in
+    /// A backlog larger than ``UploadIntegration/uploadPartChangesets`` is integrated in
     /// parts: each part is its own durable commit and acknowledgement, so a server
     /// stopped in the middle keeps the parts already done, and other clients' uploads
     /// are not held behind the whole backlog.
@@ -173,7 +173,7 @@ final class GroupCommitTests: ServerTestCase {
         try subscribeToAllTasks(writer)
         let app = try server.auth.apps.app("todo")
         let base = app.store.serverVersion
-        let count = SyncConnection.uploadPartChangesets * 3 + 5
+        let count = UploadIntegration.uploadPartChangesets * 3 + 5
         let commitsBefore = try app.store.environment.committedVersion()
         try writer.send(.upload(tagUpload(0, versions: 1...count, base: base)))
 
@@ -190,11 +190,11 @@ final class GroupCommitTests: ServerTestCase {
             }
             acknowledged.append(clientVersion)
         }
-        let part = UInt64(SyncConnection.uploadPartChangesets)
+        let part = UInt64(UploadIntegration.uploadPartChangesets)
         XCTAssertEqual(acknowledged, [part, 2 * part, 3 * part, UInt64(count)])
         XCTAssertGreaterThanOrEqual(try app.store.environment.committedVersion() - commitsBefore, 4, "a commit per part")
         XCTAssertEqual(app.store.serverVersion, base + UInt64(count), "every changeset integrated once")
-        XCTAssertEqual(SyncConnection.parts(of: WireUpload(session: 1, changesets: [])).count, 1,
+        XCTAssertEqual(UploadIntegration.parts(of: WireUpload(session: 1, changesets: [])).count, 1,
                        "an empty upload stays one, to be acknowledged")
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import OpenRealmWire
 
 /// The part of an app's history that uploads are transformed against, decoded once and
-/// indexed by top-level object (``SyncConnection/concurrentInstructions(_:origin:after:through:on:memo:)``).
+/// indexed by top-level object (``ConcurrentEdits/instructions(_:origin:after:through:on:index:memo:)``).
 ///
 /// For each version it covers, it keeps the changeset's instructions that can move list
 /// indices, and the origin's list edits as uploaded, under the top-level object they act

@@ -44,8 +44,8 @@ final class SyncSession: @unchecked Sendable {
     /// at the first change after it).
     private var viewJournal: [(ref: WireObjectRef, wasIn: Bool)]?
     /// What the file's uploads are transformed against, kept from one upload to the
-    /// next (``SyncConnection/ConcurrentMemo``).
-    let concurrentMemo = SyncConnection.ConcurrentMemo()
+    /// next (``ConcurrentEdits/Memo``).
+    let concurrentMemo = ConcurrentEdits.Memo()
     /// Sends to the session's connection.
     let output: @Sendable (ConnectionOutput) -> Void
 

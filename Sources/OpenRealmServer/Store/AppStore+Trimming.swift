@@ -5,7 +5,7 @@ import OpenRealmWire
 /// integrated after the server version it was made at (its `lastIntegratedServerVersion`,
 /// its **base**), and, when the file's own earlier changesets were integrated after that
 /// base, to carry those earlier list edits forward from *their* bases
-/// (``SyncConnection/concurrentInstructions(_:origin:after:through:)``). A client's
+/// (``ConcurrentEdits/instructions(_:origin:after:through:on:index:memo:)``). A client's
 /// changesets are made in order, each after the one before, so their bases never
 /// decrease: no later upload of a file is based below the base of its last integrated
 /// changeset. Each client file therefore records `uploadBase`, the lowest version whose

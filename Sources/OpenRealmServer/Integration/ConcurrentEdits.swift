@@ -1,9 +1,11 @@
 import Foundation
 import OpenRealmWire
 
-/// What an uploaded changeset is transformed against: the list instructions other
-/// clients' changesets integrated after its base (`docs/CONFLICTS.md`, "Lists").
-extension SyncConnection {
+/// What an uploaded changeset is transformed against: the edits other clients'
+/// changesets integrated after its base that can move its list indices
+/// (`docs/CONFLICTS.md`, "Lists"), and the objects that went back to its origin whole
+/// meanwhile.
+enum ConcurrentEdits {
     /// The instructions other clients' changesets integrated after server version `after`
     /// (which the origin had not seen when it made its changeset) on the top-level
     /// objects `objects`, in server order per object, as they apply on the origin's copy:
@@ -20,9 +22,9 @@ extension SyncConnection {
     ///
     /// - Throws: ``SyncFailure`` `clientResetRequired` when the history after `after` was
     ///   trimmed.
-    static func concurrentInstructions(_ txn: StoreTransaction, origin: UInt64, after: UInt64, through last: UInt64,
-                                       on objects: Set<WireObjectRef>, index: HistoryIndex,
-                                       memo: ConcurrentMemo = ConcurrentMemo()) throws -> [WireInstruction] {
+    static func instructions(_ txn: StoreTransaction, origin: UInt64, after: UInt64, through last: UInt64,
+                             on objects: Set<WireObjectRef>, index: HistoryIndex,
+                             memo: Memo = Memo()) throws -> [WireInstruction] {
         let floor = try checkedFloor(txn, after: after)
         var out: [WireInstruction] = []
         for ref in objects {
@@ -31,7 +33,7 @@ extension SyncConnection {
         return out
     }
 
-    /// What ``concurrentInstructions(_:origin:after:through:on:index:memo:)`` computed
+    /// What ``instructions(_:origin:after:through:on:index:memo:)`` computed
     /// for one origin, by object and the version it starts after: the instructions
     /// through a version.
     ///
@@ -49,7 +51,7 @@ extension SyncConnection {
     /// extended last.
     ///
     /// Threading: used with the app's lock held.
-    final class ConcurrentMemo {
+    final class Memo {
         static let capacity = 64
 
         fileprivate struct Key: Hashable {
@@ -87,11 +89,11 @@ extension SyncConnection {
         return floor
     }
 
-    /// One object's part of ``concurrentInstructions(_:origin:after:through:on:index:memo:)``.
+    /// One object's part of ``instructions(_:origin:after:through:on:index:memo:)``.
     private static func objectRange(_ txn: StoreTransaction, _ ref: WireObjectRef, origin: UInt64, after: UInt64,
                                     through last: UInt64, floor: UInt64, index: HistoryIndex,
-                                    memo: ConcurrentMemo) throws -> [WireInstruction] {
-        let key = ConcurrentMemo.Key(after: after, object: ref)
+                                    memo: Memo) throws -> [WireInstruction] {
+        let key = Memo.Key(after: after, object: ref)
         if let known = memo.ranges[key], known.last == last { return known.out }
         try index.cover(after: after, through: last, floor: floor, txn)
         // A file that had integrated nothing (after 0) made its changes on its own new objects.

@@ -30,7 +30,7 @@ final class UploadJob: @unchecked Sendable {
 /// Every connection with an upload adds it here and then takes the app's lock; whoever
 /// gets the lock integrates the waiting uploads, its own and others', in one write
 /// transaction (one durable commit), and the others find theirs done when they get the
-/// lock in turn (``SyncConnection/upload(_:_:)``).
+/// lock in turn (``SyncConnection/upload(_:_:)``, ``UploadIntegration``).
 ///
 /// Threading: any thread.
 final class UploadQueue: @unchecked Sendable {
