@@ -117,7 +117,12 @@ struct NetworkCommand: ParsableCommand {
         }
         // Logging in goes through the proxy too, so a fault may hit it: allow time.
         for process in processes { _ = try process.waitUntilReady(timeout: 180) }
-        if selfTest == "duplicate" { processes[0].child.send("duplicate") }
+        if selfTest == "duplicate" {
+            // Waited for: on a loaded machine the client could otherwise take it only
+            // after a short run ended, and the run would pass with nothing to find.
+            processes[0].child.send("duplicate")
+            _ = try processes[0].child.waitForLine("duplicated", timeout: 60, code: .writer) { $0 == "duplicated 1" ? true : nil }
+        }
         let end = Date().addingTimeInterval(TimeInterval(seconds))
         while Date() < end {
             for process in processes where !process.child.isRunning {
