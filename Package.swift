@@ -75,18 +75,18 @@ let package = Package(
             swiftSettings: fuzzed
         ),
         .target(
-            // Wire value <-> ORCore value conversions shared by the sync server's store
-            // and the sync client's integration (links are named by the caller).
-            name: "OpenRealmStoreValues",
+            // What the sync client and the sync server share beyond the wire: the list
+            // transformation, write stamps, wire value <-> ORCore value conversions.
+            name: "OpenRealmSyncCore",
             dependencies: ["ORCore", "OpenRealmWire"],
-            path: "Sources/OpenRealmStoreValues"
+            path: "Sources/OpenRealmSyncCore"
         ),
         .target(
             name: "OpenRealmSync",
             dependencies: [
                 "OpenRealm",
                 "OpenRealmWire",
-                "OpenRealmStoreValues",
+                "OpenRealmSyncCore",
                 "ORCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -107,7 +107,7 @@ let package = Package(
             dependencies: [
                 "OpenRealm",
                 "OpenRealmWire",
-                "OpenRealmStoreValues",
+                "OpenRealmSyncCore",
                 "ORCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -185,12 +185,13 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenRealmWireTests",
-            dependencies: ["OpenRealmWire"],
+            // The list transformation's download half is tested beside the protocol.
+            dependencies: ["OpenRealmWire", "OpenRealmSyncCore"],
             path: "Tests/OpenRealmWireTests"
         ),
         .testTarget(
             name: "OpenRealmServerTests",
-            dependencies: ["OpenRealmServer", "OpenRealmWire", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["OpenRealmServer", "OpenRealmWire", "OpenRealmSyncCore", .product(name: "Logging", package: "swift-log"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            // EmbeddingTests mounts the server's routes in an application of its own.
                            .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,6 +1,7 @@
 import Foundation
 import ORCore
 import XCTest
+import OpenRealmSyncCore
 import OpenRealmWire
 @testable import OpenRealmServer
 

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import OpenRealmSyncCore
 import OpenRealmWire
 @testable import OpenRealmServer
 

@@ -1,4 +1,5 @@
 import XCTest
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// `ListTransform.integrateDownload` leaves out pairs of instructions on different

@@ -1,4 +1,5 @@
 import XCTest
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// `ListTransform.integrateDownload`, the client's half of list convergence: a client

@@ -1,4 +1,5 @@
 import Foundation
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// What an uploaded changeset is transformed against: the edits other clients'

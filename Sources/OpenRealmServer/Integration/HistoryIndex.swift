@@ -1,4 +1,5 @@
 import Foundation
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// The part of an app's history that uploads are transformed against, decoded once and

@@ -1,5 +1,6 @@
 import Foundation
 import ORCore
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// Applies one uploaded changeset to the store inside the integration's write

@@ -1,16 +1,6 @@
 import Foundation
+import OpenRealmSyncCore
 import OpenRealmWire
-
-/// The stamp of a write for last-writer-wins: the origin's hybrid logical clock, then
-/// its client file identity to break ties. Greater stamps win.
-struct WriteStamp: Sendable, Hashable, Comparable {
-    var timestamp: WireHybridTimestamp
-    var originFileIdent: UInt64
-
-    static func < (a: WriteStamp, b: WriteStamp) -> Bool {
-        (a.timestamp, a.originFileIdent) < (b.timestamp, b.originFileIdent)
-    }
-}
 
 /// Per object, the stamp of the last write each property received. Stored in
 /// `__clocks` (key `Class␟pk`) as: u32 count, then per property u32 name length, the

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import OpenRealm
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// The upload path, from an app's waiting uploads to the store and out to the other

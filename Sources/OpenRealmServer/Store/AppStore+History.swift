@@ -1,4 +1,5 @@
 import Foundation
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// One integrated changeset of the server history.

@@ -1,6 +1,6 @@
 import Foundation
 import ORCore
-import OpenRealmStoreValues
+import OpenRealmSyncCore
 
 /// Embedded objects: they have no primary key, so links to them are read as raw
 /// (table, key) pairs rather than wire references, and they are created in place.

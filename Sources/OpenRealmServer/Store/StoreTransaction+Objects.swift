@@ -1,6 +1,6 @@
 import Foundation
 import ORCore
-import OpenRealmStoreValues
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// Object and collection operations, by table id and object key, with wire values.

@@ -1,6 +1,6 @@
 import Foundation
 import ORCore
-import OpenRealmStoreValues
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// Conversions between wire values and ORCore values (``WireValues``, shared with the

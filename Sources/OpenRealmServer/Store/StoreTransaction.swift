@@ -1,6 +1,6 @@
 import Foundation
 import ORCore
-import OpenRealmStoreValues
+import OpenRealmSyncCore
 
 /// A live ORCore transaction, valid only inside the ``StoreEnvironment/read(_:)`` or
 /// ``StoreEnvironment/write(_:)`` body that received it. Every call checks its status

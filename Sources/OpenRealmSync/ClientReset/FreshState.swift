@@ -1,6 +1,6 @@
 import Foundation
 import ORCore
-import OpenRealmStoreValues
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// Replaces the synced objects of a realm file with a fresh bootstrap, inside one write

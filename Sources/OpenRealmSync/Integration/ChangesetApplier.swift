@@ -1,6 +1,6 @@
 import Foundation
 import ORCore
-import OpenRealmStoreValues
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// Applies downloaded wire instructions to the realm inside the session's write

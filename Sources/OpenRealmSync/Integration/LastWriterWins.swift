@@ -1,16 +1,5 @@
+import OpenRealmSyncCore
 import OpenRealmWire
-
-/// The stamp of a write for last-writer-wins (`docs/CONFLICTS.md`): the origin's clock
-/// reading for the changeset, then its client file identity to break ties. Greater
-/// stamps win; the server compares the same pairs.
-struct WriteStamp: Sendable, Hashable, Comparable {
-    var timestamp: WireHybridTimestamp
-    var originFileIdent: UInt64
-
-    static func < (a: WriteStamp, b: WriteStamp) -> Bool {
-        (a.timestamp, a.originFileIdent) < (b.timestamp, b.originFileIdent)
-    }
-}
 
 /// The client's half of conflict resolution for everything but list positions
 /// (`docs/CONFLICTS.md`, "What a client must do to converge").

@@ -1,5 +1,5 @@
 import ORCore
-import OpenRealmStoreValues
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// The `createObject` path of ``ChangesetApplier``: a download's objects (a bootstrap's

@@ -1,5 +1,5 @@
 import ORCore
-import OpenRealmStoreValues
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// Wire object paths (`docs/PROTOCOL.md` §3.4) resolved against this file: a top-level

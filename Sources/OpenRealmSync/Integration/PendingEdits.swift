@@ -1,4 +1,5 @@
 import ORCore
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// The client's unacknowledged local changesets as it holds them, and what a download

@@ -1,5 +1,6 @@
 import OpenRealmWire
 
+
 /// Object paths through lists: an embedded object in a list is reached by its index
 /// (`Order[1].lines[2]`), so instructions on it, or on anything inside it, are moved by
 /// concurrent edits of that list like the list's own instructions.

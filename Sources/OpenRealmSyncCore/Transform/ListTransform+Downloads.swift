@@ -1,3 +1,5 @@
+import OpenRealmWire
+
 /// The client's half of list convergence (`docs/PROTOCOL.md` §6.6): a downloaded
 /// changeset was integrated by the server before every local changeset it had not yet
 /// integrated, so the client transforms it against those (the downloaded one counts as

@@ -1,5 +1,6 @@
 import OpenRealmWire
 
+
 /// Operational transformation of list instructions (`listInsert`, `listSet`,
 /// `listErase`, `listMove`, `createEmbeddedObject` into a list, `clearCollection`) so
 /// that concurrent edits of one list keep their intent.
