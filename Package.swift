@@ -155,6 +155,7 @@ let package = Package(
                 "OpenRealm",
                 "ORCore",
                 "RealmSwift",
+                "OpenRealmSync",
                 "OpenRealmWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -13,9 +13,9 @@ import NIOWebSocket
 /// Events are reported through the closures given at creation, on a NIO event loop
 /// thread; the owner hops to its own queue. `send` and `close` may be called from any
 /// thread.
-final class WebSocketConnection: SyncTransportConnection, @unchecked Sendable {
-    typealias Event = SyncTransportEvent
-    typealias TLS = SyncTransportTLS
+package final class WebSocketConnection: SyncTransportConnection, @unchecked Sendable {
+    package typealias Event = SyncTransportEvent
+    package typealias TLS = SyncTransportTLS
 
     private let url: URL
     private let tls: TLS?
@@ -35,17 +35,17 @@ final class WebSocketConnection: SyncTransportConnection, @unchecked Sendable {
     static let maxMessageSize = (16 << 20) + 64
 
     /// A connection to `url`; `tls` is required for a `wss://` URL and unused otherwise.
-    init(url: URL, tls: TLS?, onEvent: @escaping @Sendable (Event) -> Void) {
+    package init(url: URL, tls: TLS?, onEvent: @escaping @Sendable (Event) -> Void) {
         self.url = url
         self.tls = url.scheme == "wss" ? tls : nil
         self.onEvent = onEvent
     }
 
     /// Connects; reports `.opened` once the upgrade succeeded, `.closed` on failure.
-    func connect() { connect(timeout: 10) }
+    package func connect() { connect(timeout: 10) }
 
     /// Connects within `timeout` seconds (TCP and TLS).
-    func connect(timeout: TimeInterval) {
+    package func connect(timeout: TimeInterval) {
         guard let host = url.host else {
             onEvent(.closed("the sync URL '\(url)' has no host"))
             return
@@ -131,7 +131,7 @@ final class WebSocketConnection: SyncTransportConnection, @unchecked Sendable {
     /// Sends one binary message; false when the connection is closed or not upgraded yet
     /// (the message is then not sent).
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    package func send(_ bytes: [UInt8]) -> Bool {
         guard let channel = lock.withLock({ closed || !upgraded ? nil : channel }) else { return false }
         var buffer = channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
@@ -141,7 +141,7 @@ final class WebSocketConnection: SyncTransportConnection, @unchecked Sendable {
     }
 
     /// Closes the connection (reported as `.closed`).
-    func close() {
+    package func close() {
         let (channel, upgraded) = lock.withLock { () -> (Channel?, Bool) in
             closed = true
             return (self.channel, self.upgraded)

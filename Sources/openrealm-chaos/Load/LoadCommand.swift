@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import NIOPosix
 
 /// `openrealm-chaos load --clients N --seconds S`: N simulated clients (the sync
 /// protocol over NIO WebSockets, in this process) log in, subscribe to their room's
@@ -136,8 +135,6 @@ struct LoadCommand: ParsableCommand {
             figures.healthFailures = result.failures
             figures.healthSlowest = result.slowestSeconds
         }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-        defer { try? group.syncShutdownGracefully() }
         var simulated: [SimulatedClient] = []
         defer { for client in simulated { client.stop() } }
 
@@ -149,7 +146,7 @@ struct LoadCommand: ParsableCommand {
         // The first client declares the schema; the memory baseline is taken after it.
         let first = SimulatedClient(index: 0, room: 0, token: tokens[0], stats: stats, declaresSchema: true)
         simulated.append(first)
-        first.start(port: server.port, group: group)
+        first.start(port: server.port)
         try waitUntil("the first client to declare the schema and subscribe", timeout: 60, stats: stats) { first.subscribed }
         figures.rssBefore = SystemLimits.residentBytes(of: server.pid) ?? 0
 
@@ -157,7 +154,7 @@ struct LoadCommand: ParsableCommand {
         for index in 1..<clients {
             let client = SimulatedClient(index: index, room: index / roomSize, token: tokens[index], stats: stats, declaresSchema: false)
             simulated.append(client)
-            client.start(port: server.port, group: group)
+            client.start(port: server.port)
             // Connect in steps so the listen backlog is never the bottleneck.
             if index % 100 == 0 {
                 try waitUntil("clients up to \(index) to subscribe", timeout: 120, stats: stats) { stats.subscribed >= index }

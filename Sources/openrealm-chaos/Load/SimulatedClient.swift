@@ -1,12 +1,12 @@
 import Foundation
-import NIOCore
+import OpenRealmSync
 import OpenRealmWire
 
-/// One simulated client of `load`, at the protocol level (``OpenRealmWire`` over a
-/// ``LoadSocket``): it binds with its access token, subscribes to the ``LoadNote``s of
-/// its room, writes notes on demand and measures how long other clients' notes took to
-/// arrive. Its state is touched on its channel's event loop only (and under a lock for
-/// the few reads from the driver).
+/// One simulated client of `load`, at the protocol level (``OpenRealmWire`` over the
+/// sync client's own ``WebSocketConnection``): it binds with its access token,
+/// subscribes to the ``LoadNote``s of its room, writes notes on demand and measures how
+/// long other clients' notes took to arrive. Its state is touched under its lock (events
+/// come on the connection's event loop; the driver reads a few figures).
 final class SimulatedClient: @unchecked Sendable {
     let index: Int
     let room: Int
@@ -14,7 +14,7 @@ final class SimulatedClient: @unchecked Sendable {
     private let stats: LoadStats
     private let declaresSchema: Bool
     private let lock = NSLock()
-    private var socket: LoadSocket?
+    private var socket: WebSocketConnection?
     private var decoder = WireFrameDecoder()
     private var clientVersion: UInt64 = 0
     private var serverVersion: UInt64 = 0
@@ -48,10 +48,12 @@ final class SimulatedClient: @unchecked Sendable {
     var subscribed: Bool { lock.withLock { isSubscribed } }
 
     /// Connects, binds and (once the ident arrives) subscribes.
-    func start(port: Int, group: EventLoopGroup) {
-        let socket = LoadSocket { [weak self] event in self?.handle(event) }
+    func start(port: Int) {
+        let url = URL(string: "ws://127.0.0.1:\(port)/api/client/v2.0/app/\(SyncChaos.appId)/realm-sync")!
+        let socket = WebSocketConnection(url: url, tls: nil) { [weak self] event in self?.handle(event) }
         lock.withLock { self.socket = socket }
-        socket.connect(port: port, path: "/api/client/v2.0/app/\(SyncChaos.appId)/realm-sync", group: group)
+        // A thousand clients connect at once: the server may take a while to accept them all.
+        socket.connect(timeout: 30)
     }
 
     /// Uploads one new note to the client's room.
@@ -73,18 +75,18 @@ final class SimulatedClient: @unchecked Sendable {
 
     /// Closes the connection (not counted as an error).
     func stop() {
-        let socket = lock.withLock { () -> LoadSocket? in
+        let socket = lock.withLock { () -> WebSocketConnection? in
             closing = true
             return self.socket
         }
         socket?.close()
     }
 
-    private func send(_ message: WireMessage, on socket: LoadSocket) {
+    private func send(_ message: WireMessage, on socket: WebSocketConnection) {
         do { socket.send(try WireEncoder().encode(message)) } catch { stats.error("encode", "\(error)") }
     }
 
-    private func handle(_ event: LoadSocket.Event) {
+    private func handle(_ event: SyncTransportEvent) {
         lock.lock()
         defer { lock.unlock() }
         guard let socket else { return }
@@ -98,11 +100,15 @@ final class SimulatedClient: @unchecked Sendable {
                 stats.error("decode", "client \(index): \(error)")
             }
         case .closed(let reason):
-            if !closing { stats.error("closed", "client \(index): \(reason)") }
+            if !closing { stats.error("closed", "client \(index): \(reason ?? "the connection closed")") }
+        case .tlsFailed(let failure):
+            if !closing { stats.error("closed", "client \(index): \(failure)") }
+        case .upgradeRefused(let refusal):
+            if !closing { stats.error("closed", "client \(index): \(refusal)") }
         }
     }
 
-    private func receive(_ message: WireMessage, on socket: LoadSocket) {
+    private func receive(_ message: WireMessage, on socket: WebSocketConnection) {
         switch message {
         case .ident:
             if declaresSchema {
@@ -147,7 +153,7 @@ final class SimulatedClient: @unchecked Sendable {
         }
     }
 
-    private func subscribe(on socket: LoadSocket) {
+    private func subscribe(on socket: WebSocketConnection) {
         send(.query(WireQuery(session: 1, queryVersion: 1, queries: [WireClassQuery(className: Self.className, query: "room == \(room)")])),
              on: socket)
     }
