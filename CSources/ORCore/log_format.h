@@ -7,7 +7,7 @@
 #ifndef ORCORE_LOG_FORMAT_H
 #define ORCORE_LOG_FORMAT_H
 
-#include "internal.h"
+#include "base.h"
 
 /* Changeset header: magic | u64 version | u32 count | u64 checksum. */
 #define CS_MAGIC 0xC5

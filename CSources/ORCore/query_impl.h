@@ -30,7 +30,9 @@
 #ifndef ORCORE_QUERY_IMPL_H
 #define ORCORE_QUERY_IMPL_H
 
-#include "internal.h"
+#include "collection.h"
+#include "object_read.h"
+#include "text.h"
 
 /** Predicates and SUBQUERYs may nest this deep. */
 #define Q_MAX_DEPTH 64

@@ -107,7 +107,9 @@
  *   free database: key = 8-byte txnid; value = u64 n, then n page numbers in
  *   descending order (space after them may be unused).
  */
-#include "internal.h"
+#include "verify.h"
+
+#include <lmdb.h>
 
 #include <errno.h>
 #include <fcntl.h>

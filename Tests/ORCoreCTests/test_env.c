@@ -9,7 +9,7 @@
  * the map many times, both inside one transaction and across many.
  */
 #include "harness.h"
-#include "internal.h" /* the row readers: which snapshots walked */
+#include "scan.h" /* the row readers: which snapshots walked */
 
 #include <dlfcn.h>
 #include <errno.h>
