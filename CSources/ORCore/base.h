@@ -13,7 +13,7 @@
  *               recorded errors, byte buffers, byte order, varints; LMDB's page constants
  *   2  value    value.h text.h         value.c text.c
  *               the value codec, the ordered key encoding, decimal128; text matching
- *   3  verify   verify.h               verify.c
+ *   3  verify   verify.h verify_impl.h verify.c verify_tree.c
  *               structural checks of LMDB pages before LMDB maps a file
  *   4  schema   schema.h row.h         schema.c row.c
  *               the stored schema (codec, sharing) and the row record each class lays out
@@ -34,8 +34,8 @@
  *               embedded objects and the reverse, so the two are one layer)
  *  12  catalog  -                      schema_api.c
  *               the schema calls of orcore.h: lookups and changes
- *  13  query    query_impl.h           query.c query_eval.c query_sort.c
- *               predicate programs: compile, plan, evaluate, run, sort
+ *  13  query    query_impl.h           query.c query_plan.c query_eval.c query_agg.c query_sort.c
+ *               predicate programs: compile, plan, evaluate and run, aggregate, sort
  *  14  top      replay.h               replay.c layers.c copy.c check.c
  *               replaying a changeset, the hook table for txn.c, compact copy, orc_env_check
  */
