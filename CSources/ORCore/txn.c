@@ -25,6 +25,10 @@
  *     else can know their names before it commits, and it publishes them to the
  *     core only after its commit succeeds.
  *  5. mdb_dbi_open is never called concurrently (core->lock serialises it).
+ *  6. txn.c calls no layer above it. What those layers do when a transaction
+ *     ends or commits (closing their cursors, forgetting their caches, flushing
+ *     deferred index entries, storing the changeset, replaying the transaction
+ *     after map growth) runs through the table orc_txn_hooks (txn.h, HOOKS).
  *
  * TABLE STATES ("orc.tables": in the main database from format 2, in "meta" before)
  *   u32 LE n | n × (u64 LE next_key, u64 LE count)   for table ids 1 ... n
