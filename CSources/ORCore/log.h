@@ -2,7 +2,7 @@
  * log.h — the changeset log (log.c, log_read.c): recording instructions in a write
  * transaction, storing the changeset at commit, keeping and trimming the log, and
  * the changeset iterator. The format is drawn at the top of log.c; log_format.h holds
- * its constants for log.c, log_read.c and check.c.
+ * its constants for log.c, log_read.c, replay.c and check.c.
  */
 #ifndef ORCORE_LOG_H
 #define ORCORE_LOG_H
@@ -15,9 +15,9 @@
 /* log.c — recording                                                        */
 /* ------------------------------------------------------------------------ */
 /*
- * Each mutating function in object.c / collection.c / schema.c records one
- * instruction in txn->changeset by calling these. log_commit() stores the
- * changeset under the new version when the transaction commits.
+ * Each mutating function in object.c / collection_write.c / schema_api.c records
+ * one instruction in txn->changeset by calling these; log_store_changeset (a hook
+ * of the commit) stores the changeset under the new version.
  */
 int log_create(orc_txn *txn, const orc_class *c, uint64_t key, const uint16_t *cols,
                const orc_value *vals, size_t n);
