@@ -4,7 +4,7 @@
  * Buffers double their capacity, so appending n bytes costs amortised O(n);
  * the changeset of a million-object transaction is built in one of these.
  */
-#include "internal.h"
+#include "base.h"
 
 #include <stdlib.h>
 

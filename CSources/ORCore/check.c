@@ -43,8 +43,9 @@
  * Assumption shared with index.c: a column value gets an index entry exactly
  * when keyenc() can encode it (null included).
  */
-#include "internal.h"
 #include "log_format.h"
+#include "object.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <fcntl.h>

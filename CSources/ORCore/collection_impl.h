@@ -7,7 +7,7 @@
 #ifndef ORCORE_COLLECTION_IMPL_H
 #define ORCORE_COLLECTION_IMPL_H
 
-#include "internal.h"
+#include "object.h"
 
 /* The collection a public call works on: owner, property, loaded blob. */
 typedef struct site {

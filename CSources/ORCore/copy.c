@@ -7,7 +7,7 @@
  * failed copy removes it. The map lock is held shared, like a transaction,
  * so that no map growth happens under the copy's reader.
  */
-#include "internal.h"
+#include "env.h"
 
 #include <errno.h>
 #include <fcntl.h>

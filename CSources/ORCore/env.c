@@ -14,7 +14,8 @@
  *     live transaction holds shared: LMDB remaps, and a reader in the middle of
  *     a page would otherwise read unmapped memory.
  */
-#include "internal.h"
+#include "env.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -156,6 +157,111 @@ static void core_free(orc_envcore *core)
     free(core);
 }
 
+/* ---- the snapshot's state -------------------------------------------------------- */
+
+static int meta_read(MDB_txn *t, MDB_dbi dbi, const char *name, MDB_val *v)
+{
+    MDB_val k = {strlen(name), (void *)name};
+    return mdb_get(t, dbi, &k, v);
+}
+
+int env_read_state(orc_envcore *core, MDB_txn *t, uint64_t *version_out, orc_schema **schema_out)
+{
+    MDB_val v;
+    int rc = meta_read(t, core->dbi_state, META_VERSION, &v);
+    if (rc == MDB_NOTFOUND) {
+        *version_out = 0;
+    } else if (rc) {
+        return orc_fail_mdb(rc, "reading the version");
+    } else if (v.mv_size != 8) {
+        return orc_fail(ORC_ERR_CORRUPT, "the stored version has %zu bytes, not 8", v.mv_size);
+    } else {
+        *version_out = ld64(v.mv_data);
+    }
+
+    rc = meta_read(t, core->dbi_meta, META_SCHEMA, &v);
+    const uint8_t *blob = rc == MDB_NOTFOUND ? NULL : v.mv_data;
+    size_t size = rc == MDB_NOTFOUND ? 0 : v.mv_size;
+    if (rc && rc != MDB_NOTFOUND) return orc_fail_mdb(rc, "reading the schema");
+    /* The blob starts with u32 magic, u64 generation: compare before decoding. */
+    uint64_t gen = blob && size >= 12 ? ld64(blob + 4) : 0;
+    pthread_mutex_lock(&core->lock);
+    if (core->schema && core->schema->gen == gen && (blob || gen == 0)) {
+        *schema_out = schema_retain(core->schema);
+        pthread_mutex_unlock(&core->lock);
+        return ORC_OK;
+    }
+    pthread_mutex_unlock(&core->lock);
+    orc_schema *s;
+    rc = blob ? schema_decode(blob, size, &s) : schema_decode(NULL, 0, &s);
+    if (rc) return rc;
+    *schema_out = s;
+    pthread_mutex_lock(&core->lock);
+    if (!core->schema || core->schema->gen < s->gen) {
+        if (core->schema) schema_release(core->schema);
+        core->schema = schema_retain(s);
+    }
+    pthread_mutex_unlock(&core->lock);
+    return ORC_OK;
+}
+
+/* Reads the version and the schema once, in a snapshot of its own, as every transaction will. */
+static int check_state(orc_envcore *core)
+{
+    MDB_txn *t;
+    int rc;
+    for (int attempt = 0;; attempt++) {
+        rc = mdb_txn_begin(core->mdb, NULL, MDB_RDONLY, &t);
+        if (rc != MDB_MAP_RESIZED || attempt == 3) break;
+        if ((rc = env_adopt_map(core))) return rc;
+    }
+    if (rc) return orc_fail_mdb(rc, "beginning a read transaction");
+    uint64_t version;
+    orc_schema *s = NULL;
+    rc = env_read_state(core, t, &version, &s);
+    mdb_txn_abort(t);
+    if (s) schema_release(s);
+    return rc;
+}
+
+/*
+ * Live transactions by the thread that began them, so that map growth can
+ * tell at once that it would wait for its own thread (see env_grow_map).
+ */
+void env_note_thread(orc_envcore *core, pthread_t t, bool add)
+{
+    pthread_mutex_lock(&core->lock);
+    if (add) {
+        if (core->txn_thread_count == core->txn_thread_cap) {
+            size_t cap = core->txn_thread_cap ? core->txn_thread_cap * 2 : 16;
+            pthread_t *a = realloc(core->txn_threads, cap * sizeof *a);
+            if (a) {
+                core->txn_threads = a;
+                core->txn_thread_cap = cap;
+            }
+        }
+        if (core->txn_thread_count < core->txn_thread_cap) core->txn_threads[core->txn_thread_count++] = t;
+    } else {
+        for (size_t i = 0; i < core->txn_thread_count; i++)
+            if (pthread_equal(core->txn_threads[i], t)) {
+                core->txn_threads[i] = core->txn_threads[--core->txn_thread_count];
+                break;
+            }
+    }
+    pthread_mutex_unlock(&core->lock);
+}
+
+bool env_thread_has_txn(orc_envcore *core)
+{
+    bool found = false;
+    pthread_t self = pthread_self();
+    pthread_mutex_lock(&core->lock);
+    for (size_t i = 0; i < core->txn_thread_count && !found; i++) found = pthread_equal(core->txn_threads[i], self);
+    pthread_mutex_unlock(&core->lock);
+    return found;
+}
+
+
 static int core_open(const char *path, unsigned flags, const orc_env_options *opt, int fd, orc_envcore **out)
 {
     orc_envcore *core = calloc(1, sizeof *core);
@@ -239,15 +345,11 @@ static int core_open(const char *path, unsigned flags, const orc_env_options *op
         core_free(core);
         return rc;
     }
-    /* Fail at open, not at first use, when the schema cannot be read. */
-    orc_txn *t;
-    orc_env tmp = {core, flags & ORC_ENV_READ_ONLY, core->path};
-    rc = orc_txn_begin(&tmp, ORC_TXN_READ, &t);
-    if (rc) {
+    /* Fail at open, not at first use, when the version or the schema cannot be read. */
+    if ((rc = check_state(core))) {
         core_free(core);
         return rc;
     }
-    orc_txn_abort(t);
     *out = core;
     return ORC_OK;
 }
@@ -328,31 +430,6 @@ void orc_env_close(orc_env *env)
 }
 
 const char *orc_env_path(const orc_env *env) { return env ? env->path : ""; }
-
-int orc_env_version(orc_env *env, uint64_t *version_out)
-{
-    orc_txn *t;
-    int rc = orc_txn_begin(env, ORC_TXN_READ, &t);
-    if (rc) return rc;
-    *version_out = orc_txn_version(t);
-    orc_txn_abort(t);
-    return ORC_OK;
-}
-
-int orc_env_info_get(orc_env *env, orc_env_info *info)
-{
-    if (!env || !info) return orc_fail(ORC_ERR_INVALID_ARG, "orc_env_info_get needs an environment and an out pointer");
-    MDB_envinfo ei;
-    MDB_stat st;
-    int rc = mdb_env_info(env->core->mdb, &ei);
-    if (!rc) rc = mdb_env_stat(env->core->mdb, &st);
-    if (rc) return orc_fail_mdb(rc, "reading environment information");
-    info->map_size = ei.me_mapsize;
-    info->page_size = st.ms_psize;
-    info->used_bytes = (ei.me_last_pgno + 1) * (size_t)st.ms_psize;
-    info->readers = ei.me_numreaders;
-    return orc_env_version(env, &info->version);
-}
 
 /*
  * THE FILE'S SIZE. The page walk bounds its reads by the file's size and a syncing

@@ -6,7 +6,10 @@
  * the API stays a plain `int` status while callers can still tell the user
  * what was wrong. LMDB codes are mapped here and nowhere else.
  */
-#include "internal.h"
+#include "base.h"
+
+#include <lmdb.h>
+#include <pthread.h>
 
 #include <errno.h>
 #include <stdio.h>

@@ -41,7 +41,7 @@
  *   u16 BE origin col | u64 BE origin key  -> u32 LE number of references
  * The count covers a list holding the same target several times.
  */
-#include "internal.h"
+#include "index.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -113,7 +113,7 @@
  *   free list, whose remainder every later commit wrote back (2-3 pages more
  *   per one-object commit until it was used up).
  */
-#include "internal.h"
+#include "log.h"
 #include "log_format.h"
 
 #include <stdio.h>
@@ -123,7 +123,6 @@
 #define COMPRESS_MIN 4096
 #define COMPRESS_LEVEL 1
 #define COMPRESS_THREADED_MIN ((size_t)4 << 20)
-_Static_assert(LOG_PACK_HEADER == CS_HEADER_SIZE, "log_pack's header is a changeset header");
 #define HOLD_PREFIX "orc.hold."
 #define HOLD_PREFIX_LEN 9
 #define LEAN_MIN ((size_t)4 << 20)
@@ -456,6 +455,22 @@ static int compress_entry(const uint8_t *header, const uint8_t *instr, size_t n,
  * waits for it. Small changesets are packed in place by log_commit; a thread that
  * cannot be started leaves the packing to log_commit too.
  */
+/* A changeset's log entry in the making: its header, and its compressed form. */
+typedef struct log_pack {
+    uint64_t version;
+    uint32_t count;
+    const uint8_t *instr;
+    size_t n;
+    int workers;
+    pthread_t thread;
+    bool started, done;
+    int rc;
+    const char *zerr;
+    uint8_t header[CS_HEADER_SIZE];
+    uint8_t *packed;
+    size_t packed_size;
+} log_pack;
+
 static void pack_run(log_pack *pk)
 {
     header_build(pk->header, pk->version, pk->count, pk->instr, pk->n);
@@ -481,7 +496,7 @@ static void pack_init(log_pack *pk, orc_txn *txn, uint64_t version)
     pk->n = txn->changeset.size;
 }
 
-void log_pack_start(orc_txn *txn, uint64_t version, log_pack *pk)
+static void log_pack_start(orc_txn *txn, uint64_t version, log_pack *pk)
 {
     pack_init(pk, txn, version);
     if (CS_HEADER_SIZE + pk->n < COMPRESS_THREADED_MIN || CS_HEADER_SIZE + pk->n > UINT32_MAX) return;
@@ -489,7 +504,7 @@ void log_pack_start(orc_txn *txn, uint64_t version, log_pack *pk)
     pk->started = pthread_create(&pk->thread, NULL, pack_thread, pk) == 0;
 }
 
-void log_pack_end(log_pack *pk)
+static void log_pack_end(log_pack *pk)
 {
     if (pk->started) pthread_join(pk->thread, NULL);
     pk->started = false;
@@ -497,7 +512,7 @@ void log_pack_end(log_pack *pk)
     pk->packed = NULL;
 }
 
-int log_commit(orc_txn *txn, uint64_t version, log_pack *pk)
+static int log_commit(orc_txn *txn, uint64_t version, log_pack *pk)
 {
     const uint8_t *instr = txn->changeset.data;
     size_t n = txn->changeset.size;
@@ -734,7 +749,7 @@ static int trim_body(orc_txn *txn, uint64_t upto, uint64_t *trimmed)
     return rc;
 }
 
-int log_keeps(orc_txn *txn, bool *keep)
+static int log_keeps(orc_txn *txn, bool *keep)
 {
     unsigned flags = txn->env->flags; /* the handle's: a choice of its opener, not of the file */
     *keep = true;
@@ -749,7 +764,7 @@ int log_keeps(orc_txn *txn, bool *keep)
     return ORC_OK;
 }
 
-int log_empty(orc_txn *txn)
+static int log_empty(orc_txn *txn)
 {
     /* The database's record answers "empty?" (every commit of a store without a log asks) */
     MDB_stat st;
@@ -762,6 +777,20 @@ int log_empty(orc_txn *txn)
     if (mrc) return txn_poison(txn, orc_fail_mdb(mrc, "emptying the log"));
     txn_touched(txn);
     return ORC_OK;
+}
+
+int log_store_changeset(orc_txn *txn, uint64_t version, txn_commit_body body)
+{
+    log_pack pk;
+    bool keep;
+    int rc = log_keeps(txn, &keep);
+    if (rc) return rc;
+    if (keep) log_pack_start(txn, version, &pk);
+    rc = body(txn, version);
+    if (!keep) return rc ? rc : log_empty(txn);
+    if (!rc) rc = log_commit(txn, version, &pk);
+    log_pack_end(&pk);
+    return rc;
 }
 
 int orc_log_trim(orc_txn *txn, uint64_t upto, uint64_t *trimmed_upto_out)

@@ -1,13 +1,13 @@
 /*
  * log_format.h — the changeset and log-entry format shared by log.c (which
  * writes it, and documents it byte by byte at its top), log_read.c (which
- * decodes and replays it) and check.c (which verifies stored entries).
- * Private to those three files.
+ * decodes it), replay.c (which tells a stored changeset from a bare stream) and
+ * check.c (which verifies stored entries). Private to those files (and the tests).
  */
 #ifndef ORCORE_LOG_FORMAT_H
 #define ORCORE_LOG_FORMAT_H
 
-#include "internal.h"
+#include "base.h"
 
 /* Changeset header: magic | u64 version | u32 count | u64 checksum. */
 #define CS_MAGIC 0xC5

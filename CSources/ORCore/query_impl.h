@@ -1,13 +1,15 @@
 /*
  * query_impl.h — the compiled form of a query, shared by the query layer's
- * three files and by nothing else:
+ * files and by nothing else:
  *
  *   query.c       parsing a program, resolving its paths against the schema,
- *                 type checks, the planner's choice of index, the handle
+ *                 type checks, the handle
+ *   query_plan.c  the planner's choice of primary key, index or scan
  *   query_eval.c  evaluating a predicate on one object: paths, comparisons,
  *                 quantifiers, SUBQUERY, aggregates; the matching loop
  *                 (table scan, index candidates, domain) and the public
  *                 run / count / aggregate calls
+ *   query_agg.c   the accumulators of @count, @min, @max, @sum, @avg
  *   query_sort.c  the descriptors: SORT, DISTINCT, LIMIT
  *
  * INVARIANTS
@@ -30,7 +32,9 @@
 #ifndef ORCORE_QUERY_IMPL_H
 #define ORCORE_QUERY_IMPL_H
 
-#include "internal.h"
+#include "collection.h"
+#include "object_read.h"
+#include "text.h"
 
 /** Predicates and SUBQUERYs may nest this deep. */
 #define Q_MAX_DEPTH 64
@@ -139,6 +143,26 @@ typedef struct qobj {
 /** Path visitors return 0 to go on, 1 to stop, or a negative status. */
 typedef int (*qvisit)(void *ctx, const orc_value *v);
 
+/* query_agg.c */
+/** An aggregate in the making (query_agg.c). */
+typedef struct qacc {
+    uint8_t agg;
+    orc_type zero_type;      /* the type of an empty sum */
+    uint64_t n;              /* values counted (sum / avg: numbers seen) */
+    int64_t isum;
+    double dsum;
+    orc_decimal128 xsum;
+    bool has_dbl, has_dec, overflow;
+    orc_value best;          /* min / max so far; length: the string */
+    bool has_best;
+} qacc;
+/** Starts an aggregate `agg` (orc_agg or Q_AGG_LENGTH); `zero_type` is the type of an empty sum. */
+void qacc_init(qacc *a, uint8_t agg, orc_type zero_type);
+/** Adds one value (values the aggregate does not take are skipped). */
+void qacc_add(qacc *a, const orc_value *v);
+/** The aggregate's value. */
+void qacc_result(const qacc *a, orc_value *out);
+
 /* query_eval.c */
 /** Calls `fn` for each value the path yields from `o` (after its aggregate). */
 int qpath_each(orc_txn *txn, qpath *p, const qobj *o, qvisit fn, void *ctx);
@@ -150,6 +174,10 @@ int qobj_load(orc_txn *txn, uint32_t table, uint64_t key, qobj *o);
 /* query_sort.c */
 /** Applies the descriptors to keys[0..*n), rearranging and shortening it in place. */
 int qdesc_apply(orc_txn *txn, orc_query *q, uint64_t *keys, size_t *n);
+
+/* query_plan.c */
+/** Chooses q->plan from the predicate and the indexes (primary key, index, or a scan). */
+int qplan_choose(orc_txn *txn, orc_query *q);
 
 /* query.c */
 /** Frees a predicate tree (NULL is ignored). */

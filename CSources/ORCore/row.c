@@ -1,5 +1,5 @@
 /*
- * row.c — the row record: one object's scalar values (layout in internal.h).
+ * row.c — the row record: one object's scalar values (layout in row.h).
  *
  * Fields have the width their type needs (a bool is one byte, an ObjectId
  * twelve inline), and strings are only an end offset into the variable area,
@@ -13,7 +13,7 @@
  * those read as the property's default. Removed columns keep their field
  * until the row is next rewritten, when they become null.
  */
-#include "internal.h"
+#include "row.h"
 
 #include <stdlib.h>
 

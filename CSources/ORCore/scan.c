@@ -10,7 +10,7 @@
  * in the main database: root page, depth, entry count), descends to the leftmost
  * leaf and hands out the leaf's nodes one after another, climbing back up the
  * branch pages it keeps on a stack only when a leaf is done. A row then costs a
- * dozen loads and compares (tscan_next, internal.h).
+ * dozen loads and compares (tscan_next, scan.h).
  *
  * The walk reads exactly what LMDB's cursor would read, in the same order: the
  * layout is LMDB 0.9's on-disk format (verify.c draws it), which every 0.9
@@ -45,7 +45,7 @@
  * whenever the record does not agree with what LMDB reports for the handle
  * (mdb_stat: entries and depth) or the map cannot be found.
  */
-#include "internal.h"
+#include "scan.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -39,7 +39,7 @@
  * (heap above STACK_UNITS units) and runs Knuth-Morris-Pratt over the text
  * (O(n+m)); if that allocation fails it falls back to the quadratic scan.
  */
-#include "internal.h"
+#include "text.h"
 
 #include <stdlib.h>
 

@@ -25,20 +25,20 @@
  *     else can know their names before it commits, and it publishes them to the
  *     core only after its commit succeeds.
  *  5. mdb_dbi_open is never called concurrently (core->lock serialises it).
+ *  6. txn.c calls no layer above it. What those layers do when a transaction
+ *     ends or commits (closing their cursors, forgetting their caches, flushing
+ *     deferred index entries, storing the changeset, replaying the transaction
+ *     after map growth) runs through the table orc_txn_hooks (txn.h, HOOKS).
  *
  * TABLE STATES ("orc.tables": in the main database from format 2, in "meta" before)
  *   u32 LE n | n × (u64 LE next_key, u64 LE count)   for table ids 1 ... n
  */
-#include "internal.h"
+#include "txn.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-#define META_VERSION "orc.version"
-#define META_SCHEMA "orc.schema"
-#define META_TABLES "orc.tables"
 
 static int meta_redo_apply(orc_txn *txn, const uint8_t *p, size_t n);
 
@@ -49,83 +49,7 @@ static int meta_read(MDB_txn *t, MDB_dbi dbi, const char *name, MDB_val *v)
 }
 
 /* Loads the version and the schema (shared with the core's cache when unchanged). */
-static int txn_load(orc_txn *txn)
-{
-    orc_envcore *core = txn->core;
-    MDB_val v;
-    int rc = meta_read(txn->mdb, core->dbi_state, META_VERSION, &v);
-    if (rc == MDB_NOTFOUND) {
-        txn->version = 0;
-    } else if (rc) {
-        return orc_fail_mdb(rc, "reading the version");
-    } else if (v.mv_size != 8) {
-        return orc_fail(ORC_ERR_CORRUPT, "the stored version has %zu bytes, not 8", v.mv_size);
-    } else {
-        txn->version = ld64(v.mv_data);
-    }
-
-    rc = meta_read(txn->mdb, core->dbi_meta, META_SCHEMA, &v);
-    const uint8_t *blob = rc == MDB_NOTFOUND ? NULL : v.mv_data;
-    size_t size = rc == MDB_NOTFOUND ? 0 : v.mv_size;
-    if (rc && rc != MDB_NOTFOUND) return orc_fail_mdb(rc, "reading the schema");
-    /* The blob starts with u32 magic, u64 generation: compare before decoding. */
-    uint64_t gen = blob && size >= 12 ? ld64(blob + 4) : 0;
-    pthread_mutex_lock(&core->lock);
-    if (core->schema && core->schema->gen == gen && (blob || gen == 0)) {
-        txn->schema = schema_retain(core->schema);
-        pthread_mutex_unlock(&core->lock);
-        return ORC_OK;
-    }
-    pthread_mutex_unlock(&core->lock);
-    orc_schema *s;
-    rc = blob ? schema_decode(blob, size, &s) : schema_decode(NULL, 0, &s);
-    if (rc) return rc;
-    txn->schema = s;
-    pthread_mutex_lock(&core->lock);
-    if (!core->schema || core->schema->gen < s->gen) {
-        if (core->schema) schema_release(core->schema);
-        core->schema = schema_retain(s);
-    }
-    pthread_mutex_unlock(&core->lock);
-    return ORC_OK;
-}
-
-/*
- * Live transactions by the thread that began them, so that map growth can
- * tell at once that it would wait for its own thread (see env_grow_map).
- */
-static void note_thread(orc_envcore *core, pthread_t t, bool add)
-{
-    pthread_mutex_lock(&core->lock);
-    if (add) {
-        if (core->txn_thread_count == core->txn_thread_cap) {
-            size_t cap = core->txn_thread_cap ? core->txn_thread_cap * 2 : 16;
-            pthread_t *a = realloc(core->txn_threads, cap * sizeof *a);
-            if (a) {
-                core->txn_threads = a;
-                core->txn_thread_cap = cap;
-            }
-        }
-        if (core->txn_thread_count < core->txn_thread_cap) core->txn_threads[core->txn_thread_count++] = t;
-    } else {
-        for (size_t i = 0; i < core->txn_thread_count; i++)
-            if (pthread_equal(core->txn_threads[i], t)) {
-                core->txn_threads[i] = core->txn_threads[--core->txn_thread_count];
-                break;
-            }
-    }
-    pthread_mutex_unlock(&core->lock);
-}
-
-bool env_thread_has_txn(orc_envcore *core)
-{
-    bool found = false;
-    pthread_t self = pthread_self();
-    pthread_mutex_lock(&core->lock);
-    for (size_t i = 0; i < core->txn_thread_count && !found; i++) found = pthread_equal(core->txn_threads[i], self);
-    pthread_mutex_unlock(&core->lock);
-    return found;
-}
+static int txn_load(orc_txn *txn) { return env_read_state(txn->core, txn->mdb, &txn->version, &txn->schema); }
 
 void table_db_format(char name[16], uint32_t table, bool pk) { snprintf(name, 16, "%c%u", pk ? 'p' : 't', table); }
 
@@ -263,16 +187,17 @@ static int mdb_begin(orc_txn *txn)
         txn->lmdb_id = mdb_txn_id(txn->mdb);
         txn->holds_map_lock = true;
         txn->begun_on = pthread_self();
-        note_thread(core, txn->begun_on, true);
+        env_note_thread(core, txn->begun_on, true);
         return ORC_OK;
     }
 }
 
-/* Closes the cursors the transaction keeps open (before the LMDB transaction ends). */
+/* Has the layers above close the cursors they keep open (before the LMDB transaction ends). */
 static void close_cursors(orc_txn *txn)
 {
-    cursor_drop(&txn->obj_cursor);
-    obj_append_forget(txn);
+    const txn_hooks *h = &orc_txn_hooks;
+    for (size_t i = 0; i < h->nlayers; i++)
+        if (h->layers[i].close) h->layers[i].close(txn);
 }
 
 /* Ends the LMDB transaction (commit for readers, see invariant 4) and releases the map lock. */
@@ -285,7 +210,7 @@ static void mdb_end(orc_txn *txn, bool commit_reader)
         txn->mdb = NULL;
     }
     if (txn->holds_map_lock) {
-        note_thread(txn->core, txn->begun_on, false);
+        env_note_thread(txn->core, txn->begun_on, false);
         pthread_rwlock_unlock(&txn->core->map_lock);
         txn->holds_map_lock = false;
     }
@@ -304,9 +229,9 @@ static void txn_reset_state(orc_txn *txn)
     txn->new_dbis = NULL;
     txn->new_dbi_count = 0;
     txn->last_dbi_table[0] = txn->last_dbi_table[1] = 0;
-    coll_cache_free(txn);
-    idx_forget(txn);
-    txn->last_row.data = NULL;
+    const txn_hooks *h = &orc_txn_hooks;
+    for (size_t i = 0; i < h->nlayers; i++)
+        if (h->layers[i].reset) h->layers[i].reset(txn);
     txn->generation++;
 }
 
@@ -446,15 +371,14 @@ static int reserve_tail(orc_txn *txn)
     return ORC_OK;
 }
 
-/* Everything a commit writes before mdb_txn_commit (invariant 3). */
-static int commit_prepare(orc_txn *txn, uint64_t version)
+/* What a commit writes besides the changeset: the layers' deferred writes, then the
+ * schema (if changed), the table states (if changed) and the version. */
+static int commit_records(orc_txn *txn, uint64_t version)
 {
-    log_pack pk;
-    bool keep;
-    int rc = log_keeps(txn, &keep);
-    if (rc) return rc;
-    if (keep) log_pack_start(txn, version, &pk);
-    rc = idx_flush(txn);
+    const txn_hooks *h = &orc_txn_hooks;
+    int rc = ORC_OK;
+    for (size_t i = 0; i < h->nlayers && !rc; i++)
+        if (h->layers[i].flush) rc = h->layers[i].flush(txn);
     if (!rc && txn->schema_dirty) {
         orc_buf *b = &txn->scratch3;
         b->size = 0;
@@ -463,10 +387,14 @@ static int commit_prepare(orc_txn *txn, uint64_t version)
     }
     if (!rc && txn->tables_dirty) rc = store_tables(txn);
     if (!rc) rc = state_put(txn, META_VERSION, &version, 8);
-    if (!keep) return rc ? rc : log_empty(txn);
-    if (!rc) rc = log_commit(txn, version, &pk);
-    log_pack_end(&pk);
     return rc;
+}
+
+/* Everything a commit writes before mdb_txn_commit (invariant 3): the changeset
+ * store runs commit_records inside it. */
+static int commit_prepare(orc_txn *txn, uint64_t version)
+{
+    return orc_txn_hooks.store_changeset(txn, version, commit_records);
 }
 
 int orc_txn_commit(orc_txn *txn, uint64_t *version_out)
@@ -495,7 +423,7 @@ int orc_txn_commit(orc_txn *txn, uint64_t *version_out)
             rc = mrc == MDB_MAP_FULL ? ORC_ERR_MAP_FULL : mrc ? orc_fail_mdb(mrc, "committing") : ORC_OK;
         }
         if (rc != ORC_ERR_MAP_FULL) break;
-        /* log_commit may have added nothing to the changeset; txn_grow replays up to `mark`. */
+        /* Storing the changeset added nothing to it; txn_grow replays up to `mark`. */
         if ((rc = txn_grow(txn, mark))) break;
     }
     if (rc) {
@@ -515,7 +443,7 @@ int orc_txn_commit(orc_txn *txn, uint64_t *version_out)
     }
     pthread_mutex_unlock(&core->lock);
     txn->holds_map_lock = false;
-    note_thread(core, txn->begun_on, false);
+    env_note_thread(core, txn->begun_on, false);
     pthread_rwlock_unlock(&core->map_lock);
     if (version_out) *version_out = version;
     txn_free(txn);
@@ -530,6 +458,39 @@ void orc_txn_abort(orc_txn *txn)
 }
 
 uint64_t orc_txn_version(const orc_txn *txn) { return txn ? txn->version : 0; }
+
+int orc_env_version(orc_env *env, uint64_t *version_out)
+{
+    orc_txn *t;
+    int rc = orc_txn_begin(env, ORC_TXN_READ, &t);
+    if (rc) return rc;
+    *version_out = orc_txn_version(t);
+    orc_txn_abort(t);
+    return ORC_OK;
+}
+
+/* Here rather than in env.c: the version comes from a read transaction. */
+int orc_env_info_get(orc_env *env, orc_env_info *info)
+{
+    if (!env || !info) return orc_fail(ORC_ERR_INVALID_ARG, "orc_env_info_get needs an environment and an out pointer");
+    MDB_envinfo ei;
+    MDB_stat st;
+    int rc = mdb_env_info(env->core->mdb, &ei);
+    if (!rc) rc = mdb_env_stat(env->core->mdb, &st);
+    if (rc) return orc_fail_mdb(rc, "reading environment information");
+    info->map_size = ei.me_mapsize;
+    info->page_size = st.ms_psize;
+    info->used_bytes = (ei.me_last_pgno + 1) * (size_t)st.ms_psize;
+    info->readers = ei.me_numreaders;
+    return orc_env_version(env, &info->version);
+}
+
+const orc_class *schema_class_req(const orc_txn *txn, uint32_t table, int *rc)
+{
+    const orc_class *c = schema_class(txn, table);
+    *rc = c ? ORC_OK : orc_fail(ORC_ERR_NOT_FOUND, "no class with table id %u", table);
+    return c;
+}
 bool orc_txn_is_write(const orc_txn *txn) { return txn && txn->write; }
 uint64_t orc_txn_generation(const orc_txn *txn) { return txn ? txn->generation : 0; }
 
@@ -710,7 +671,6 @@ orc_table_state *txn_table_state(orc_txn *txn, uint32_t table)
 
 int txn_grow(orc_txn *txn, size_t changeset_mark)
 {
-    txn->last_row.data = NULL;
     txn->generation++;
     orc_envcore *core = txn->core;
     uint64_t version = txn->version;
@@ -734,7 +694,7 @@ int txn_grow(orc_txn *txn, size_t changeset_mark)
             break;
         }
         txn->replaying = true;
-        rc = n ? log_replay(txn, redo, n) : ORC_OK;
+        rc = n ? orc_txn_hooks.replay(txn, redo, n) : ORC_OK;
         if (!rc) rc = meta_redo_apply(txn, meta.data, meta.size);
         txn->replaying = false;
         if (rc != ORC_ERR_MAP_FULL) break;

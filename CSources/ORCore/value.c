@@ -78,7 +78,7 @@
  * NaN. Arithmetic works on (sign, coefficient, exponent) with unsigned
  * __int128 and rounds half-to-even to 34 digits.
  */
-#include "internal.h"
+#include "value.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
 /*
- * verify.c — checks an LMDB data file's structure before LMDB maps it.
+ * verify.c — checks an LMDB data file's structure before LMDB maps it (reading,
+ * the meta pages, one pass, repair; verify_tree.c walks the trees for the deep check).
  *
  * WHY
  * LMDB 0.9.24 trusts every byte of its file: a page past the end of a
@@ -107,83 +108,15 @@
  *   free database: key = 8-byte txnid; value = u64 n, then n page numbers in
  *   descending order (space after them may be unused).
  */
-#include "internal.h"
+#include "verify_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-_Static_assert(sizeof(size_t) == 8 && sizeof(void *) == 8, "verify.c decodes the 64-bit LMDB page layout");
-
-#define META_END 152u /* page header + MDB_meta */
-#define MAX_KEYSIZE 511u
-#define LMDB_DATA_VERSION 1u
-
-#define DUP_FLAGS (MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP | MDB_REVERSEDUP)
-#define ATTEMPTS 4
-
-enum tree_kind { TREE_FREE, TREE_MAIN, TREE_NAMED };
-enum key_order { ORDER_BYTES, ORDER_REVERSE_BYTES, ORDER_INTEGER };
-
-typedef struct dbrec {
-    uint32_t pad;
-    uint16_t flags, depth;
-    uint64_t branch, leaf, overflow, entries, root;
-} dbrec;
-
-typedef struct meta {
-    uint8_t raw[META_END];
-    size_t got;      /* bytes read into raw */
-    uint64_t offset; /* where raw was read */
-    uint64_t pgno, last_pg, txnid;
-    uint16_t pflags;
-    uint32_t magic, version, psize;
-    dbrec dbs[2];    /* [0] free, [1] main */
-    bool hdr_ok;     /* LMDB would accept this as a meta page */
-    char why[160];   /* why it is not acceptable */
-} meta;
-
-typedef struct subdb {
-    char name[64];
-    dbrec db;
-} subdb;
-
-typedef struct tree {
-    const char *name;
-    enum tree_kind kind;
-    enum key_order order;
-    dbrec db;
-    uint64_t branch, leaf, overflow, entries; /* counted by the walk */
-} tree;
-
-typedef struct keyref {
-    const uint8_t *p;
-    size_t n;
-    bool set;
-} keyref;
-
-typedef struct verifier {
-    int fd;
-    bool deep;
-    uint64_t fsize;
-    uint32_t psize;
-    uint64_t last_pg, txnid, file_pages;
-    uint8_t *used, *freed; /* bitmaps over last_pg + 1 pages */
-    uint8_t *level[MAX_DEPTH + 1];
-    uint32_t *extent;      /* node offset << 16 | padded size, for the tiling check */
-    uint8_t *data;         /* a free-list record read from overflow pages */
-    size_t data_cap;
-    subdb *subs;
-    size_t nsubs, subs_cap;
-    int repair_from, repair_to; /* meta slots, or -1: set when only a meta page is damaged */
-    char why[512];
-} verifier;
-
-static int bad(verifier *v, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int bad(verifier *v, int code, const char *fmt, ...)
+int verify_bad(verifier *v, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -191,8 +124,6 @@ static int bad(verifier *v, int code, const char *fmt, ...)
     va_end(ap);
     return code;
 }
-
-typedef unsigned long long ull;
 
 /* ------------------------------------------------------------------------ */
 /* Reading                                                                  */
@@ -217,29 +148,26 @@ static int read_full(int fd, uint64_t off, void *buf, size_t n, size_t *got)
 
 static uint64_t bytes_needed(const verifier *v) { return (v->last_pg + 1) * v->psize; }
 
-static int truncated(verifier *v, const char *db, const char *what, uint64_t pgno)
+int verify_truncated(verifier *v, const char *db, const char *what, uint64_t pgno)
 {
-    return bad(v, ORC_ERR_CORRUPT,
+    return verify_bad(v, ORC_ERR_CORRUPT,
                "truncated: file has %llu bytes, the database needs %llu (database '%s': %s page %llu lies past the end)",
                (ull)v->fsize, (ull)bytes_needed(v), db, what, (ull)pgno);
 }
 
 /* Reads n bytes of page pgno (starting at byte `skip` of the page). */
-static int read_page(verifier *v, const char *db, const char *what, uint64_t pgno, size_t skip, void *buf, size_t n)
+int verify_read_page(verifier *v, const char *db, const char *what, uint64_t pgno, size_t skip, void *buf, size_t n)
 {
     uint64_t off = pgno * v->psize + skip;
-    if (off + n > v->fsize) return truncated(v, db, what, pgno);
+    if (off + n > v->fsize) return verify_truncated(v, db, what, pgno);
     size_t got = 0;
     int e = read_full(v->fd, off, buf, n, &got);
-    if (e) return bad(v, e, "reading page %llu: %s", (ull)pgno, strerror(e));
-    if (got < n) return truncated(v, db, what, pgno);
+    if (e) return verify_bad(v, e, "reading page %llu: %s", (ull)pgno, strerror(e));
+    if (got < n) return verify_truncated(v, db, what, pgno);
     return ORC_OK;
 }
 
-static bool bit_get(const uint8_t *map, uint64_t i) { return (map[i >> 3] >> (i & 7)) & 1; }
-static void bit_set(uint8_t *map, uint64_t i) { map[i >> 3] |= (uint8_t)(1u << (i & 7)); }
-
-static void parse_dbrec(const uint8_t *p, dbrec *d)
+void verify_parse_dbrec(const uint8_t *p, dbrec *d)
 {
     d->pad = ld32(p);
     d->flags = ld16(p + 4);
@@ -257,7 +185,7 @@ static int meta_read(verifier *v, meta *m, unsigned slot, uint64_t off, uint32_t
     memset(m, 0, sizeof *m);
     m->offset = off;
     int e = read_full(v->fd, off, m->raw, META_END, &m->got);
-    if (e) return bad(v, e, "reading meta page %u: %s", slot, strerror(e));
+    if (e) return verify_bad(v, e, "reading meta page %u: %s", slot, strerror(e));
     if (m->got < META_END) {
         snprintf(m->why, sizeof m->why, "the file ends %zu bytes into it", m->got);
         return ORC_OK;
@@ -267,8 +195,8 @@ static int meta_read(verifier *v, meta *m, unsigned slot, uint64_t off, uint32_t
     m->pflags = ld16(r + 10);
     m->magic = ld32(r + 16);
     m->version = ld32(r + 20);
-    parse_dbrec(r + 40, &m->dbs[0]);
-    parse_dbrec(r + 88, &m->dbs[1]);
+    verify_parse_dbrec(r + 40, &m->dbs[0]);
+    verify_parse_dbrec(r + 88, &m->dbs[1]);
     m->psize = m->dbs[0].pad;
     m->last_pg = ld64(r + 136);
     m->txnid = ld64(r + 144);
@@ -345,428 +273,48 @@ static int classify(verifier *v, const meta *m0)
     size_t got = m0->got;
     if (got >= 20 && ld32(r + 16) == LMDB_MAGIC) {
         if (got >= 24 && ld32(r + 20) != LMDB_DATA_VERSION && (ld16(r + 10) & P_META))
-            return bad(v, ORC_ERR_NOT_A_REALM, "an LMDB file of data version %u; this build reads version %u",
+            return verify_bad(v, ORC_ERR_NOT_A_REALM, "an LMDB file of data version %u; this build reads version %u",
                        ld32(r + 20), LMDB_DATA_VERSION);
         if (got < META_END)
-            return bad(v, ORC_ERR_CORRUPT, "truncated: file has %llu bytes, shorter than one LMDB meta page",
+            return verify_bad(v, ORC_ERR_CORRUPT, "truncated: file has %llu bytes, shorter than one LMDB meta page",
                        (ull)v->fsize);
-        return bad(v, ORC_ERR_CORRUPT, "meta page 0 is damaged (%s) and no intact meta page 1 was found", m0->why);
+        return verify_bad(v, ORC_ERR_CORRUPT, "meta page 0 is damaged (%s) and no intact meta page 1 was found", m0->why);
     }
     if (got >= 20 && ld32(r + 16) == __builtin_bswap32(LMDB_MAGIC))
-        return bad(v, ORC_ERR_NOT_A_REALM, "an LMDB file of the other byte order");
+        return verify_bad(v, ORC_ERR_NOT_A_REALM, "an LMDB file of the other byte order");
     if (got >= 16 && ld32(r + 12) == LMDB_MAGIC)
-        return bad(v, ORC_ERR_NOT_A_REALM, "an LMDB file written by a 32-bit build");
+        return verify_bad(v, ORC_ERR_NOT_A_REALM, "an LMDB file written by a 32-bit build");
     uint64_t pg;
     uint32_t ps;
     if (looks_like_lmdb_pages(v, &pg, &ps))
-        return bad(v, ORC_ERR_CORRUPT,
+        return verify_bad(v, ORC_ERR_CORRUPT,
                    "both meta pages are damaged (meta page 0: %s), but page %llu is an LMDB page of size %u",
                    m0->why, (ull)pg, ps);
 
     uint8_t buf[4096];
     size_t n = 0;
     int e = read_full(v->fd, 0, buf, sizeof buf, &n);
-    if (e) return bad(v, e, "reading the file: %s", strerror(e));
+    if (e) return verify_bad(v, e, "reading the file: %s", strerror(e));
     if (n >= 16 && memcmp(buf, "SQLite format 3", 16) == 0)
-        return bad(v, ORC_ERR_NOT_A_REALM, "a SQLite database, not a realm");
+        return verify_bad(v, ORC_ERR_NOT_A_REALM, "a SQLite database, not a realm");
     /* Zeros: scan the whole file (a bounded prefix for big files). */
     uint64_t zeros = 0, limit = v->fsize < ((uint64_t)1 << 24) ? v->fsize : ((uint64_t)1 << 24);
     while (zeros < limit) {
         size_t want = limit - zeros < sizeof buf ? (size_t)(limit - zeros) : sizeof buf;
-        if ((e = read_full(v->fd, zeros, buf, want, &n))) return bad(v, e, "reading the file: %s", strerror(e));
+        if ((e = read_full(v->fd, zeros, buf, want, &n))) return verify_bad(v, e, "reading the file: %s", strerror(e));
         size_t i = 0;
         while (i < n && buf[i] == 0) i++;
         zeros += i;
         if (i < n || n < want) break;
     }
-    if (zeros >= v->fsize) return bad(v, ORC_ERR_NOT_A_REALM, "not a realm: it holds only zero bytes");
-    if (zeros == limit) return bad(v, ORC_ERR_NOT_A_REALM, "not a realm: it starts with %llu zero bytes", (ull)zeros);
+    if (zeros >= v->fsize) return verify_bad(v, ORC_ERR_NOT_A_REALM, "not a realm: it holds only zero bytes");
+    if (zeros == limit) return verify_bad(v, ORC_ERR_NOT_A_REALM, "not a realm: it starts with %llu zero bytes", (ull)zeros);
 
-    if ((e = read_full(v->fd, 0, buf, 512, &n))) return bad(v, e, "reading the file: %s", strerror(e));
-    if (looks_like_text(buf, n)) return bad(v, ORC_ERR_NOT_A_REALM, "a text file, not a realm");
-    return bad(v, ORC_ERR_NOT_A_REALM, "not an LMDB file (it starts with %02x %02x %02x %02x %02x %02x %02x %02x)",
+    if ((e = read_full(v->fd, 0, buf, 512, &n))) return verify_bad(v, e, "reading the file: %s", strerror(e));
+    if (looks_like_text(buf, n)) return verify_bad(v, ORC_ERR_NOT_A_REALM, "a text file, not a realm");
+    return verify_bad(v, ORC_ERR_NOT_A_REALM, "not an LMDB file (it starts with %02x %02x %02x %02x %02x %02x %02x %02x)",
                n > 0 ? buf[0] : 0, n > 1 ? buf[1] : 0, n > 2 ? buf[2] : 0, n > 3 ? buf[3] : 0, n > 4 ? buf[4] : 0,
                n > 5 ? buf[5] : 0, n > 6 ? buf[6] : 0, n > 7 ? buf[7] : 0);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Pages and nodes                                                          */
-/* ------------------------------------------------------------------------ */
-
-static unsigned node_ksize(const uint8_t *nd) { return ld16(nd + 6); }
-static unsigned node_flags(const uint8_t *nd) { return ld16(nd + 4); }
-static uint64_t node_dsize(const uint8_t *nd) { return ld16(nd) | (uint64_t)ld16(nd + 2) << 16; }
-static uint64_t node_child(const uint8_t *nd)
-{
-    return ld16(nd) | (uint64_t)ld16(nd + 2) << 16 | (uint64_t)ld16(nd + 4) << 32;
-}
-static const uint8_t *page_node(const uint8_t *pg, unsigned i) { return pg + ld16(pg + PAGEHDRSZ + 2 * i); }
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/*
- * Checks a branch or leaf page's header and node table. `want` is P_BRANCH or
- * P_LEAF. With `tiling`, the nodes must also fill the node area exactly.
- */
-static int check_node_page(verifier *v, const char *db, const uint8_t *pg, uint64_t pgno, unsigned want, bool tiling,
-                           unsigned *nkeys_out)
-{
-    const uint32_t ps = v->psize;
-    const char *kind = want == P_LEAF ? "leaf" : "branch";
-    uint64_t label = ld64(pg);
-    unsigned flags = ld16(pg + 10), lower = ld16(pg + 12), upper = ld16(pg + 14);
-    if (label != pgno)
-        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu is labelled page %llu", db, (ull)pgno, (ull)label);
-    if (flags != want)
-        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu has flags 0x%x where a %s page (0x%x) belongs", db,
-                   (ull)pgno, flags, kind, want);
-    if (lower < PAGEHDRSZ || (lower - PAGEHDRSZ) % 2 || lower > upper || upper > ps)
-        return bad(v, ORC_ERR_CORRUPT, "database '%s': %s page %llu has impossible bounds lower %u, upper %u", db, kind,
-                   (ull)pgno, lower, upper);
-    unsigned n = (lower - PAGEHDRSZ) / 2;
-    if (n == 0) return bad(v, ORC_ERR_CORRUPT, "database '%s': %s page %llu has no nodes", db, kind, (ull)pgno);
-    for (unsigned i = 0; i < n; i++) {
-        unsigned off = ld16(pg + PAGEHDRSZ + 2 * i);
-        if (off < upper || off % 2 || off + NODESIZE > ps)
-            return bad(v, ORC_ERR_CORRUPT, "database '%s': %s page %llu: node %u has offset %u, outside %u ... %u", db,
-                       kind, (ull)pgno, i, off, upper, ps - NODESIZE);
-        const uint8_t *nd = pg + off;
-        unsigned ks = node_ksize(nd);
-        if (ks > MAX_KEYSIZE)
-            return bad(v, ORC_ERR_CORRUPT, "database '%s': %s page %llu: node %u has a %u-byte key (the limit is %u)",
-                       db, kind, (ull)pgno, i, ks, MAX_KEYSIZE);
-        uint64_t size = NODESIZE + ks;
-        if (want == P_LEAF) {
-            unsigned f = node_flags(nd);
-            if (f & F_DUPDATA)
-                return bad(v, ORC_ERR_CORRUPT,
-                           "database '%s': leaf page %llu: node %u holds duplicates (F_DUPDATA), which ORCore never writes",
-                           db, (ull)pgno, i);
-            if ((f & ~(F_BIGDATA | F_SUBDATA)) || f == (F_BIGDATA | F_SUBDATA))
-                return bad(v, ORC_ERR_CORRUPT, "database '%s': leaf page %llu: node %u has flags 0x%x", db, (ull)pgno,
-                           i, f);
-            uint64_t ds = node_dsize(nd);
-            if ((f & F_SUBDATA) && ds != DBREC_SIZE)
-                return bad(v, ORC_ERR_CORRUPT,
-                           "database '%s': leaf page %llu: node %u is a database record of %llu bytes, not %u", db,
-                           (ull)pgno, i, (ull)ds, DBREC_SIZE);
-            size += (f & F_BIGDATA) ? 8 : ds;
-        }
-        if (size > ps - off)
-            return bad(v, ORC_ERR_CORRUPT,
-                       "database '%s': %s page %llu: node %u (%llu bytes at offset %u) runs past the end of the page", db,
-                       kind, (ull)pgno, i, (ull)size, off);
-        if (tiling) v->extent[i] = (uint32_t)off << 16 | (uint32_t)((size + 1) & ~(uint64_t)1);
-    }
-    if (tiling) {
-        qsort(v->extent, n, sizeof *v->extent, cmp_u32);
-        uint32_t expect = upper;
-        for (unsigned i = 0; i < n; i++) {
-            uint32_t off = v->extent[i] >> 16;
-            if (off != expect)
-                return bad(v, ORC_ERR_CORRUPT, "database '%s': %s page %llu: %s at offset %u (the node area %s at %u)",
-                           db, kind, (ull)pgno, off < expect ? "nodes overlap" : "a gap before the node",
-                           off, off < expect ? "is already used" : "continues", expect);
-            expect += v->extent[i] & 0xffff;
-        }
-        if (expect != ps)
-            return bad(v, ORC_ERR_CORRUPT, "database '%s': %s page %llu: the nodes end at %u, not at the page end %u",
-                       db, kind, (ull)pgno, expect, ps);
-    }
-    *nkeys_out = n;
-    return ORC_OK;
-}
-
-/* The consistency of a database record on its own (its pages are checked by the walk). */
-static int check_dbrec(verifier *v, const char *db, const dbrec *d)
-{
-    if (d->root == PGNO_NONE) {
-        if (d->depth || d->branch || d->leaf || d->overflow || d->entries)
-            return bad(v, ORC_ERR_CORRUPT,
-                       "database '%s' has no root but records depth %u, %llu branch, %llu leaf, %llu overflow pages and "
-                       "%llu entries",
-                       db, d->depth, (ull)d->branch, (ull)d->leaf, (ull)d->overflow, (ull)d->entries);
-        return ORC_OK;
-    }
-    if (d->root < NUM_METAS || d->root > v->last_pg)
-        return bad(v, ORC_ERR_CORRUPT, "database '%s' has root page %llu, outside 2 ... %llu", db, (ull)d->root,
-                   (ull)v->last_pg);
-    if (d->depth < 1 || d->depth > MAX_DEPTH)
-        return bad(v, ORC_ERR_CORRUPT, "database '%s' has depth %u", db, d->depth);
-    uint64_t avail = v->last_pg - 1;
-    if (d->leaf < 1 || d->branch > avail || d->leaf > avail || d->overflow > avail ||
-        d->branch + d->leaf + d->overflow > avail || d->branch < (uint64_t)d->depth - 1 ||
-        (d->depth == 1) != (d->branch == 0) || d->entries < d->leaf)
-        return bad(v, ORC_ERR_CORRUPT,
-                   "database '%s' records depth %u, %llu branch, %llu leaf, %llu overflow pages and %llu entries, "
-                   "impossible in %llu pages",
-                   db, d->depth, (ull)d->branch, (ull)d->leaf, (ull)d->overflow, (ull)d->entries, (ull)avail);
-    return ORC_OK;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Tree walk                                                                */
-/* ------------------------------------------------------------------------ */
-
-static int key_compare(enum key_order order, const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
-{
-    size_t n = an < bn ? an : bn;
-    if (order == ORDER_INTEGER) {
-        uint64_t x = an == 4 ? ld32(a) : ld64(a), y = bn == 4 ? ld32(b) : ld64(b);
-        return x < y ? -1 : x > y;
-    }
-    if (order == ORDER_REVERSE_BYTES) {
-        for (size_t i = 1; i <= n; i++)
-            if (a[an - i] != b[bn - i]) return a[an - i] < b[bn - i] ? -1 : 1;
-    } else {
-        int c = n ? memcmp(a, b, n) : 0;
-        if (c) return c;
-    }
-    return an < bn ? -1 : an > bn;
-}
-
-/* Checks key i of a page against its predecessor and the bounds set by the branch keys above. */
-static int check_key(verifier *v, const tree *t, uint64_t pgno, unsigned i, const uint8_t *key, size_t ks,
-                     const keyref *prev, const keyref *lo, const keyref *hi)
-{
-    if (t->order == ORDER_INTEGER && ks != 4 && ks != 8)
-        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu: node %u has a %zu-byte integer key", t->name,
-                   (ull)pgno, i, ks);
-    /* Integer keys of one database all have one size; compare only then (no read past a short key). */
-    if (t->order == ORDER_INTEGER &&
-        ((prev->set && prev->n != ks) || (lo->set && lo->n != ks) || (hi->set && hi->n != ks)))
-        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu: node %u's integer key differs in size from its neighbours",
-                   t->name, (ull)pgno, i);
-    if (prev->set && key_compare(t->order, prev->p, prev->n, key, ks) >= 0)
-        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu: key %u is not greater than key %u", t->name, (ull)pgno,
-                   i, i - 1);
-    if (lo->set && key_compare(t->order, lo->p, lo->n, key, ks) > 0)
-        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu: key %u sorts before its branch key", t->name,
-                   (ull)pgno, i);
-    if (hi->set && key_compare(t->order, key, ks, hi->p, hi->n) >= 0)
-        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu: key %u does not sort before the next branch key",
-                   t->name, (ull)pgno, i);
-    return ORC_OK;
-}
-
-/* Marks an overflow run as used and checks its header. */
-static int visit_overflow(verifier *v, tree *t, uint64_t leaf_pg, unsigned i, uint64_t ov, uint64_t dsize)
-{
-    if (ov < NUM_METAS || ov > v->last_pg)
-        return bad(v, ORC_ERR_CORRUPT, "database '%s': leaf page %llu: node %u's value is on page %llu, outside 2 ... %llu",
-                   t->name, (ull)leaf_pg, i, (ull)ov, (ull)v->last_pg);
-    uint8_t h[PAGEHDRSZ];
-    int rc = read_page(v, t->name, "overflow", ov, 0, h, sizeof h);
-    if (rc) return rc;
-    uint64_t label = ld64(h), pages = ld32(h + 12), need = (PAGEHDRSZ - 1 + dsize) / v->psize + 1;
-    if (label != ov)
-        return bad(v, ORC_ERR_CORRUPT, "database '%s': overflow page %llu is labelled page %llu", t->name, (ull)ov,
-                   (ull)label);
-    if (ld16(h + 10) != P_OVERFLOW)
-        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu has flags 0x%x where an overflow page (0x%x) belongs",
-                   t->name, (ull)ov, ld16(h + 10), P_OVERFLOW);
-    if (pages < need || pages > v->last_pg - ov + 1)
-        return bad(v, ORC_ERR_CORRUPT,
-                   "database '%s': overflow page %llu runs %llu pages; its %llu-byte value needs %llu and the file ends at "
-                   "page %llu",
-                   t->name, (ull)ov, (ull)pages, (ull)dsize, (ull)need, (ull)v->last_pg);
-    if ((ov + pages) * v->psize > v->fsize) return truncated(v, t->name, "overflow", ov + pages - 1);
-    for (uint64_t p = ov; p < ov + pages; p++) {
-        if (bit_get(v->used, p))
-            return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu of the overflow run at %llu is reached twice",
-                       t->name, (ull)p, (ull)ov);
-        bit_set(v->used, p);
-    }
-    t->overflow += pages;
-    return ORC_OK;
-}
-
-/* One free-list record: u64 n, then n page numbers in descending order. */
-static int free_record(verifier *v, tree *t, uint64_t pgno, unsigned i, const uint8_t *key, size_t ks,
-                       const uint8_t *data, uint64_t dsize)
-{
-    if (ks != 8)
-        return bad(v, ORC_ERR_CORRUPT, "free database: page %llu: node %u has a %zu-byte key, not a txnid", (ull)pgno, i,
-                   ks);
-    uint64_t id = ld64(key);
-    if (id == 0 || id > v->txnid)
-        return bad(v, ORC_ERR_CORRUPT, "free database: page %llu: a record of txnid %llu, after the meta's txnid %llu",
-                   (ull)pgno, (ull)id, (ull)v->txnid);
-    if (dsize < 8 || dsize % 8)
-        return bad(v, ORC_ERR_CORRUPT, "free database: the record of txnid %llu has %llu bytes", (ull)id, (ull)dsize);
-    uint64_t n = ld64(data);
-    if (n > dsize / 8 - 1)
-        return bad(v, ORC_ERR_CORRUPT, "free database: the record of txnid %llu lists %llu pages in %llu bytes", (ull)id,
-                   (ull)n, (ull)dsize);
-    uint64_t prev = UINT64_MAX;
-    for (uint64_t j = 1; j <= n; j++) {
-        uint64_t p = ld64(data + 8 * j);
-        if (p < NUM_METAS || p > v->last_pg)
-            return bad(v, ORC_ERR_CORRUPT, "free database: the record of txnid %llu lists page %llu, outside 2 ... %llu",
-                       (ull)id, (ull)p, (ull)v->last_pg);
-        if (p >= prev)
-            return bad(v, ORC_ERR_CORRUPT, "free database: the record of txnid %llu is not in descending order at page %llu",
-                       (ull)id, (ull)p);
-        if (bit_get(v->freed, p))
-            return bad(v, ORC_ERR_CORRUPT, "free database: page %llu is listed free twice", (ull)p);
-        bit_set(v->freed, p);
-        prev = p;
-    }
-    return ORC_OK;
-}
-
-static int add_subdb(verifier *v, const uint8_t *key, size_t ks, const uint8_t *rec)
-{
-    if (v->nsubs == v->subs_cap) {
-        size_t cap = v->subs_cap ? v->subs_cap * 2 : 16;
-        subdb *s = realloc(v->subs, cap * sizeof *s);
-        if (!s) return bad(v, ORC_ERR_NOMEM, "allocating the list of named databases");
-        v->subs = s;
-        v->subs_cap = cap;
-    }
-    subdb *s = &v->subs[v->nsubs++];
-    size_t n = ks < sizeof s->name - 1 ? ks : sizeof s->name - 1;
-    for (size_t i = 0; i < n; i++) s->name[i] = key[i] >= 0x20 && key[i] < 0x7f ? (char)key[i] : '?';
-    s->name[n] = 0;
-    parse_dbrec(rec, &s->db);
-    return ORC_OK;
-}
-
-/* Leaf nodes: values on overflow pages, free-list records, named database records. */
-static int walk_leaf(verifier *v, tree *t, const uint8_t *pg, uint64_t pgno, unsigned n, const keyref *lo,
-                     const keyref *hi)
-{
-    keyref prev = {0};
-    for (unsigned i = 0; i < n; i++) {
-        const uint8_t *nd = page_node(pg, i), *key = nd + NODESIZE;
-        size_t ks = node_ksize(nd);
-        const uint8_t *data = key + ks;
-        unsigned f = node_flags(nd);
-        uint64_t dsize = node_dsize(nd);
-        int rc = v->deep ? check_key(v, t, pgno, i, key, ks, &prev, lo, hi) : ORC_OK;
-        if (rc) return rc;
-        prev = (keyref){key, ks, true};
-        if (f & F_BIGDATA) {
-            uint64_t ov = ld64(data);
-            if ((rc = visit_overflow(v, t, pgno, i, ov, dsize))) return rc;
-            if (t->kind == TREE_FREE) {
-                if (dsize > v->data_cap) {
-                    uint8_t *d = realloc(v->data, dsize);
-                    if (!d) return bad(v, ORC_ERR_NOMEM, "allocating %llu bytes for a free-list record", (ull)dsize);
-                    v->data = d;
-                    v->data_cap = dsize;
-                }
-                if ((rc = read_page(v, t->name, "overflow", ov, PAGEHDRSZ, v->data, dsize))) return rc;
-                data = v->data;
-            }
-        }
-        if (t->kind == TREE_FREE) {
-            if (f & F_SUBDATA)
-                return bad(v, ORC_ERR_CORRUPT, "free database: page %llu: node %u is a database record", (ull)pgno, i);
-            if ((rc = free_record(v, t, pgno, i, key, ks, data, dsize))) return rc;
-        } else if (f & F_SUBDATA) {
-            if (t->kind != TREE_MAIN)
-                return bad(v, ORC_ERR_CORRUPT, "database '%s': leaf page %llu: node %u is a nested database record",
-                           t->name, (ull)pgno, i);
-            if ((rc = add_subdb(v, key, ks, data))) return rc;
-        }
-    }
-    t->leaf++;
-    t->entries += n;
-    return ORC_OK;
-}
-
-static int walk_page(verifier *v, tree *t, uint64_t pgno, uint64_t parent, unsigned level, const keyref *lo,
-                     const keyref *hi)
-{
-    if (pgno < NUM_METAS || pgno > v->last_pg)
-        return bad(v, ORC_ERR_CORRUPT, "database '%s': page %llu (a child of page %llu) is outside 2 ... %llu", t->name,
-                   (ull)pgno, (ull)parent, (ull)v->last_pg);
-    if (bit_get(v->used, pgno))
-        return bad(v, ORC_ERR_CORRUPT,
-                   "database '%s': page %llu (a child of page %llu) is reached twice: a cycle or a page shared by two "
-                   "trees",
-                   t->name, (ull)pgno, (ull)parent);
-    bit_set(v->used, pgno);
-    if (!v->level[level] && !(v->level[level] = malloc(v->psize)))
-        return bad(v, ORC_ERR_NOMEM, "allocating a page buffer");
-    uint8_t *pg = v->level[level];
-    bool leaf = level == t->db.depth;
-    int rc = read_page(v, t->name, leaf ? "leaf" : "branch", pgno, 0, pg, v->psize);
-    unsigned n;
-    if (!rc) rc = check_node_page(v, t->name, pg, pgno, leaf ? P_LEAF : P_BRANCH, v->deep, &n);
-    if (rc) return rc;
-    if (leaf) return walk_leaf(v, t, pg, pgno, n, lo, hi);
-
-    t->branch++;
-    keyref prev = {0};
-    for (unsigned i = 0; i < n; i++) {
-        const uint8_t *nd = page_node(pg, i);
-        keyref key = {nd + NODESIZE, node_ksize(nd), true};
-        /* LMDB never compares the first key of a branch page. */
-        if (i > 0 && v->deep && (rc = check_key(v, t, pgno, i, key.p, key.n, &prev, lo, hi))) return rc;
-        if (i > 0) prev = key;
-        keyref child_lo = i > 0 ? key : *lo, child_hi = *hi;
-        if (i + 1 < n) {
-            const uint8_t *next = page_node(pg, i + 1);
-            child_hi = (keyref){next + NODESIZE, node_ksize(next), true};
-        }
-        if ((rc = walk_page(v, t, node_child(nd), pgno, level + 1, &child_lo, &child_hi))) return rc;
-    }
-    return ORC_OK;
-}
-
-static enum key_order order_of(uint16_t flags)
-{
-    if (flags & MDB_REVERSEKEY) return ORDER_REVERSE_BYTES;
-    if (flags & MDB_INTEGERKEY) return ORDER_INTEGER;
-    return ORDER_BYTES;
-}
-
-/* Walks a tree and compares what it found with the database record. */
-static int walk_tree(verifier *v, tree *t)
-{
-    if (t->db.root == PGNO_NONE) return ORC_OK;
-    keyref none = {0};
-    int rc = walk_page(v, t, t->db.root, 0, 1, &none, &none);
-    if (rc) return rc;
-    if (t->branch != t->db.branch || t->leaf != t->db.leaf || t->overflow != t->db.overflow ||
-        t->entries != t->db.entries)
-        return bad(v, ORC_ERR_CORRUPT,
-                   "database '%s' has %llu branch, %llu leaf, %llu overflow pages and %llu entries, but its record says "
-                   "%llu, %llu, %llu and %llu",
-                   t->name, (ull)t->branch, (ull)t->leaf, (ull)t->overflow, (ull)t->entries, (ull)t->db.branch,
-                   (ull)t->db.leaf, (ull)t->db.overflow, (ull)t->db.entries);
-    return ORC_OK;
-}
-
-static int alloc_maps(verifier *v)
-{
-    size_t bytes = (size_t)(v->last_pg / 8 + 1);
-    free(v->used);
-    free(v->freed);
-    free(v->extent);
-    v->used = calloc(bytes, 1);
-    v->freed = calloc(bytes, 1);
-    v->extent = malloc(v->psize / 2 * sizeof *v->extent);
-    v->nsubs = 0;
-    if (!v->used || !v->freed || !v->extent)
-        return bad(v, ORC_ERR_NOMEM, "allocating page maps for %llu pages", (ull)(v->last_pg + 1));
-    return ORC_OK;
-}
-
-static void verifier_free(verifier *v)
-{
-    free(v->used);
-    free(v->freed);
-    free(v->extent);
-    free(v->data);
-    free(v->subs);
-    for (unsigned i = 0; i <= MAX_DEPTH; i++) free(v->level[i]);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -794,12 +342,12 @@ static int check_meta_flags(verifier *v, const meta *m)
 {
     unsigned ff = m->dbs[0].flags, mf = m->dbs[1].flags;
     if ((ff & ~FREE_DB_FLAGS) || !(ff & MDB_INTEGERKEY))
-        return bad(v, ORC_ERR_CORRUPT,
+        return verify_bad(v, ORC_ERR_CORRUPT,
                    "its free database has flags 0x%x (LMDB writes 0x%x, with 0x%x and 0x%x for the environment's "
                    "options)",
                    ff, MDB_INTEGERKEY, MDB_FIXEDMAP, MDB_NOSUBDIR);
     if ((mf & ~MAIN_DB_FLAGS) || (mf & (MDB_DUPFIXED | MDB_DUPSORT)) == MDB_DUPFIXED)
-        return bad(v, ORC_ERR_CORRUPT, "its main database has flags 0x%x (an unknown flag, or 0x%x without 0x%x)", mf,
+        return verify_bad(v, ORC_ERR_CORRUPT, "its main database has flags 0x%x (an unknown flag, or 0x%x without 0x%x)", mf,
                    MDB_DUPFIXED, MDB_DUPSORT);
     return ORC_OK;
 }
@@ -812,10 +360,10 @@ static int check_meta_fields(verifier *v, const meta *m)
     v->txnid = m->txnid;
     v->file_pages = v->fsize / m->psize;
     if (m->last_pg < NUM_METAS - 1 || m->last_pg >= (((uint64_t)1 << 50) / m->psize))
-        return bad(v, ORC_ERR_CORRUPT, "it records an impossible last page %llu", (ull)m->last_pg);
+        return verify_bad(v, ORC_ERR_CORRUPT, "it records an impossible last page %llu", (ull)m->last_pg);
     int rc = check_meta_flags(v, m);
-    if (!rc) rc = check_dbrec(v, "free", &m->dbs[0]);
-    if (!rc) rc = check_dbrec(v, "main", &m->dbs[1]);
+    if (!rc) rc = verify_check_dbrec(v, "free", &m->dbs[0]);
+    if (!rc) rc = verify_check_dbrec(v, "main", &m->dbs[1]);
     return rc;
 }
 
@@ -824,15 +372,15 @@ static int check_trailing_free(verifier *v, const meta *m)
 {
     uint64_t missing = v->last_pg + 1 - v->file_pages;
     if (missing > v->fsize / 8 || m->dbs[0].root == PGNO_NONE)
-        return bad(v, ORC_ERR_CORRUPT, "truncated: file has %llu bytes, the database needs %llu", (ull)v->fsize,
+        return verify_bad(v, ORC_ERR_CORRUPT, "truncated: file has %llu bytes, the database needs %llu", (ull)v->fsize,
                    (ull)bytes_needed(v));
-    int rc = alloc_maps(v);
+    int rc = verify_alloc_maps(v);
     if (rc) return rc;
     tree ft = {.name = "free", .kind = TREE_FREE, .order = ORDER_INTEGER, .db = m->dbs[0]};
-    if ((rc = walk_tree(v, &ft))) return rc;
+    if ((rc = verify_walk_tree(v, &ft))) return rc;
     for (uint64_t p = v->file_pages; p <= v->last_pg; p++)
         if (!bit_get(v->freed, p))
-            return bad(v, ORC_ERR_CORRUPT, "truncated: file has %llu bytes, the database needs %llu (page %llu is not free)",
+            return verify_bad(v, ORC_ERR_CORRUPT, "truncated: file has %llu bytes, the database needs %llu (page %llu is not free)",
                        (ull)v->fsize, (ull)bytes_needed(v), (ull)p);
     return ORC_OK;
 }
@@ -840,10 +388,10 @@ static int check_trailing_free(verifier *v, const meta *m)
 static int check_root(verifier *v, const char *db, const dbrec *d)
 {
     if (d->root == PGNO_NONE) return ORC_OK;
-    if (!v->level[0] && !(v->level[0] = malloc(v->psize))) return bad(v, ORC_ERR_NOMEM, "allocating a page buffer");
+    if (!v->level[0] && !(v->level[0] = malloc(v->psize))) return verify_bad(v, ORC_ERR_NOMEM, "allocating a page buffer");
     unsigned want = d->depth == 1 ? P_LEAF : P_BRANCH, n;
-    int rc = read_page(v, db, "root", d->root, 0, v->level[0], v->psize);
-    if (!rc) rc = check_node_page(v, db, v->level[0], d->root, want, false, &n);
+    int rc = verify_read_page(v, db, "root", d->root, 0, v->level[0], v->psize);
+    if (!rc) rc = verify_check_node_page(v, db, v->level[0], d->root, want, false, &n);
     return rc;
 }
 
@@ -860,26 +408,26 @@ static int check_meta_file(verifier *v, const meta *m)
 /* Every tree reachable from the meta. */
 static int deep_walk(verifier *v, const meta *m)
 {
-    int rc = alloc_maps(v);
+    int rc = verify_alloc_maps(v);
     if (rc) return rc;
-    tree mt = {.name = "main", .kind = TREE_MAIN, .order = order_of(m->dbs[1].flags), .db = m->dbs[1]};
-    if ((rc = walk_tree(v, &mt))) return rc;
+    tree mt = {.name = "main", .kind = TREE_MAIN, .order = verify_order_of(m->dbs[1].flags), .db = m->dbs[1]};
+    if ((rc = verify_walk_tree(v, &mt))) return rc;
     for (size_t i = 0; i < v->nsubs; i++) {
         subdb *s = &v->subs[i];
         if (s->db.flags & DUP_FLAGS)
-            return bad(v, ORC_ERR_CORRUPT, "database '%s' has duplicate-key flags 0x%x, which ORCore never uses",
+            return verify_bad(v, ORC_ERR_CORRUPT, "database '%s' has duplicate-key flags 0x%x, which ORCore never uses",
                        s->name, s->db.flags);
         if (s->db.flags & ~(MDB_REVERSEKEY | MDB_INTEGERKEY))
-            return bad(v, ORC_ERR_CORRUPT, "database '%s' has unknown flags 0x%x", s->name, s->db.flags);
-        if ((rc = check_dbrec(v, s->name, &s->db))) return rc;
-        tree nt = {.name = s->name, .kind = TREE_NAMED, .order = order_of(s->db.flags), .db = s->db};
-        if ((rc = walk_tree(v, &nt))) return rc;
+            return verify_bad(v, ORC_ERR_CORRUPT, "database '%s' has unknown flags 0x%x", s->name, s->db.flags);
+        if ((rc = verify_check_dbrec(v, s->name, &s->db))) return rc;
+        tree nt = {.name = s->name, .kind = TREE_NAMED, .order = verify_order_of(s->db.flags), .db = s->db};
+        if ((rc = verify_walk_tree(v, &nt))) return rc;
     }
     tree ft = {.name = "free", .kind = TREE_FREE, .order = ORDER_INTEGER, .db = m->dbs[0]};
-    if ((rc = walk_tree(v, &ft))) return rc;
+    if ((rc = verify_walk_tree(v, &ft))) return rc;
     for (uint64_t p = NUM_METAS; p <= v->last_pg; p++)
         if (bit_get(v->used, p) && bit_get(v->freed, p))
-            return bad(v, ORC_ERR_CORRUPT, "page %llu is in use and also listed in the free database", (ull)p);
+            return verify_bad(v, ORC_ERR_CORRUPT, "page %llu is in use and also listed in the free database", (ull)p);
     return ORC_OK;
 }
 
@@ -926,7 +474,7 @@ static int meta_usable(verifier *v, const meta *m, bool *meta_damage)
 static int verify_once(verifier *v, meta m[2])
 {
     struct stat st;
-    if (fstat(v->fd, &st) != 0) return bad(v, errno, "stat: %s", strerror(errno));
+    if (fstat(v->fd, &st) != 0) return verify_bad(v, errno, "stat: %s", strerror(errno));
     v->fsize = (uint64_t)st.st_size;
     if (v->fsize == 0) return ORC_OK; /* a new file: LMDB writes the meta pages */
 
@@ -934,7 +482,7 @@ static int verify_once(verifier *v, meta m[2])
     if (rc) return rc;
     if (m[0].hdr_ok) {
         if (v->fsize < 2 * (uint64_t)m[0].psize)
-            return bad(v, ORC_ERR_CORRUPT, "truncated: file has %llu bytes, shorter than its two %u-byte meta pages",
+            return verify_bad(v, ORC_ERR_CORRUPT, "truncated: file has %llu bytes, shorter than its two %u-byte meta pages",
                        (ull)v->fsize, m[0].psize);
         if ((rc = meta_read(v, &m[1], 1, m[0].psize, m[0].psize))) return rc;
         if (!m[1].hdr_ok && (rc = meta0_psize_contradicted(v, m))) return rc;
@@ -954,7 +502,7 @@ static int verify_once(verifier *v, meta m[2])
         }
         if (!m[1].hdr_ok) return classify(v, &m[0]);
         if (v->fsize < 2 * (uint64_t)m[1].psize)
-            return bad(v, ORC_ERR_CORRUPT, "truncated: file has %llu bytes, shorter than its two %u-byte meta pages",
+            return verify_bad(v, ORC_ERR_CORRUPT, "truncated: file has %llu bytes, shorter than its two %u-byte meta pages",
                        (ull)v->fsize, m[1].psize);
     }
 
@@ -996,10 +544,10 @@ static int verify_once(verifier *v, meta m[2])
     if (other_ok) {
         v->repair_from = other;
         v->repair_to = eff;
-        return bad(v, ORC_ERR_CORRUPT, "meta page %d is damaged (%s); meta page %d (txnid %llu) is intact", eff,
+        return verify_bad(v, ORC_ERR_CORRUPT, "meta page %d is damaged (%s); meta page %d (txnid %llu) is intact", eff,
                    eff_why, other, (ull)m[other].txnid);
     }
-    return bad(v, ORC_ERR_CORRUPT, "meta page %d is damaged (%s); meta page %d is damaged too (%s)", eff, eff_why,
+    return verify_bad(v, ORC_ERR_CORRUPT, "meta page %d is damaged (%s); meta page %d is damaged too (%s)", eff, eff_why,
                other, other_why);
 }
 
@@ -1023,7 +571,7 @@ static int verify_stable(int fd, bool deep, verifier *v, meta m[2])
 {
     int rc = ORC_OK;
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-        verifier_free(v); /* v is zeroed or from an earlier pass */
+        verify_free(v); /* v is zeroed or from an earlier pass */
         memset(v, 0, sizeof *v);
         v->fd = fd;
         v->deep = deep;
@@ -1049,7 +597,7 @@ static int verify_stable(int fd, bool deep, verifier *v, meta m[2])
 static int write_meta_copy(verifier *v, int fd, const meta *m, int to)
 {
     uint8_t *pg = calloc(1, m->psize);
-    if (!pg) return bad(v, ORC_ERR_NOMEM, "allocating a page");
+    if (!pg) return verify_bad(v, ORC_ERR_NOMEM, "allocating a page");
     st64(pg, (uint64_t)to);
     st16(pg + 10, P_META);
     memcpy(pg + PAGEHDRSZ, m->raw + PAGEHDRSZ, META_END - PAGEHDRSZ);
@@ -1063,7 +611,7 @@ static int write_meta_copy(verifier *v, int fd, const meta *m, int to)
     }
     free(pg);
     if (!e && fdatasync(fd) != 0) e = errno;
-    return e ? bad(v, e, "rewriting meta page %d: %s", to, strerror(e)) : ORC_OK;
+    return e ? verify_bad(v, e, "rewriting meta page %d: %s", to, strerror(e)) : ORC_OK;
 }
 
 /*
@@ -1105,7 +653,7 @@ int verify_pages(const char *path, int fd, bool deep)
         if (r == ORC_OK) rc = verify_stable(fd, deep, &v, m);
         else if (r != ORC_ERR_BUSY) rc = r;
     }
-    verifier_free(&v);
+    verify_free(&v);
     if (rc == ORC_OK) return ORC_OK;
     if (rc == ORC_ERR_NOT_A_REALM) return orc_fail(rc, "'%s' is %s", path, v.why);
     return orc_fail(rc, "'%s': %s", path, v.why);

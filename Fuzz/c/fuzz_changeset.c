@@ -20,6 +20,7 @@
  */
 #include "fuzz_support.h"
 #include "log_format.h"
+#include "replay.h"
 
 #include <string.h>
 

@@ -5,9 +5,9 @@
  *
  * LMDB refuses to open one file twice in a process, so the damage is done in a
  * forked child (after the test closed its environment) with plain mdb_* calls
- * on the documented layout (internal.h, row.c's record, log_format.h).
+ * on the documented layout (row.h, log_format.h).
  */
-#include "internal.h"
+#include "object.h"
 #include "person_fixture.h"
 #include "log_format.h"
 
@@ -127,7 +127,7 @@ static int damage(const realm *r, damage_fn fn)
 static int dbi(MDB_txn *t, const char *name, MDB_dbi *out) { return mdb_dbi_open(t, name, 0, out); }
 
 /*
- * Field offsets of a Person row inside its fixed area (internal.h, row.c: the
+ * Field offsets of a Person row inside its fixed area (row.h: the
  * fixed area starts after the 4-byte header and the null bitmap; widths by
  * type: int and link 8, string and mixed 2 in a narrow row, collections 0).
  */

@@ -1,9 +1,9 @@
 /*
  * test_collection.c — lists, sets and dictionaries (collection.c), through the
- * public API; the damaged-blob tests write raw records with LMDB (internal.h).
+ * public API; the damaged-blob tests write raw records with LMDB (collection.h).
  */
 #include "collection_fixture.h"
-#include "internal.h"
+#include "object.h"
 
 #include <stdlib.h>
 

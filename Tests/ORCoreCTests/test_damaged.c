@@ -14,11 +14,12 @@
  * while no environment has the file open (LMDB opens a file once per process).
  *
  * Most tests go through orc_env_open; the *_verify_* tests call verify_pages
- * (internal.h) directly on the same damaged files. Knowing the LMDB 0.9 layout
+ * (verify.h) directly on the same damaged files. Knowing the LMDB 0.9 layout
  * (see verify.c) lets the targeted tests damage exactly one structure.
  */
 #include "harness.h"
-#include "internal.h"
+#include "object.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <fcntl.h>

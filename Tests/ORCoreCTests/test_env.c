@@ -9,7 +9,7 @@
  * the map many times, both inside one transaction and across many.
  */
 #include "harness.h"
-#include "internal.h" /* the row readers: which snapshots walked */
+#include "scan.h" /* the row readers: which snapshots walked */
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -923,9 +923,9 @@ TEST(env_layout_of_new_and_format_1_files)
     MDB_val v;
     CHECK(raw_open(path, &r));
     CHECK_OK(raw_get(&r, r.meta, "orc.format", &v));
-    CHECK(v.mv_size == 4 && *(uint32_t *)v.mv_data == ORC_FORMAT_VERSION);
+    CHECK(v.mv_size == 4 && ld32(v.mv_data) == ORC_FORMAT_VERSION);
     CHECK_OK(raw_get(&r, r.main, "orc.version", &v));
-    CHECK(v.mv_size == 8 && *(uint64_t *)v.mv_data == 2);
+    CHECK(v.mv_size == 8 && ld64(v.mv_data) == 2);
     CHECK_OK(raw_get(&r, r.main, "orc.tables", &v));
     CHECK_EQ(raw_get(&r, r.meta, "orc.version", &v), MDB_NOTFOUND);
     CHECK_EQ(raw_get(&r, r.meta, "orc.tables", &v), MDB_NOTFOUND);
@@ -965,9 +965,9 @@ TEST(env_layout_of_new_and_format_1_files)
 
     CHECK(raw_open(path, &r));
     CHECK_OK(raw_get(&r, r.meta, "orc.format", &v));
-    CHECK(v.mv_size == 4 && *(uint32_t *)v.mv_data == 1);
+    CHECK(v.mv_size == 4 && ld32(v.mv_data) == 1);
     CHECK_OK(raw_get(&r, r.meta, "orc.version", &v));
-    CHECK(v.mv_size == 8 && *(uint64_t *)v.mv_data == 3);
+    CHECK(v.mv_size == 8 && ld64(v.mv_data) == 3);
     CHECK_EQ(raw_get(&r, r.main, "orc.version", &v), MDB_NOTFOUND);
     CHECK_EQ(raw_get(&r, r.main, "orc.tables", &v), MDB_NOTFOUND);
 

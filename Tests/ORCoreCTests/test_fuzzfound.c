@@ -9,7 +9,9 @@
  * sanitizer reports if a fix is undone.
  */
 #include "harness.h"
-#include "internal.h"
+#include "replay.h"
+#include "object.h"
+#include "verify.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  */
 #include "harness.h"
 #include "index_fixture.h"
-#include "internal.h"
+#include "object.h"
 
 #include <lmdb.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * test_index_chunks.c — format 3's index chunks and primary-key values (index.c,
- * CHUNKS; internal.h, pk_value_put), and format 2 files, which keep one index entry
+ * CHUNKS; scan.h, pk_value_put), and format 2 files, which keep one index entry
  * per object and 8-byte primary-key values.
  *
  * The file is read with LMDB itself to see the layout: chunk sizes after ascending
@@ -9,7 +9,7 @@
  */
 #include "harness.h"
 #include "index_fixture.h"
-#include "internal.h"
+#include "object.h"
 
 #include <lmdb.h>
 #include <stdio.h>

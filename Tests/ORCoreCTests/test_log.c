@@ -2,10 +2,11 @@
  * test_log.c — the changeset log (log.c, log_read.c): the instructions real
  * transactions record, versions, compression, trimming and holds, damaged
  * changesets, and replay into a fresh realm. Raw log entries are read through
- * the transaction's LMDB handle (internal.h); damaged changesets are re-sealed
+ * the transaction's LMDB handle (txn.h); damaged changesets are re-sealed
  * with the format's checksum (log_format.h) to reach the decoder's own checks.
  */
-#include "internal.h"
+#include "replay.h"
+#include "object.h"
 #include "person_fixture.h"
 #include "log_format.h"
 

@@ -10,7 +10,7 @@
  * map the walk reads. Damaged pages are test_damaged.c's.
  */
 #include "harness.h"
-#include "internal.h"
+#include "object.h"
 
 #include <pthread.h>
 #include <sched.h>

@@ -6,7 +6,7 @@
  * CONTAINS are implemented by different algorithms.
  */
 #include "harness.h"
-#include "internal.h"
+#include "text.h"
 
 #include <stdlib.h>
 

@@ -5,7 +5,7 @@
  * exponent, so the BID layout itself is under test).
  */
 #include "harness.h"
-#include "internal.h"
+#include "value.h"
 
 #include <float.h>
 #include <math.h>
