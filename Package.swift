@@ -75,8 +75,7 @@ let package = Package(
         .target(
             name: "OpenRealm",
             dependencies: ["ORCore", "OpenRealmQuery"],
-            path: "Sources/OpenRealm",
-            swiftSettings: fuzzed
+            path: "Sources/OpenRealm"
         ),
         .target(
             name: "OpenRealmWire",
@@ -115,7 +114,7 @@ let package = Package(
         .target(
             name: "OpenRealmServer",
             dependencies: [
-                "OpenRealm",
+                "OpenRealmQuery",
                 "OpenRealmWire",
                 "OpenRealmStoreValues",
                 "ORCore",
@@ -179,7 +178,7 @@ let package = Package(
             // inputs; built by `scripts/fuzz` with OPENREALM_FUZZ=1 it runs libFuzzer instead.
             name: "openrealm-fuzz",
             dependencies: [
-                "OpenRealm",
+                "OpenRealmQuery",
                 "OpenRealmWire",
                 "OpenRealmServer",
                 .product(name: "Crypto", package: "swift-crypto"),

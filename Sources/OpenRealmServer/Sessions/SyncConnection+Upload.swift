@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import OpenRealm
+import OpenRealmQuery
 import OpenRealmWire
 
 /// Upload messages, with group commit: the uploads waiting for an app (from one
