@@ -23,10 +23,10 @@ let package = Package(
         .executable(name: "openrealm-fuzz", targets: ["openrealm-fuzz"]),
     ],
     dependencies: [
-        // OpenRealm, ORCore and OpenRealmWire use none of these. The sync server uses them
-        // all; the sync client (OpenRealmSync) only swift-nio's WebSocket and HTTP client
-        // and swift-nio-ssl for TLS, which the server's dependencies (HummingbirdTLS)
-        // already bring into the graph.
+        // OpenRealm, OpenRealmQuery, ORCore and OpenRealmWire use none of these. The sync
+        // server uses them all; the sync client (OpenRealmSync) only swift-nio's WebSocket
+        // and HTTP client and swift-nio-ssl for TLS, which the server's dependencies
+        // (HummingbirdTLS) already bring into the graph.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.65.0"),
         // TLS for the sync client (wss://, and https:// when a private CA is trusted) and,
         // through HummingbirdTLS, for the server's --tls-cert/--tls-key.
@@ -63,10 +63,19 @@ let package = Package(
             linkerSettings: [.linkedLibrary("lmdb"), .linkedLibrary("zstd"), .linkedLibrary("pthread"), .linkedLibrary("m")]
         ),
         .target(
-            name: "OpenRealm",
+            // The query language (RQL): lexer, parser, AST, canonical renderer, the schema a
+            // query compiles against, the compiler to ORCore programs, and the values a query
+            // holds (ObjectId, Decimal128). The local API re-exports it; the server uses it
+            // without linking the local API.
+            name: "OpenRealmQuery",
             dependencies: ["ORCore"],
-            path: "Sources/OpenRealm",
+            path: "Sources/OpenRealmQuery",
             swiftSettings: fuzzed
+        ),
+        .target(
+            name: "OpenRealm",
+            dependencies: ["ORCore", "OpenRealmQuery"],
+            path: "Sources/OpenRealm"
         ),
         .target(
             name: "OpenRealmWire",
@@ -105,7 +114,7 @@ let package = Package(
         .target(
             name: "OpenRealmServer",
             dependencies: [
-                "OpenRealm",
+                "OpenRealmQuery",
                 "OpenRealmWire",
                 "OpenRealmSyncCore",
                 "ORCore",
@@ -170,7 +179,7 @@ let package = Package(
             // inputs; built by `scripts/fuzz` with OPENREALM_FUZZ=1 it runs libFuzzer instead.
             name: "openrealm-fuzz",
             dependencies: [
-                "OpenRealm",
+                "OpenRealmQuery",
                 "OpenRealmWire",
                 "OpenRealmServer",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -181,7 +190,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenRealmTests",
-            dependencies: ["OpenRealm", "RealmSwift", "ORCore"],
+            dependencies: ["OpenRealm", "OpenRealmQuery", "RealmSwift", "ORCore"],
             path: "Tests/OpenRealmTests"
         ),
         .testTarget(

@@ -1,6 +1,6 @@
 import Foundation
 import ORCore
-@testable import OpenRealm
+@testable import OpenRealmQuery
 import XCTest
 
 /// Decimal128: text in and out, IEEE arithmetic against reference results, and the

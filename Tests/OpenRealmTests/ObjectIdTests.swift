@@ -1,6 +1,6 @@
 import Foundation
 import ORCore
-@testable import OpenRealm
+@testable import OpenRealmQuery
 import Synchronization
 import XCTest
 

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import OpenRealm
+@testable import OpenRealmQuery
 
 /// Random predicates over a few properties, run in ORCore and evaluated in plain Swift
 /// over the same objects: the two must select the same objects.

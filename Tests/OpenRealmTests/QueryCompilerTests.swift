@@ -1,7 +1,7 @@
 import Foundation
 import ORCore
 import XCTest
-@testable import OpenRealm
+@testable import OpenRealmQuery
 
 /// The compiler against real ORCore: RQL strings compiled for a schema created with the
 /// C API, run with `orc_query_run`, and the matching objects checked; type errors

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import OpenRealm
+@testable import OpenRealmQuery
 
 /// The canonical string (`ParsedQuery.description`): its exact form, that it reads back
 /// to itself, and that equivalent spellings render alike.

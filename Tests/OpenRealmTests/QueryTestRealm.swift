@@ -1,7 +1,7 @@
 import Foundation
 import ORCore
 import XCTest
-@testable import OpenRealm
+@testable import OpenRealmQuery
 
 /// A realm file built with ORCore's C API for query tests: classes and objects are
 /// created directly, a ``QuerySchema`` describes them, and queries are compiled with

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import OpenRealm
+@testable import OpenRealmQuery
 
 /// Inputs the `rql` fuzz target (docs/RELIABILITY.md, "Fuzzing") found breaking a
 /// promise, kept in `Fuzz/regressions/rql/` with the error each must now give.

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import OpenRealm
+@testable import OpenRealmQuery
 
 /// The RQL lexer and parser: every construct parses to the tree it means, arguments
 /// bind, and malformed strings fail with the offending token and its offset.

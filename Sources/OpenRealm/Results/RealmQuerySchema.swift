@@ -30,8 +30,17 @@ extension QueryError {
     var realmError: RealmError { RealmError(.invalidQuery, message) }
 }
 
+extension QueryArgumentBinder {
+    /// The local API's rule for query arguments of its own types: a `PersistableEnum`
+    /// stands for its raw value. OpenRealmQuery cannot name `PersistableEnum`, so the
+    /// callers that bind a user's arguments (`filter`, subscriptions) hand it this.
+    package static func persistableEnumRawValue(_ argument: Any) -> Any? {
+        (argument as? any PersistableEnum)?.rawValue
+    }
+}
+
 extension ObjectBase: QueryValueConvertible {
-    var queryValue: QueryValue {
+    package var queryValue: QueryValue {
         guard _realm != nil else {
             // An unmanaged object is in no table: the compiler refuses the comparison (as
             // Realm does), since this table number is no class's.
@@ -42,7 +51,7 @@ extension ObjectBase: QueryValueConvertible {
 }
 
 extension AnyRealmValue: QueryValueConvertible {
-    var queryValue: QueryValue {
+    package var queryValue: QueryValue {
         switch self {
         case .none: return .null
         case .int(let v): return .int(Int64(v))

@@ -136,7 +136,8 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     public func filter(_ predicateFormat: String, arguments: [Any]) throws -> Results<Element> {
         let parsed: ParsedQuery
         do {
-            parsed = try QueryParser.parse(predicateFormat, arguments: arguments)
+            parsed = try QueryParser.parse(predicateFormat, arguments: arguments,
+                                           rawValue: QueryArgumentBinder.persistableEnumRawValue)
         } catch let error as QueryError {
             throw error.realmError
         }

@@ -1,5 +1,5 @@
 import Foundation
-import OpenRealm
+import OpenRealmQuery
 
 /// A user API key as the API key routes return it: `key` only in the answer that
 /// created it (the server keeps only its hash).

@@ -1,6 +1,6 @@
 import Foundation
 import ORCore
-import OpenRealm
+import OpenRealmQuery
 import OpenRealmWire
 
 /// What the other sessions of an app receive of one integrated changeset, worked out

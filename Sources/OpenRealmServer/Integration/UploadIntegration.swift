@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import OpenRealm
+import OpenRealmQuery
 import OpenRealmSyncCore
 import OpenRealmWire
 

@@ -1,5 +1,5 @@
 import Foundation
-import OpenRealm
+import OpenRealmQuery
 
 /// A read or write rule's RQL with the user variables `%user.id` and `%user.email`.
 ///

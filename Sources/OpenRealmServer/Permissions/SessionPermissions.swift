@@ -1,4 +1,4 @@
-import OpenRealm
+import OpenRealmQuery
 
 /// The app's read and write rules checked once at start: per class, the rule templates,
 /// and the `"*"` entry's for every class (and every rule) without its own.

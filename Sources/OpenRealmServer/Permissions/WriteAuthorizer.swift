@@ -1,4 +1,4 @@
-import OpenRealm
+import OpenRealmQuery
 import OpenRealmWire
 
 /// Decides whether a session may write an object: the object must be in the session's

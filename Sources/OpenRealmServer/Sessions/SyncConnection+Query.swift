@@ -1,5 +1,5 @@
 import Foundation
-import OpenRealm
+import OpenRealmQuery
 import OpenRealmWire
 
 /// Query messages: validate the new subscription set, then change the session's view

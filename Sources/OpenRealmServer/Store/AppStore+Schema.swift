@@ -1,6 +1,6 @@
 import Foundation
 import ORCore
-import OpenRealm
+import OpenRealmQuery
 import OpenRealmWire
 
 /// The synced schema: additive changes clients declare in development mode, and the

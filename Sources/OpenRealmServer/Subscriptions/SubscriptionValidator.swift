@@ -1,4 +1,4 @@
-import OpenRealm
+import OpenRealmQuery
 import OpenRealmWire
 
 /// Checks one class's subscription query against the Flexible Sync rules and returns

@@ -1,6 +1,6 @@
 import Foundation
 import ORCore
-import OpenRealm
+import OpenRealmQuery
 import OpenRealmWire
 
 /// What a session syncs: its accepted subscription set (flexible sync) or its partition

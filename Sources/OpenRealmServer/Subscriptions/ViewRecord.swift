@@ -1,5 +1,5 @@
 import Foundation
-import OpenRealm
+import OpenRealmQuery
 import OpenRealmWire
 
 /// A completed view as `__client_files.view` keeps it (JSON): the subscription

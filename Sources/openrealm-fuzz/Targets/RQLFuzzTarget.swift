@@ -1,5 +1,5 @@
 import Foundation
-import OpenRealm
+import OpenRealmQuery
 
 extension FuzzTarget {
     /// RQL text through the parser, the canonical renderer and the compiler.

@@ -24,12 +24,12 @@ import Foundation
 /// Decimal128 is a value type and may be passed between threads freely.
 public struct Decimal128: Sendable {
     /// The low 64 bits of the BID encoding (`orc_decimal128.w[0]`).
-    var bidLow: UInt64
+    package var bidLow: UInt64
     /// The high 64 bits of the BID encoding (`orc_decimal128.w[1]`).
-    var bidHigh: UInt64
+    package var bidHigh: UInt64
 
     /// Wraps BID bits as ORCore stores them, without checking them.
-    init(bidLow: UInt64, bidHigh: UInt64) {
+    package init(bidLow: UInt64, bidHigh: UInt64) {
         self.bidLow = bidLow
         self.bidHigh = bidHigh
     }

@@ -76,10 +76,10 @@ extension QueryCompiler {
 
     /// The column and type of the property an aggregate over `Results` runs on
     /// (`orc_query_aggregate`): a direct, non-collection property of the class.
-    struct AggregateTarget: Hashable, Sendable {
-        var column: UInt16
-        var type: QueryPropertyType
-        var isOptional: Bool
+    package struct AggregateTarget: Hashable, Sendable {
+        package var column: UInt16
+        package var type: QueryPropertyType
+        package var isOptional: Bool
     }
 
     /// Checks that `aggregate` (@min, @max, @sum, @avg or @count) applies to `property`
@@ -88,7 +88,7 @@ extension QueryCompiler {
     /// - Throws: ``QueryError``: `.unknownProperty`; `.typeMismatch` when the type does
     ///   not fit (@sum / @avg need numbers, @min / @max numbers or dates); `.unsupported`
     ///   for a key path through links or a collection property.
-    func aggregateTarget(_ property: String, className: String, aggregate: QueryAggregate) throws -> AggregateTarget {
+    package func aggregateTarget(_ property: String, className: String, aggregate: QueryAggregate) throws -> AggregateTarget {
         let cls = try queryClass(className)
         let path = try QueryParser.parseKeyPath(property)
         guard path.aggregate == nil, path.components.count == 1, case .property(let name) = path.components[0] else {

@@ -28,7 +28,7 @@ import Foundation
 /// - BEGINSWITH, ENDSWITH, CONTAINS, LIKE only on strings, binaries and mixed;
 ///   `[c]` / `[d]` only on those too.
 ///
-/// Placeholders must be bound first (``ParsedQuery/binding(_:)``).
+/// Placeholders must be bound first (``ParsedQuery/binding(_:rawValue:)``).
 package struct QueryCompiler {
     /// The schema key paths are resolved against.
     package let schema: any QuerySchema

@@ -69,10 +69,10 @@ package enum QueryValue: Hashable, Sendable {
     }
 }
 
-/// A Swift value that a query argument may be: the lead adopts it for `Object`
-/// (giving `.link`), `PersistableEnum` (its raw value), `AnyRealmValue`, and so on.
-/// ``QueryValue`` itself conforms, so a bound value can be passed back as an argument.
-internal protocol QueryValueConvertible {
+/// A Swift value that a query argument may be: the local API adopts it for `Object`
+/// (giving `.link`) and `AnyRealmValue`. ``QueryValue`` itself conforms, so a bound value
+/// can be passed back as an argument.
+package protocol QueryValueConvertible {
     /// The constant the value stands for in a query.
     var queryValue: QueryValue { get }
 }

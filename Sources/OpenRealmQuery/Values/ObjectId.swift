@@ -87,17 +87,17 @@ public struct ObjectId: Sendable {
     // MARK: Bridging
 
     /// The C layer's form of an ObjectId: `uint8_t object_id[12]` of `orc_value`.
-    typealias Bytes12 = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+    package typealias Bytes12 = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
 
     /// Creates an ObjectId from the bytes of an `orc_value`'s `object_id` field.
-    init(orcBytes b: Bytes12) {
+    package init(orcBytes b: Bytes12) {
         head = UInt64(b.0) << 56 | UInt64(b.1) << 48 | UInt64(b.2) << 40 | UInt64(b.3) << 32
             | UInt64(b.4) << 24 | UInt64(b.5) << 16 | UInt64(b.6) << 8 | UInt64(b.7)
         tail = UInt32(b.8) << 24 | UInt32(b.9) << 16 | UInt32(b.10) << 8 | UInt32(b.11)
     }
 
     /// The bytes for an `orc_value`'s `object_id` field.
-    var orcBytes: Bytes12 {
+    package var orcBytes: Bytes12 {
         func byte(_ word: UInt64, _ shift: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: word >> shift) }
         let t = UInt64(tail)
         return (byte(head, 56), byte(head, 48), byte(head, 40), byte(head, 32),

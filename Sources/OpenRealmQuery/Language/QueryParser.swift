@@ -59,9 +59,10 @@ package struct QueryParser {
         return try parser.query()
     }
 
-    /// Parses a whole query and binds its arguments (see ``ParsedQuery/binding(_:)``).
-    package static func parse(_ text: String, arguments: [Any]) throws -> ParsedQuery {
-        try parse(text).binding(arguments)
+    /// Parses a whole query and binds its arguments (see ``ParsedQuery/binding(_:rawValue:)``).
+    package static func parse(_ text: String, arguments: [Any],
+                              rawValue: @escaping QueryArgumentRawValue = QueryArgumentBinder.noRawValue) throws -> ParsedQuery {
+        try parse(text).binding(arguments, rawValue: rawValue)
     }
 
     /// Parses a lone key path (`"dog.name"`, `"items.@count"`, `"dict['k']"`), as given to

@@ -6,17 +6,21 @@ import Foundation
 /// Accepted argument types: `nil` (`Optional.none`, `NSNull`), `Bool`, every fixed-width
 /// integer (a `UInt64` above `Int64.max` is refused), `Float`, `Double`, `String`,
 /// `Substring`, `Character`, `Data`, `Date`, `UUID`, `Decimal128`, `ObjectId`, anything
-/// ``QueryValueConvertible`` (objects, enums, ``QueryValue``), and arrays or sets of
+/// ``QueryValueConvertible`` (objects, ``QueryValue``), a value the caller's
+/// ``QueryArgumentRawValue`` rule maps to one of these (enums), and arrays or sets of
 /// these (for `IN`, `BETWEEN` and `==`, which reads a list as IN). A `%K` argument must
 /// be a `String` holding a key path. Extra arguments are ignored.
 extension ParsedQuery {
     /// The query with every placeholder replaced by its argument.
     ///
+    /// - Parameter rawValue: The caller's rule for arguments of its own types (the local
+    ///   API passes one for `PersistableEnum`); by default there are none.
     /// - Throws: ``QueryError`` `.badArgument` naming the argument (`$2`) when there are
     ///   too few arguments or one has a type a query cannot take; `.unsupported` when a
     ///   list argument lands where a list cannot go.
-    package func binding(_ arguments: [Any]) throws -> ParsedQuery {
-        let binder = QueryArgumentBinder(arguments: arguments)
+    package func binding(_ arguments: [Any],
+                         rawValue: @escaping QueryArgumentRawValue = QueryArgumentBinder.noRawValue) throws -> ParsedQuery {
+        let binder = QueryArgumentBinder(arguments: arguments, rawValue: rawValue)
         return ParsedQuery(predicate: try binder.bind(predicate),
                            descriptors: descriptors)
     }
@@ -48,9 +52,18 @@ extension QueryOperand {
     }
 }
 
+/// The value an argument of a type the query language cannot name stands for, or nil
+/// when the argument is none of the caller's types. The local API maps a
+/// `PersistableEnum` (which lives above this module) to its raw value.
+package typealias QueryArgumentRawValue = (Any) -> Any?
+
 /// Converts Swift argument values into query constants.
-internal struct QueryArgumentBinder {
+package struct QueryArgumentBinder {
     let arguments: [Any]
+    let rawValue: QueryArgumentRawValue
+
+    /// The rule of callers with no types of their own (the server, the fuzz targets).
+    package static func noRawValue(_ argument: Any) -> Any? { nil }
 
     func bind(_ predicate: QueryPredicate) throws -> QueryPredicate {
         switch predicate {
@@ -87,7 +100,7 @@ internal struct QueryArgumentBinder {
         case .keyPath, .value:
             return operand
         case .argument(let i):
-            return try Self.operand(for: try argument(i), index: i)
+            return try Self.operand(for: try argument(i), index: i, rawValue: rawValue)
         case .keyPathArgument(let i):
             let raw = try argument(i)
             guard let text = Self.unwrap(raw) as? String else {
@@ -102,7 +115,7 @@ internal struct QueryArgumentBinder {
             return .list(try items.map { item in
                 guard case .argument(let i) = item else { return try bind(item) }
                 let raw = try argument(i)
-                return .value(try Self.value(for: raw, index: i))
+                return .value(try Self.value(for: raw, index: i, rawValue: rawValue))
             })
         case .subqueryCount(var s):
             s.predicate = try bind(s.predicate)
@@ -121,24 +134,25 @@ internal struct QueryArgumentBinder {
     // MARK: - Conversions
 
     /// The operand for one argument: a `.list` for an array or set, else a `.value`.
-    static func operand(for raw: Any, index: Int) throws -> QueryOperand {
+    static func operand(for raw: Any, index: Int, rawValue: QueryArgumentRawValue) throws -> QueryOperand {
         if let elements = sequenceElements(raw) {
             return .list(try elements.map { element in
                 if sequenceElements(element) != nil {
                     throw QueryError(.badArgument, "Invalid query: argument $\(index) is a list of lists (\(typeName(raw))), which a query cannot take")
                 }
-                return .value(try value(for: element, index: index))
+                return .value(try value(for: element, index: index, rawValue: rawValue))
             })
         }
-        return .value(try value(for: raw, index: index))
+        return .value(try value(for: raw, index: index, rawValue: rawValue))
     }
 
     /// The constant for one scalar argument.
-    static func value(for raw: Any, index: Int) throws -> QueryValue {
+    package static func value(for raw: Any, index: Int,
+                              rawValue: QueryArgumentRawValue = noRawValue) throws -> QueryValue {
         guard let x = unwrap(raw) else { return .null }
         if x is NSNull { return .null }
         if let convertible = x as? QueryValueConvertible { return convertible.queryValue }
-        if let enumValue = x as? any PersistableEnum { return try value(for: enumValue.rawValue, index: index) }
+        if let standIn = rawValue(x) { return try value(for: standIn, index: index, rawValue: rawValue) }
         switch x {
         case let v as Bool: return .bool(v)
         case let v as Int: return .int(Int64(v))
