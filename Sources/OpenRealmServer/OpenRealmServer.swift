@@ -98,11 +98,13 @@ public final class OpenRealmServer: Sendable {
     /// metrics port when it has one (with the routes mounted in another application, the
     /// metrics port only).
     ///
-    /// - Throws: ``ServerError`` when the data directory is in use, or an address
-    ///   cannot be listened on (naming the port's owner when it is in use).
+    /// - Throws: ``ServerError`` when the data directory is in use, the configured
+    ///   schema conflicts with the stored one, or an address cannot be listened on
+    ///   (naming the port's owner when it is in use).
     public func run() async throws {
         let lock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "serve")
         defer { lock.release() }
+        try applyConfiguredSchema()
         try await serve()
     }
 

@@ -12,7 +12,7 @@ struct OpenRealmServerCommand: AsyncParsableCommand {
         commandName: "openrealm-server",
         abstract: "The self-hostable OpenRealm Flexible Sync server.",
         version: OpenRealmVersion.current,
-        subcommands: [Serve.self, Backup.self, Check.self, Users.self, APIKeys.self, RotateSigningKey.self],
+        subcommands: [Serve.self, Backup.self, Check.self, Users.self, APIKeys.self, RotateSigningKey.self, Schema.self],
         defaultSubcommand: Serve.self)
 }
 
