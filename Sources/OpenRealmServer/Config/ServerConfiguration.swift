@@ -58,6 +58,10 @@ public struct ServerConfiguration: Sendable {
     public var syncQueryBudgetBytes: Int = 1 << 20
     /// The query bytes per second a sync connection's budget refills by.
     public var syncQueryBytesPerSecond: Int = 256 << 10
+    /// Query evaluations (a `query` message's validation, view and bootstrap) that run
+    /// at once, server-wide (`--sync-query-concurrency`); the others wait their turn, in
+    /// arrival order, holding no thread. Default: the cores, at least 2.
+    public var syncQueryConcurrency: Int = BoundedExecutor.defaultQueryConcurrency
     /// Sessions one sync connection may have bound at once (`--sync-max-sessions`); a
     /// bind past it is refused (`limitsExceeded`) and the connection goes on.
     public var syncMaxSessionsPerConnection = 64
