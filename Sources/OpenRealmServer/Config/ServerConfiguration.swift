@@ -47,7 +47,7 @@ public struct ServerConfiguration: Sendable {
     public var syncInboundQueueBytes: Int = 32 << 20
     /// The most encoded bytes waiting to be sent to one sync connection; a connection
     /// that lets more pile up (it does not read) gets a `connectionClosed` error and is
-    /// closed. Also the largest bootstrap the server can send in one go.
+    /// closed. A bootstrap is streamed under it, one batch at a time.
     public var syncMaxOutboundBytes: Int = 64 << 20
     /// Seconds within which every frame queued for a sync connection must be written to
     /// its socket; a connection that does not drain its queue in time is closed,
