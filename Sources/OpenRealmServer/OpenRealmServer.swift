@@ -34,6 +34,8 @@ public final class OpenRealmServer: Sendable {
     let tls: TLSConfiguration?
     /// The metrics port, and whether the routes are mounted in another application.
     let listeners = Listeners()
+    /// Where sync connections' queries are evaluated (``ServerConfiguration/syncQueryConcurrency`` at once).
+    let queryWork: BoundedExecutor
 
     /// Prepares a server: checks the configuration, reads the TLS files, creates the data
     /// directory and the signing key.
@@ -59,6 +61,7 @@ public final class OpenRealmServer: Sendable {
             throw ServerError("app '\(app.appId)' confirms email addresses by mail ('auth.emailPassword.autoConfirm' false), "
                 + "but the server has no mail sender: start it with --mail-command")
         }
+        queryWork = BoundedExecutor.queryWork(limit: configuration.syncQueryConcurrency, metrics: metrics)
         auth = AuthService(apps: apps, signingKey: key, previousSigningKeys: previousKeys, hasher: PasswordHasher(rounds: configuration.passwordHashRounds),
                            mailer: configuration.mailer, logger: logger, metrics: metrics)
     }
@@ -73,7 +76,8 @@ public final class OpenRealmServer: Sendable {
         router.add(middleware: ForwardedClientMiddleware(resolver: ForwardedClient(trustedProxies: configuration.trustedProxies)))
         let location = PublicLocation(publicURL: configuration.publicURL, host: configuration.host, secure: tls != nil)
         AuthRoutes.add(to: router, auth: auth, location: location, port: { box.port ?? 0 })
-        SyncEndpoint.add(to: router, auth: auth, logger: logger, metrics: metrics, limits: SyncEndpoint.Limits(configuration))
+        SyncEndpoint.add(to: router, auth: auth, logger: logger, metrics: metrics, limits: SyncEndpoint.Limits(configuration),
+                         queryWork: queryWork)
         let webSocketResponder = router.buildResponder()
         return Application(
             router: router,
@@ -98,11 +102,13 @@ public final class OpenRealmServer: Sendable {
     /// metrics port when it has one (with the routes mounted in another application, the
     /// metrics port only).
     ///
-    /// - Throws: ``ServerError`` when the data directory is in use, or an address
-    ///   cannot be listened on (naming the port's owner when it is in use).
+    /// - Throws: ``ServerError`` when the data directory is in use, the configured
+    ///   schema conflicts with the stored one, or an address cannot be listened on
+    ///   (naming the port's owner when it is in use).
     public func run() async throws {
         let lock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "serve")
         defer { lock.release() }
+        try applyConfiguredSchema()
         try await serve()
     }
 

@@ -12,7 +12,7 @@ struct OpenRealmServerCommand: AsyncParsableCommand {
         commandName: "openrealm-server",
         abstract: "The self-hostable OpenRealm Flexible Sync server.",
         version: OpenRealmVersion.current,
-        subcommands: [Serve.self, Backup.self, Check.self, Users.self, APIKeys.self, RotateSigningKey.self],
+        subcommands: [Serve.self, Backup.self, Check.self, Users.self, APIKeys.self, RotateSigningKey.self, Schema.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -63,6 +63,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .customLong("sync-query-rate"), help: "Query bytes per second a sync connection's budget refills by.")
     var syncQueryRate: Int = 256 << 10
+
+    @Option(name: .customLong("sync-query-concurrency"), help: "Query evaluations that run at once, server-wide; the others wait their turn (default: the cores, at least 2).")
+    var syncQueryConcurrency: Int?
 
     @Option(name: .customLong("sync-max-sessions"), help: "Sessions one sync connection may have bound at once.")
     var syncMaxSessions = 64
@@ -136,6 +139,10 @@ struct Serve: AsyncParsableCommand {
         configuration.syncPingInterval = syncPingInterval
         guard syncMaxSessions > 0 else { throw ValidationError("--sync-max-sessions \(syncMaxSessions) must be at least 1") }
         configuration.syncMaxSessionsPerConnection = syncMaxSessions
+        if let syncQueryConcurrency {
+            guard syncQueryConcurrency > 0 else { throw ValidationError("--sync-query-concurrency \(syncQueryConcurrency) must be at least 1") }
+            configuration.syncQueryConcurrency = syncQueryConcurrency
+        }
         configuration.allowRemoteDevelopment = allowRemoteDevelopment
         configuration.maxDevelopmentApps = maxDevelopmentApps
         if let mailCommand {

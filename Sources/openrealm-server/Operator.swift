@@ -158,3 +158,41 @@ struct RotateSigningKey: ParsableCommand {
         print("signing.key: new; the previous key is signing.key.previous and verifies the tokens it signed until they expire")
     }
 }
+
+struct Schema: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show or extend an app's synced schema, in the app configuration's \"schema\" format (offline).",
+        subcommands: [Show.self, Apply.self])
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the stored schema as JSON: the value of the configuration's \"schema\" key.")
+
+        @OptionGroup var app: AppOption
+
+        func run() throws {
+            let admin = try app.open()
+            defer { admin.close() }
+            print(try admin.schema().jsonText())
+        }
+    }
+
+    struct Apply: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add the classes and properties of a schema file the store lacks (additive; a conflicting definition is refused).")
+
+        @OptionGroup var app: AppOption
+
+        @Option(help: "The schema file: what 'schema show' prints, or an app configuration with a \"schema\".")
+        var file: String
+
+        func run() throws {
+            let schema = try AppSchema.load(from: URL(fileURLWithPath: file))
+            let admin = try app.open()
+            defer { admin.close() }
+            let added = try admin.applySchema(schema)
+            print(added.isEmpty ? "app '\(admin.appId)': the store already has this schema"
+                : "app '\(admin.appId)': added \(added.joined(separator: ", "))")
+        }
+    }
+}

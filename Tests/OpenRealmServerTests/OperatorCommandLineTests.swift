@@ -164,4 +164,37 @@ final class OperatorCommandLineTests: ServerTestCase {
         XCTAssertEqual(result.status, 1, result.output)
         XCTAssertTrue(result.output.contains("DAMAGED  app 'todo'"), result.output)
     }
+
+    /// `schema show` prints the stored schema in the configuration's format, `schema
+    /// apply` adds it to another app; both refuse a directory a server holds.
+    func testSchemaShowAndApplyAndAHeldDirectoryIsRefused() throws {
+        let (client, _) = try boundClient()
+        try upload(client, clientVersion: 1, PermissionTests.noteSchema + Self.taskSchema)
+        _ = try anonymousToken(appId: "other")
+        let file = scratch.appendingPathComponent("schema.json")
+        try Data(#"{"Note": {"primaryKey": "_id", "properties": {"_id": {"type": "int"}}}}"#.utf8).write(to: file)
+        for command in [["schema", "show", "--app", "todo"], ["schema", "apply", "--app", "other", "--file", file.path]] {
+            let result = try run(command + ["--data-dir", dataDirectory.path])
+            XCTAssertNotEqual(result.status, 0, command.joined(separator: " "))
+            XCTAssertTrue(result.output.contains("the data directory '\(dataDirectory.path)' is in use by openrealm-server serve"), result.output)
+        }
+        stopServer()
+
+        var result = try run(["schema", "show", "--app", "todo", "--data-dir", dataDirectory.path])
+        XCTAssertEqual(result.status, 0, result.output)
+        let shown = try AppSchema.parseFile(Data(result.output.utf8), source: "output")
+        XCTAssertEqual(shown.classes.map(\.schema.name), ["Note", "Task"])
+        try Data(result.output.utf8).write(to: file)
+        result = try run(["schema", "apply", "--app", "other", "--file", file.path, "--data-dir", dataDirectory.path])
+        XCTAssertEqual(result.status, 0, result.output)
+        XCTAssertTrue(result.output.contains("app 'other': added class 'Note', class 'Task', property 'Note.editor'"), result.output)
+        result = try run(["schema", "show", "--app", "other", "--data-dir", dataDirectory.path])
+        XCTAssertEqual(try AppSchema.parseFile(Data(result.output.utf8), source: "output"), shown)
+
+        // A conflicting file is refused, naming the property.
+        try Data(#"{"Note": {"primaryKey": "_id", "properties": {"_id": {"type": "int"}, "owner": {"type": "int"}}}}"#.utf8).write(to: file)
+        result = try run(["schema", "apply", "--app", "other", "--file", file.path, "--data-dir", dataDirectory.path])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.output.contains("property 'Note.owner' exists with another type (stored: string, schema: int)"), result.output)
+    }
 }

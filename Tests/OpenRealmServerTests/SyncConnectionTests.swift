@@ -10,14 +10,19 @@ final class SyncConnectionTests: XCTestCase {
     final class Outbox: @unchecked Sendable {
         private let lock = NSLock()
         private var items: [ConnectionOutput] = []
-        func append(_ o: ConnectionOutput) { lock.lock(); items.append(o); lock.unlock() }
+        func append(_ o: ConnectionOutput) {
+            // A bootstrap stream is taken at once, as a transport without a bound would.
+            let outputs: [ConnectionOutput]
+            if case .stream(let stream) = o { outputs = stream.drain().map { .message($0) } } else { outputs = [o] }
+            lock.lock(); items += outputs; lock.unlock()
+        }
         var messages: [WireMessage] {
             lock.lock(); defer { lock.unlock() }
             return items.compactMap {
                 switch $0 {
                 case .message(let m): return m
                 case .encoded(let e): return e.message
-                case .close: return nil
+                case .close, .stream: return nil
                 }
             }
         }

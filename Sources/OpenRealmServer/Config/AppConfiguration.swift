@@ -14,9 +14,12 @@ import Foundation
 ///   "indexedQueryableField": "owner",
 ///   "limits": { "maxQueryBytes": 262144, "clientRetentionSeconds": 2592000, "historyTrimIntervalVersions": 100 },
 ///   "rules": { "Task": { "read": "owner == %user.id OR shared == true", "write": "owner == %user.id" } },
-///   "rateLimits": { "loginPerAddress": { "burst": 100, "perMinute": 60 }, "loginPerEmail": { "burst": 10, "perMinute": 10 } }
+///   "rateLimits": { "loginPerAddress": { "burst": 100, "perMinute": 60 }, "loginPerEmail": { "burst": 10, "perMinute": 10 } },
+///   "schema": { "Task": { "primaryKey": "_id", "properties": { "_id": { "type": "objectId" }, "owner": { "type": "string" } } } }
 /// }
 /// ```
+///
+/// `"schema"` is the app's synced schema (``AppSchema``), applied when the server starts.
 ///
 /// `"partitionField": "_partition"` makes the app partition-based: sessions bind with a
 /// partition value instead of subscribing, and flexible binds are refused.
@@ -24,10 +27,13 @@ public struct AppConfiguration: Sendable, Hashable {
     /// The app id; the only one the server then serves.
     public var appId: String
     /// Whether clients may declare classes and properties (additive only). Off unless
-    /// the configuration says so: the schema then comes from the configuration's
-    /// operator (`openrealm-server schema`), and no client can declare a property's
+    /// the configuration says so: the schema then comes from ``schema`` or from the
+    /// operator (`openrealm-server schema apply`), and no client can declare a property's
     /// type first for everyone.
     public var developmentMode: Bool = false
+    /// The synced schema, applied (additively) when the server starts; nil leaves the
+    /// stored schema as it is.
+    public var schema: AppSchema?
     /// Whether anonymous login is enabled (off unless the configuration says so).
     public var anonymousAuth: Bool = false
     /// Whether email/password registration and login are enabled.
@@ -100,13 +106,14 @@ public struct AppConfiguration: Sendable, Hashable {
         let root = try ConfigJSON.object(data, source: source)
         let reader = ConfigReader(source: source)
         try reader.only(root, ["appId", "developmentMode", "auth", "tokens", "queryableFields", "indexedQueryableField", "limits",
-                              "rules", "partitionField", "rateLimits"], at: "")
+                              "rules", "partitionField", "rateLimits", "schema"], at: "")
         guard let appId = try reader.string(root["appId"], "appId") else { throw ServerError("\(source): 'appId' is required") }
         guard AppRegistry.isValidAppId(appId) else {
             throw ServerError("\(source): 'appId' \"\(appId)\" must be 1–64 letters, digits, '.', '_' or '-', not starting with '.'")
         }
         var config = AppConfiguration(appId: appId)
         if let dev = try reader.bool(root["developmentMode"], "developmentMode") { config.developmentMode = dev }
+        if let schema = root["schema"] { config.schema = try AppSchema.parse(schema, source: source) }
         if let auth = try reader.object(root["auth"], "auth") {
             try reader.only(auth, ["anonymous", "emailPassword", "apiKeys", "customJWT"], at: "auth.")
             if let jwt = try reader.object(auth["customJWT"], "auth.customJWT") {
@@ -196,7 +203,7 @@ public struct AppConfiguration: Sendable, Hashable {
 }
 
 /// Typed reads of JSON values with errors naming the key.
-private struct ConfigReader {
+struct ConfigReader {
     let source: String
 
     func only(_ object: [String: Any], _ keys: Set<String>, at prefix: String) throws {

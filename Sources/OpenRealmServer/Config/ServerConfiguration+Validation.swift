@@ -17,6 +17,7 @@ extension ServerConfiguration {
                 + "or --allow-remote-development to serve development mode on '\(host)' anyway")
         }
         guard maxDevelopmentApps > 0 else { throw ServerError("maxDevelopmentApps \(maxDevelopmentApps) must be at least 1") }
+        guard syncQueryConcurrency > 0 else { throw ServerError("syncQueryConcurrency \(syncQueryConcurrency) must be at least 1") }
         try validateMetricsAddress()
         for (name, value) in [("httpIdleTimeout", httpIdleTimeout), ("syncBindTimeout", syncBindTimeout),
                               ("syncPingInterval", syncPingInterval), ("syncCloseTimeout", syncCloseTimeout)]

@@ -47,7 +47,7 @@ public struct ServerConfiguration: Sendable {
     public var syncInboundQueueBytes: Int = 32 << 20
     /// The most encoded bytes waiting to be sent to one sync connection; a connection
     /// that lets more pile up (it does not read) gets a `connectionClosed` error and is
-    /// closed. Also the largest bootstrap the server can send in one go.
+    /// closed. A bootstrap is streamed under it, one batch at a time.
     public var syncMaxOutboundBytes: Int = 64 << 20
     /// Seconds within which every frame queued for a sync connection must be written to
     /// its socket; a connection that does not drain its queue in time is closed,
@@ -58,6 +58,10 @@ public struct ServerConfiguration: Sendable {
     public var syncQueryBudgetBytes: Int = 1 << 20
     /// The query bytes per second a sync connection's budget refills by.
     public var syncQueryBytesPerSecond: Int = 256 << 10
+    /// Query evaluations (a `query` message's validation, view and bootstrap) that run
+    /// at once, server-wide (`--sync-query-concurrency`); the others wait their turn, in
+    /// arrival order, holding no thread. Default: the cores, at least 2.
+    public var syncQueryConcurrency: Int = BoundedExecutor.defaultQueryConcurrency
     /// Sessions one sync connection may have bound at once (`--sync-max-sessions`); a
     /// bind past it is refused (`limitsExceeded`) and the connection goes on.
     public var syncMaxSessionsPerConnection = 64

@@ -40,6 +40,7 @@ extension OpenRealmServer {
         let port = configuration.port
         let location = PublicLocation(publicURL: configuration.publicURL, host: configuration.host, secure: tls != nil)
         AuthRoutes.add(to: group, auth: auth, location: location, port: { port })
-        SyncEndpoint.add(to: group, auth: auth, logger: logger, metrics: metrics, limits: SyncEndpoint.Limits(configuration))
+        SyncEndpoint.add(to: group, auth: auth, logger: logger, metrics: metrics, limits: SyncEndpoint.Limits(configuration),
+                         queryWork: queryWork)
     }
 }

@@ -17,9 +17,16 @@ import OpenRealmWire
 /// (``waitForRoom()``), so a client that reads keeps the queue low and only one that does
 /// not read, or reads far slower than it is sent to, reaches the bound.
 ///
+/// A bootstrap is queued as a stream (``BootstrapStream``): its batches are made and
+/// encoded one at a time, when the writer is ready for the next, so only the batch being
+/// written counts against the bound, and a view larger than the bound reaches a client
+/// that reads it. What is pushed after a stream waits behind it (counted as usual), and
+/// the handler takes no next frame while a stream is queued.
+///
 /// Every frame must be written within the drain timeout of being queued:
 /// ``oldestUnwrittenSince`` is when the oldest frame not written yet (the one being
-/// written included) was queued; the transport closes the connection once that is older
+/// written included) was queued — for a stream, when its current batch was made, or when
+/// its previous one was written — ; the transport closes the connection once that is older
 /// than its timeout, whether or not the peer answers pings (a peer that does not read
 /// makes every write wait, pings included).
 ///
@@ -42,8 +49,24 @@ final class OutboundFrameQueue: @unchecked Sendable {
     /// not fit (outside the queue's lock).
     var onOverflow: (@Sendable (_ queued: Int, _ frame: Int) -> Void)?
 
+    /// A queued entry: a frame or close ready to write, or a bootstrap stream whose next
+    /// batch is made when the writer gets to it.
+    private enum Queued {
+        case ready(Entry)
+        case stream(BootstrapStream)
+    }
+
+    /// What the writer's wait ends with: an entry (nil: the end), or a stream at the head
+    /// of the queue whose next batch it makes, outside the lock.
+    private enum Step {
+        case entry(Entry?)
+        case produce(BootstrapStream)
+    }
+
     private let lock = NSLock()
-    private var items: [(entry: Entry, bytes: Int, queuedAt: ContinuousClock.Instant)] = []
+    private var items: [(entry: Queued, bytes: Int, queuedAt: ContinuousClock.Instant)] = []
+    /// The streams queued (the one being written included).
+    private var streams = 0
     private var head = 0
     private var queuedBytes = 0
     /// The frame the writer is writing: its size and when it was queued.
@@ -51,7 +74,7 @@ final class OutboundFrameQueue: @unchecked Sendable {
     /// A close was queued: later pushes are dropped.
     private var finished = false
     private(set) var hasOverflowed = false
-    private var waitingWriter: CheckedContinuation<Entry?, Never>?
+    private var waitingWriter: CheckedContinuation<Step, Never>?
     private var waitingHandler: CheckedContinuation<Void, Never>?
     /// The writer saw the end: nothing more is taken.
     private var ended = false
@@ -67,6 +90,9 @@ final class OutboundFrameQueue: @unchecked Sendable {
     func push(_ output: ConnectionOutput) {
         let entry: Entry
         switch output {
+        case .stream(let stream):
+            push(stream)
+            return
         case .close:
             entry = .close(code: 1000, reason: nil)
         case .encoded(let shared) where shared.version == WireEncoder().version:
@@ -95,6 +121,25 @@ final class OutboundFrameQueue: @unchecked Sendable {
         enqueue(entry, bytes: bytes, now: now)
     }
 
+    /// Queues a bootstrap stream: its batches are made as the writer gets to them.
+    private func push(_ stream: BootstrapStream) {
+        lock.lock()
+        guard !finished else {
+            lock.unlock()
+            return
+        }
+        streams += 1
+        items.append((.stream(stream), 0, ContinuousClock.now))
+        if let writer = waitingWriter {
+            // Nothing was queued: the stream is the head.
+            waitingWriter = nil
+            lock.unlock()
+            writer.resume(returning: .produce(stream))
+            return
+        }
+        lock.unlock()
+    }
+
     /// `message` as a frame entry, or a close when it cannot be encoded (a message over
     /// the size limit: a server bug, not the client's).
     private static func encode(_ message: WireMessage) -> Entry {
@@ -119,10 +164,11 @@ final class OutboundFrameQueue: @unchecked Sendable {
             isFatal: true))
         let frame = Self.encode(error)
         if case .frame(let bytes, _) = frame {
-            items.append((frame, bytes.count, now))
+            items.append((.ready(frame), bytes.count, now))
             account(bytes.count)
         }
-        items.append((.close(code: 1008, reason: "outgoing queue full"), 0, now))
+        items.append((.ready(.close(code: 1008, reason: "outgoing queue full")), 0, now))
+        streams = 0
         // No writer waits here: the queue held bytes, so the writer is busy writing.
         let handler = waitingHandler
         waitingHandler = nil
@@ -136,36 +182,104 @@ final class OutboundFrameQueue: @unchecked Sendable {
             waitingWriter = nil
             inFlight = (bytes, now)
             lock.unlock()
-            writer.resume(returning: entry)
+            writer.resume(returning: .entry(entry))
             return
         }
-        items.append((entry, bytes, now))
+        items.append((.ready(entry), bytes, now))
         lock.unlock()
     }
 
     /// The next entry for the writer, waiting for one; nil once the queue ended. Call
     /// ``written()`` after writing a frame.
     func next() async -> Entry? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Entry?, Never>) in
-            lock.lock()
-            if ended {
-                lock.unlock()
-                continuation.resume(returning: nil)
-            } else if head < items.count {
-                let first = items[head]
-                head += 1
-                if head > 64 && head * 2 > items.count {
-                    items.removeFirst(head)
-                    head = 0
+        while true {
+            let step = await withCheckedContinuation { (continuation: CheckedContinuation<Step, Never>) in
+                lock.lock()
+                if ended {
+                    lock.unlock()
+                    continuation.resume(returning: .entry(nil))
+                } else if head < items.count {
+                    let first = items[head]
+                    switch first.entry {
+                    case .stream(let stream):
+                        // It stays the head while its batch is made: later pushes go behind it.
+                        lock.unlock()
+                        continuation.resume(returning: .produce(stream))
+                    case .ready(let entry):
+                        dropHead()
+                        inFlight = (first.bytes, first.queuedAt)
+                        lock.unlock()
+                        continuation.resume(returning: .entry(entry))
+                    }
+                } else {
+                    waitingWriter = continuation
+                    lock.unlock()
                 }
-                inFlight = (first.bytes, first.queuedAt)
-                lock.unlock()
-                continuation.resume(returning: first.entry)
-            } else {
-                waitingWriter = continuation
-                lock.unlock()
+            }
+            switch step {
+            case .entry(let entry):
+                return entry
+            case .produce(let stream):
+                // Made and encoded outside the lock: producers (fan-out under an app's
+                // lock) never wait for a batch's encoding.
+                switch took(stream.next().map(Self.encode), from: stream) {
+                case .entry(let entry): return entry
+                case .again: continue
+                }
             }
         }
+    }
+
+    /// What the writer does with a batch it made.
+    private enum Made {
+        case entry(Entry?)
+        case again
+    }
+
+    /// Takes `entry`, the next batch `stream` made (nil: it has no more), as the frame
+    /// in flight; `.again` when the stream ended or was dropped meanwhile (an overflow).
+    private func took(_ entry: Entry?, from stream: BootstrapStream) -> Made {
+        lock.lock()
+        if ended {
+            lock.unlock()
+            return .entry(nil)
+        }
+        guard head < items.count, case .stream(let current) = items[head].entry, current === stream else {
+            // The queue overflowed meanwhile: the stream was dropped.
+            lock.unlock()
+            return .again
+        }
+        guard let entry else {
+            // Every batch was written: what was queued behind the stream is next.
+            dropHead()
+            streams -= 1
+            let handler = takeHandlerIfRoom()
+            lock.unlock()
+            handler?.resume()
+            return .again
+        }
+        var bytes = 0
+        if case .frame(let frame, _) = entry { bytes = frame.count }
+        account(bytes)
+        inFlight = (bytes, ContinuousClock.now)
+        lock.unlock()
+        return .entry(entry)
+    }
+
+    /// Removes the head entry. Call with `lock` held.
+    private func dropHead() {
+        head += 1
+        if head > 64 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+    }
+
+    /// The waiting handler, taken, when the handler may go on. Call with `lock` held.
+    private func takeHandlerIfRoom() -> CheckedContinuation<Void, Never>? {
+        guard waitingHandler != nil && hasRoom else { return nil }
+        defer { waitingHandler = nil }
+        return waitingHandler
     }
 
     /// The writer wrote the frame ``next()`` gave it: its bytes leave the queue.
@@ -175,11 +289,11 @@ final class OutboundFrameQueue: @unchecked Sendable {
             inFlight = nil
             account(-frame.bytes)
         }
-        var handler: CheckedContinuation<Void, Never>?
-        if waitingHandler != nil && hasRoom {
-            handler = waitingHandler
-            waitingHandler = nil
+        if head < items.count, case .stream = items[head].entry {
+            // A stream's next batch is waited for from now: it is made once asked for.
+            items[head].queuedAt = ContinuousClock.now
         }
+        let handler = takeHandlerIfRoom()
         lock.unlock()
         handler?.resume()
     }
@@ -209,8 +323,9 @@ final class OutboundFrameQueue: @unchecked Sendable {
         return !hasOverflowed && !ended
     }
 
-    /// Whether the handler may go on. Call with `lock` held.
-    private var hasRoom: Bool { queuedBytes <= maxBytes / 2 }
+    /// Whether the handler may go on: at most half the bound queued, and no bootstrap
+    /// still streaming. Call with `lock` held.
+    private var hasRoom: Bool { queuedBytes <= maxBytes / 2 && streams == 0 }
 
     /// Ends the queue (the connection is gone): a waiting writer gets nil, a waiting
     /// handler is let go, later pushes are dropped.
@@ -221,13 +336,14 @@ final class OutboundFrameQueue: @unchecked Sendable {
         account(-queuedBytes)
         items.removeAll()
         head = 0
+        streams = 0
         inFlight = nil
         let writer = waitingWriter
         waitingWriter = nil
         let handler = waitingHandler
         waitingHandler = nil
         lock.unlock()
-        writer?.resume(returning: nil)
+        writer?.resume(returning: .entry(nil))
         handler?.resume()
     }
 

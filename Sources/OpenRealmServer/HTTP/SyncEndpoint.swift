@@ -47,8 +47,11 @@ enum SyncEndpoint {
     /// waits longer than `limits.drainTimeout`, it is closed); its queries are paced by
     /// a ``QueryBudget``. A request without `Upgrade: websocket` (a proxy that drops the
     /// upgrade fields) is answered ``UpgradeRequired``.
+    ///
+    /// A connection's `query` messages are evaluated on `queryWork`, its other frames on
+    /// ``BlockingWork``.
     static func add<Context: OpenRealmRequestContext>(to router: some RouterMethods<Context>, auth: AuthService, logger: Logger, metrics: ServerMetrics,
-                    limits: Limits = Limits()) {
+                    limits: Limits = Limits(), queryWork: BoundedExecutor = BoundedExecutor.queryWork(limit: BoundedExecutor.defaultQueryConcurrency, metrics: nil)) {
         router.ws("\(AuthRoutes.appPrefix)/realm-sync", shouldUpgrade: { request, context in
             guard UpgradeRequired.isWebSocketUpgrade(request) else { throw UpgradeRequired() }
             guard let appId = context.parameters.get("appId"), AppRegistry.isValidAppId(appId) else { return .dontUpgrade }
@@ -117,11 +120,16 @@ enum SyncEndpoint {
                             do { try await Task.sleep(for: wait) } catch { break }
                         }
                     }
-                    await BlockingWork.run {
-                        switch item {
-                        case .message(let message): connection.receive(message)
-                        case .failure(let error): connection.fail(error)
+                    switch item {
+                    case .message(let message):
+                        if case .query = message {
+                            // Subscription evaluation: bounded, apart from logins and uploads.
+                            await queryWork.run { connection.receive(message) }
+                        } else {
+                            await BlockingWork.run { connection.receive(message) }
                         }
+                    case .failure(let error):
+                        await BlockingWork.run { connection.fail(error) }
                     }
                     if connection.isClosed { break }
                 }

@@ -34,6 +34,9 @@ import OpenRealmWire
 /// | `openrealm_outbound_queue_peak_bytes` | gauge | the most one connection's outbound queue held |
 /// | `openrealm_slow_connections_closed_total` | counter | sync connections closed for not reading, by `reason` |
 /// | `openrealm_query_budget_waits_total` | counter | query messages that waited for their connection's query budget |
+/// | `openrealm_query_jobs_running` | gauge | query evaluations running now (``OpenRealmServer/queryWork``) |
+/// | `openrealm_query_jobs_queued` | gauge | query evaluations waiting for a place |
+/// | `openrealm_query_jobs_running_peak` | gauge | the most query evaluations that ran at once |
 ///
 /// The histograms of the sync work are in ServerMetrics+SyncWork.swift, the HTTP
 /// requests' in ``RequestMetricsMiddleware``, the process's in ``ProcessMetrics``;
@@ -125,6 +128,9 @@ public final class ServerMetrics: Sendable {
         .counter("openrealm_slow_connections_closed_total", "Sync connections closed because they did not read what the server sent.",
                  label: "reason", values: ["drain_timeout", "queue_full"]),
         .counter("openrealm_query_budget_waits_total", "Query messages that waited for their connection's query budget."),
+        .gauge("openrealm_query_jobs_running", "Query evaluations (views, bootstraps) running now."),
+        .gauge("openrealm_query_jobs_queued", "Query evaluations waiting for a place (--sync-query-concurrency)."),
+        .gauge("openrealm_query_jobs_running_peak", "The most query evaluations that ran at once."),
     ]
 
     /// `{name="value"}`, as the exposition writes a label set (empty for none).
@@ -158,6 +164,15 @@ public final class ServerMetrics: Sendable {
             return
         }
         cell.update { $0 = max($0, value) }
+    }
+
+    /// Sets gauge `name` to `value`.
+    func set(_ name: String, to value: Int64) {
+        guard let cell = gauges[name] else {
+            assertionFailure("no gauge \(name) in ServerMetrics.catalog")
+            return
+        }
+        cell.update { $0 = value }
     }
 
     /// The value of a counter (with its labels), for tests.

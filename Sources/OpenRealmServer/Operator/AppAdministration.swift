@@ -32,7 +32,7 @@ public final class AppAdministration {
     /// The app id.
     public let appId: String
     private let lock: DataDirectoryLock
-    private let store: AppStore
+    let store: AppStore
 
     /// Locks `dataDirectory` and opens the store of `appId`.
     ///

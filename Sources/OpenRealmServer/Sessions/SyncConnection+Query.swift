@@ -174,6 +174,10 @@ extension SyncConnection {
     /// Each batch's `downloadableBytes` is the encoded size of the batches after it
     /// (their changesets' `instructions` fields, `docs/PROTOCOL.md` §5.1), so that the
     /// client can report the bootstrap's progress.
+    ///
+    /// The batches go out as one ``BootstrapStream``: the transport makes each download
+    /// when it is ready to write it (``OutboundFrameQueue``), so a bootstrap larger than
+    /// the outgoing queue's bound streams to a client that reads it.
     private func sendBootstrap(_ session: SyncSession, _ instructions: [WireInstruction], serverVersion: UInt64) throws {
         var batches: [[WireInstruction]] = [[]]
         // Per batch: the instructions' bytes without the one-byte count each lone encoding has.
@@ -197,15 +201,13 @@ extension SyncConnection {
         var remaining = UInt64(batchBytes.reduce(0, +))
         metrics.syncWork.bootstrapBytes.record(remaining)
         let now = WireHybridTimestamp(milliseconds: UInt64(max(0, AppStore.nowMilliseconds)))
-        for (i, batch) in batches.enumerated() {
-            remaining -= UInt64(batchBytes[i])
-            let changesets = batch.isEmpty ? [] : [WireDownloadChangeset(
-                serverVersion: serverVersion, lastIntegratedClientVersion: session.lastIntegratedClientVersion,
-                timestamp: now, instructions: batch)]
-            session.send(session.download(changesets, serverVersion: serverVersion,
-                                          bootstrap: i == batches.count - 1 ? .lastBatch : .inProgress,
-                                          downloadableBytes: remaining))
+        let after = batchBytes.map { bytes -> UInt64 in
+            remaining -= UInt64(bytes)
+            return remaining
         }
+        session.output(.stream(BootstrapStream(
+            batches: batches, remaining: after, session: session.number, queryVersion: session.view.queryVersion,
+            serverVersion: serverVersion, lastIntegratedClientVersion: session.lastIntegratedClientVersion, timestamp: now)))
     }
 
     /// The bytes of `value` as a protocol varint (`docs/PROTOCOL.md` §3.1).

@@ -7,6 +7,9 @@ public enum ConnectionOutput: Sendable {
     case message(WireMessage)
     /// Send this frame, encoded once and shared with other connections.
     case encoded(EncodedMessage)
+    /// Send these downloads (a bootstrap's batches), each made when the transport is
+    /// ready to write it (``BootstrapStream/next()``), before anything output after it.
+    case stream(BootstrapStream)
     /// Close the connection.
     case close
 }

@@ -13,9 +13,14 @@ final class TestSocket {
         let description: String
     }
 
-    init(port: Int) throws {
+    /// Connects to `port`; `receiveBufferBytes` fixes the socket's receive buffer (no
+    /// autotuning), so that what the kernel holds for a client that does not read is small.
+    init(port: Int, receiveBufferBytes: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
+        if var size = receiveBufferBytes {
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -11,8 +11,8 @@ final class TestSyncClient {
     private(set) var closeCode: UInt16?
 
     /// `headers`: more header lines for the upgrade request (`"X-Forwarded-For: 192.0.2.1"`).
-    init(port: Int, appId: String, headers: [String] = []) throws {
-        socket = try TestSocket(port: port)
+    init(port: Int, appId: String, headers: [String] = [], receiveBufferBytes: Int32? = nil) throws {
+        socket = try TestSocket(port: port, receiveBufferBytes: receiveBufferBytes)
         let head = "GET /api/client/v2.0/app/\(appId)/realm-sync HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
             + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
             + "Sec-WebSocket-Version: 13\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
