@@ -158,7 +158,7 @@ struct Serve: AsyncParsableCommand {
         configuration.metricsPort = metricsPort
         configuration.metricsHost = metricsHost
         if let config {
-            configuration.app = try AppConfiguration.load(from: URL(fileURLWithPath: config))
+            configuration.app = try ServerAppConfiguration.load(from: URL(fileURLWithPath: config))
         }
         switch (tlsCert, tlsKey) {
         case (let cert?, let key?):
@@ -179,7 +179,7 @@ struct Serve: AsyncParsableCommand {
         } catch let error as ServerError {
             throw ValidationError(error.message)
         }
-        let server = try OpenRealmServer(configuration: configuration, logger: logger)
+        let server = try SyncServer(configuration: configuration, logger: logger)
         logger.info("starting", metadata: ["version": "\(OpenRealmVersion.current)", "data-dir": "\(dataDir)",
                                            "mode": "\(config == nil ? "development" : "configured")", "tls": "\(tlsCert == nil ? "off" : "on")",
                                            "public-url": "\(publicURL ?? "none")",

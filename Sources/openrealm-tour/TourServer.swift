@@ -24,7 +24,7 @@ final class TourServer {
         configuration.passwordHashRounds = 1024
         var logger = Logger(label: "openrealm-tour-server")
         logger.logLevel = .critical
-        let server = try OpenRealmServer(configuration: configuration, logger: logger)
+        let server = try SyncServer(configuration: configuration, logger: logger)
         let stopped = self.stopped
         runTask = _Concurrency.Task {
             do { try await server.run() } catch {}

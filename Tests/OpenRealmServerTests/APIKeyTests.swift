@@ -109,8 +109,8 @@ final class APIKeyTests: ServerTestCase {
 
 /// An app that turned API keys off.
 final class APIKeyDisabledTests: ServerTestCase {
-    override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration.development(appId: "todo")
+    override var appConfiguration: ServerAppConfiguration? {
+        var config = ServerAppConfiguration.development(appId: "todo")
         config.apiKeyAuth = false
         return config
     }
@@ -120,6 +120,6 @@ final class APIKeyDisabledTests: ServerTestCase {
         XCTAssertEqual(login.errorCode, "ProviderDisabled")
         let create = try http.request("POST", "/api/client/v2.0/auth/api_keys", json: ["name": "k"], bearer: try anonymousToken())
         XCTAssertEqual(create.errorCode, "ProviderDisabled")
-        XCTAssertEqual(try AppConfiguration.parse(Data(#"{"appId": "a", "auth": {"apiKeys": false}}"#.utf8)).apiKeyAuth, false)
+        XCTAssertEqual(try ServerAppConfiguration.parse(Data(#"{"appId": "a", "auth": {"apiKeys": false}}"#.utf8)).apiKeyAuth, false)
     }
 }

@@ -104,8 +104,8 @@ final class AuthTests: ServerTestCase {
 
 /// A server with an app configuration.
 final class ConfiguredAppTests: ServerTestCase {
-    override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration.development(appId: "shop")
+    override var appConfiguration: ServerAppConfiguration? {
+        var config = ServerAppConfiguration.development(appId: "shop")
         config.anonymousAuth = false
         return config
     }
@@ -121,16 +121,16 @@ final class ConfiguredAppTests: ServerTestCase {
     }
 
     func testConfigurationErrorsNameTheKey() throws {
-        XCTAssertThrowsError(try AppConfiguration.parse(Data(#"{"appId":"a","colour":1}"#.utf8))) { error in
+        XCTAssertThrowsError(try ServerAppConfiguration.parse(Data(#"{"appId":"a","colour":1}"#.utf8))) { error in
             XCTAssertTrue("\(error)".contains("'colour'"), "\(error)")
         }
-        XCTAssertThrowsError(try AppConfiguration.parse(Data(#"{"appId":"a","auth":{"anonymous":"yes"}}"#.utf8))) { error in
+        XCTAssertThrowsError(try ServerAppConfiguration.parse(Data(#"{"appId":"a","auth":{"anonymous":"yes"}}"#.utf8))) { error in
             XCTAssertTrue("\(error)".contains("'auth.anonymous'"), "\(error)")
         }
-        XCTAssertThrowsError(try AppConfiguration.parse(Data(#"{"auth":{}}"#.utf8))) { error in
+        XCTAssertThrowsError(try ServerAppConfiguration.parse(Data(#"{"auth":{}}"#.utf8))) { error in
             XCTAssertTrue("\(error)".contains("'appId'"), "\(error)")
         }
-        let config = try AppConfiguration.parse(Data(#"""
+        let config = try ServerAppConfiguration.parse(Data(#"""
             {"appId":"shop","auth":{"anonymous":false},"queryableFields":{"Task":["status"]},
              "tokens":{"accessTokenLifetimeSeconds":60},"limits":{"maxQueryBytes":1000}}
             """#.utf8))

@@ -18,7 +18,7 @@ final class ChangesetFanOutTests: XCTestCase {
     override func setUpWithError() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-fanout-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var config = AppConfiguration.development(appId: "todo")
+        var config = ServerAppConfiguration.development(appId: "todo")
         config.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR shared == true", write: "owner == %user.id")
         apps = AppRegistry(dataDirectory: directory, configured: config)
         auth = AuthService(apps: apps, signingKey: try SigningKey.loadOrCreate(in: directory), hasher: PasswordHasher(rounds: 1024))

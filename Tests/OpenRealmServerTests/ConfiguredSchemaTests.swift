@@ -8,8 +8,8 @@ import OpenRealmWire
 /// operator (`schema show` / `schema apply`), never from its clients.
 final class ConfiguredSchemaTests: ServerTestCase {
     /// What the server runs with (set before a restart).
-    var configuration: AppConfiguration? = ConfiguredSchemaTests.production(schema: ConfiguredSchemaTests.taskSchemaJSON)
-    override var appConfiguration: AppConfiguration? { configuration }
+    var configuration: ServerAppConfiguration? = ConfiguredSchemaTests.production(schema: ConfiguredSchemaTests.taskSchemaJSON)
+    override var appConfiguration: ServerAppConfiguration? { configuration }
 
     /// ``ServerTestCase/taskSchema`` in the configuration's format.
     static let taskSchemaJSON = """
@@ -20,8 +20,8 @@ final class ConfiguredSchemaTests: ServerTestCase {
 
     /// A production app `appId` (anonymous login on, every class open to every user, for
     /// the test's clients) with `schema` (JSON) when given.
-    static func production(appId: String = "todo", schema: String?) -> AppConfiguration {
-        var config = AppConfiguration(appId: appId)
+    static func production(appId: String = "todo", schema: String?) -> ServerAppConfiguration {
+        var config = ServerAppConfiguration(appId: appId)
         config.anonymousAuth = true
         config.permissions["*"] = ClassPermissions(read: "TRUEPREDICATE", write: "TRUEPREDICATE")
         config.schema = schema.map { try! AppSchema.parse(JSONSerialization.jsonObject(with: Data($0.utf8)), source: "test") }
@@ -77,7 +77,7 @@ final class ConfiguredSchemaTests: ServerTestCase {
         let conflicting = Self.taskSchemaJSON.replacingOccurrences(of: #""title": {"type": "string"}"#, with: #""title": {"type": "int"}"#)
         var logger = Logger(label: "conflict")
         logger.logLevel = .critical
-        let server = try OpenRealmServer(configuration: ServerConfiguration(
+        let server = try SyncServer(configuration: ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: dataDirectory, app: Self.production(schema: conflicting)), logger: logger)
         let failure = expectation(description: "the start fails")
         Task {
@@ -117,7 +117,7 @@ final class ConfiguredSchemaTests: ServerTestCase {
         // The printed JSON reads back as the same schema, alone or inside a configuration.
         let text = try shown.jsonText()
         XCTAssertEqual(try AppSchema.parseFile(Data(text.utf8), source: "schema.json"), shown)
-        let config = try AppConfiguration.parse(Data(#"{"appId": "todo", "schema": \#(text)}"#.utf8))
+        let config = try ServerAppConfiguration.parse(Data(#"{"appId": "todo", "schema": \#(text)}"#.utf8))
         XCTAssertEqual(config.schema, shown)
         XCTAssertTrue(text.contains(#""kind" : "embedded""#), text)
 
@@ -150,7 +150,7 @@ final class ConfiguredSchemaTests: ServerTestCase {
             (#"{"A": {"kind": "embedded", "primaryKey": "_id", "properties": {"_id": {"type": "int"}}}}"#, "'schema.A.primaryKey': an embedded class has no primary key"),
         ]
         for (schema, words) in cases {
-            XCTAssertThrowsError(try AppConfiguration.parse(Data(#"{"appId": "todo", "schema": \#(schema)}"#.utf8), source: "app.json"), schema) { error in
+            XCTAssertThrowsError(try ServerAppConfiguration.parse(Data(#"{"appId": "todo", "schema": \#(schema)}"#.utf8), source: "app.json"), schema) { error in
                 XCTAssertTrue("\(error)".contains("app.json: \(words)"), "'\(words)' not in: \(error)")
             }
         }

@@ -7,8 +7,8 @@ import XCTest
 final class CustomJWTTests: ServerTestCase {
     static let key = "a-shared-secret-of-at-least-32-bytes!"
 
-    override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration.development(appId: "todo")
+    override var appConfiguration: ServerAppConfiguration? {
+        var config = ServerAppConfiguration.development(appId: "todo")
         config.customJWT = CustomJWTConfiguration(key: Self.key, audience: "todo-app")
         return config
     }
@@ -73,17 +73,17 @@ final class CustomJWTTests: ServerTestCase {
                 XCTAssertTrue("\(error)".contains(words), "\(error)")
             }
         }
-        let parsed = try AppConfiguration.parse(Data(#"{"appId": "a", "auth": {"customJWT": {"key": "0123456789abcdef0123456789abcdef", "issuer": "i", "maxLifetimeSeconds": 60}}}"#.utf8))
+        let parsed = try ServerAppConfiguration.parse(Data(#"{"appId": "a", "auth": {"customJWT": {"key": "0123456789abcdef0123456789abcdef", "issuer": "i", "maxLifetimeSeconds": 60}}}"#.utf8))
         XCTAssertEqual(parsed.customJWT, CustomJWTConfiguration(key: "0123456789abcdef0123456789abcdef", issuer: "i", maxLifetime: 60))
     }
 
     func testConfigurationOfTheProvider() throws {
-        let config = try AppConfiguration.parse(Data(#"{"appId": "a", "auth": {"customJWT": {"key": "0123456789abcdef0123456789abcdef", "audience": "x"}}}"#.utf8))
+        let config = try ServerAppConfiguration.parse(Data(#"{"appId": "a", "auth": {"customJWT": {"key": "0123456789abcdef0123456789abcdef", "audience": "x"}}}"#.utf8))
         XCTAssertEqual(config.customJWT, CustomJWTConfiguration(key: "0123456789abcdef0123456789abcdef", audience: "x"))
-        XCTAssertThrowsError(try AppConfiguration.parse(Data(#"{"appId": "a", "auth": {"customJWT": {"key": "short"}}}"#.utf8))) {
+        XCTAssertThrowsError(try ServerAppConfiguration.parse(Data(#"{"appId": "a", "auth": {"customJWT": {"key": "short"}}}"#.utf8))) {
             XCTAssertTrue("\($0)".contains("auth.customJWT.key"), "\($0)")
         }
-        XCTAssertThrowsError(try AppConfiguration.parse(Data(#"{"appId": "a", "auth": {"customJWT": {"secret": "x"}}}"#.utf8))) {
+        XCTAssertThrowsError(try ServerAppConfiguration.parse(Data(#"{"appId": "a", "auth": {"customJWT": {"secret": "x"}}}"#.utf8))) {
             XCTAssertTrue("\($0)".contains("auth.customJWT.secret"), "\($0)")
         }
     }

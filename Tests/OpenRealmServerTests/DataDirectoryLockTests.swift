@@ -7,10 +7,10 @@ import XCTest
 /// beside a running server.
 final class DataDirectoryLockTests: ServerTestCase {
     /// A second server on the running server's directory.
-    func secondServer() throws -> OpenRealmServer {
+    func secondServer() throws -> SyncServer {
         var logger = Logger(label: "second")
         logger.logLevel = .critical
-        return try OpenRealmServer(configuration: ServerConfiguration(port: 0, dataDirectory: dataDirectory), logger: logger)
+        return try SyncServer(configuration: ServerConfiguration(port: 0, dataDirectory: dataDirectory), logger: logger)
     }
 
     func testASecondServerOnTheSameDirectoryIsRefusedNamingIt() async throws {

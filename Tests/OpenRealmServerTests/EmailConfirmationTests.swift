@@ -11,8 +11,8 @@ final class EmailConfirmationTests: ServerTestCase {
     static let jwtKey = "a-shared-secret-of-at-least-32-bytes!"
     let base = "/api/client/v2.0/app/todo/auth/providers/local-userpass"
 
-    override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration.development(appId: "todo")
+    override var appConfiguration: ServerAppConfiguration? {
+        var config = ServerAppConfiguration.development(appId: "todo")
         config.emailConfirmation.autoConfirm = false
         config.emailConfirmation.confirmationURL = "https://app.example.com/confirm?lang=en"
         config.customJWT = CustomJWTConfiguration(key: Self.jwtKey, audience: nil)
@@ -199,8 +199,8 @@ final class EmailConfirmationTests: ServerTestCase {
 final class AutoConfirmedEmailRuleTests: ServerTestCase {
     let mailer = CapturingMailer()
 
-    override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration.development(appId: "todo")
+    override var appConfiguration: ServerAppConfiguration? {
+        var config = ServerAppConfiguration.development(appId: "todo")
         config.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR NOT editor != %user.email",
                                                       write: "owner == %user.id")
         return config

@@ -41,7 +41,7 @@ final class EmbeddingTests: XCTestCase {
         logger.logLevel = .critical
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory)
         configuration.passwordHashRounds = 1024
-        let server = try OpenRealmServer(configuration: configuration, logger: logger)
+        let server = try SyncServer(configuration: configuration, logger: logger)
 
         let router = Router(context: UserRequestContext.self)
         router.get("/hello") { _, _ in "hello from the user's app" }

@@ -205,7 +205,7 @@ final class GroupCommitTests: ServerTestCase {
 final class ViewJournalTests: ServerTestCase {
     func testAFailedGroupPutsTheViewBackAndACommittedOneKeepsIt() throws {
         let app = try server.auth.apps.app("todo")
-        let session = SyncSession(number: 1, app: app, userId: "u", file: ClientFileRecord(
+        let session = ServerSession(number: 1, app: app, userId: "u", file: ClientFileRecord(
             ident: 7, salt: 1, userId: "u", lastIntegratedClientVersion: 0), bindServerVersion: 0, output: { _ in })
         func ref(_ i: Int) -> WireObjectRef { WireObjectRef(className: "Task", primaryKey: .int(Int64(i))) }
         let start = Set((0..<50).map(ref))

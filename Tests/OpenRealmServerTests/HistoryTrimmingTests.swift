@@ -7,8 +7,8 @@ import OpenRealmWire
 /// is deleted; a file gone longer than the retention period does not hold it back and
 /// must reset when it comes back.
 final class HistoryTrimmingTests: ServerTestCase {
-    override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration.development(appId: "todo")
+    override var appConfiguration: ServerAppConfiguration? {
+        var config = ServerAppConfiguration.development(appId: "todo")
         config.historyTrimIntervalVersions = 1
         config.clientRetentionSeconds = 3600
         return config
@@ -142,11 +142,11 @@ final class HistoryTrimmingTests: ServerTestCase {
     }
 
     func testTheRetentionLimitsAreConfigurable() throws {
-        let config = try AppConfiguration.parse(Data(#"{"appId": "a", "limits": {"clientRetentionSeconds": 60, "historyTrimIntervalVersions": 5}}"#.utf8))
+        let config = try ServerAppConfiguration.parse(Data(#"{"appId": "a", "limits": {"clientRetentionSeconds": 60, "historyTrimIntervalVersions": 5}}"#.utf8))
         XCTAssertEqual(config.clientRetentionSeconds, 60)
         XCTAssertEqual(config.historyTrimIntervalVersions, 5)
-        XCTAssertEqual(AppConfiguration.development(appId: "a").clientRetentionSeconds, 30 * 24 * 3600)
-        XCTAssertThrowsError(try AppConfiguration.parse(Data(#"{"appId": "a", "limits": {"clientRetentionSeconds": 0}}"#.utf8), source: "app.json")) { error in
+        XCTAssertEqual(ServerAppConfiguration.development(appId: "a").clientRetentionSeconds, 30 * 24 * 3600)
+        XCTAssertThrowsError(try ServerAppConfiguration.parse(Data(#"{"appId": "a", "limits": {"clientRetentionSeconds": 0}}"#.utf8), source: "app.json")) { error in
             XCTAssertTrue("\(error)".contains("limits.clientRetentionSeconds"), "\(error)")
         }
     }

@@ -9,8 +9,8 @@ import OpenRealmWire
 final class HostileClientLimitTests: ServerTestCase {
     let sink = LogSink()
 
-    override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration.development(appId: "todo")
+    override var appConfiguration: ServerAppConfiguration? {
+        var config = ServerAppConfiguration.development(appId: "todo")
         config.clientFileRateLimit = RateLimit(burst: 5, perMinute: 1)
         return config
     }

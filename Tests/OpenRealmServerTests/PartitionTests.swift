@@ -6,8 +6,8 @@ import OpenRealmWire
 /// Partition-based sessions: the view is every object whose partition field holds the
 /// bind's value; the server stamps the field on created objects.
 final class PartitionTests: ServerTestCase {
-    override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration.development(appId: "todo")
+    override var appConfiguration: ServerAppConfiguration? {
+        var config = ServerAppConfiguration.development(appId: "todo")
         config.partitionField = "_partition"
         return config
     }
@@ -88,7 +88,7 @@ final class PartitionTests: ServerTestCase {
 /// A flexible app refuses partition binds (a configured one: a development app takes the
 /// mode of its first client, `DevelopmentPartitionSyncTests`).
 final class FlexibleModeTests: ServerTestCase {
-    override var appConfiguration: AppConfiguration? { .development(appId: "todo") }
+    override var appConfiguration: ServerAppConfiguration? { .development(appId: "todo") }
 
     func testAPartitionBindToAFlexibleAppIsWrongSyncMode() throws {
         let client = try TestSyncClient(port: port, appId: "todo")

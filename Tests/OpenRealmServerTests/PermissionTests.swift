@@ -11,8 +11,8 @@ final class PermissionTests: ServerTestCase {
         configuration.mailer = mailer
     }
 
-    override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration.development(appId: "todo")
+    override var appConfiguration: ServerAppConfiguration? {
+        var config = ServerAppConfiguration.development(appId: "todo")
         config.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR shared == true OR editor == %user.email",
                                                       write: "owner == %user.id OR editor == %user.email")
         return config
@@ -197,8 +197,8 @@ final class ViewWriteTests: ServerTestCase {
 /// subscriptions: the integration looks no object up for a class whose subscription
 /// holds every object and which has neither rule, so each rule alone must still refuse.
 final class SingleRuleTests: ServerTestCase {
-    override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration.development(appId: "todo")
+    override var appConfiguration: ServerAppConfiguration? {
+        var config = ServerAppConfiguration.development(appId: "todo")
         config.permissions["Note"] = ClassPermissions(read: "owner == %user.id", write: nil)
         config.permissions["Memo"] = ClassPermissions(read: nil, write: "owner == %user.id")
         return config
@@ -260,8 +260,8 @@ final class SingleRuleTests: ServerTestCase {
 
 /// Rules in the JSON configuration.
 final class RuleConfigurationTests: XCTestCase {
-    func parse(_ rules: String) throws -> AppConfiguration {
-        try AppConfiguration.parse(Data(#"{"appId": "todo", "rules": \#(rules)}"#.utf8), source: "app.json")
+    func parse(_ rules: String) throws -> ServerAppConfiguration {
+        try ServerAppConfiguration.parse(Data(#"{"appId": "todo", "rules": \#(rules)}"#.utf8), source: "app.json")
     }
 
     func testRulesParseAndBadRulesNameTheirKey() throws {

@@ -7,8 +7,8 @@ import OpenRealmWire
 /// the read rule, left out by the subscriptions, or missing, and whatever a link points
 /// to outside the writer's view.
 final class RefusalOracleTests: ServerTestCase {
-    override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration.development(appId: "todo")
+    override var appConfiguration: ServerAppConfiguration? {
+        var config = ServerAppConfiguration.development(appId: "todo")
         config.permissions["Note"] = ClassPermissions(read: "owner == %user.id", write: "owner == %user.id")
         return config
     }

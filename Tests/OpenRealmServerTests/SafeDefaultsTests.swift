@@ -8,8 +8,8 @@ import OpenRealmWire
 final class SafeDefaultsTests: ServerTestCase {
     /// What the server runs with; the test starts in development mode to give the app
     /// its schema, then restarts with the configuration under test.
-    var configuration: AppConfiguration? = .development(appId: "todo")
-    override var appConfiguration: AppConfiguration? { configuration }
+    var configuration: ServerAppConfiguration? = .development(appId: "todo")
+    override var appConfiguration: ServerAppConfiguration? { configuration }
 
     func emailUser(_ email: String) throws -> (token: String, id: String) {
         let base = "/api/client/v2.0/app/todo/auth/providers/local-userpass"
@@ -27,14 +27,14 @@ final class SafeDefaultsTests: ServerTestCase {
     }
 
     func testTheDefaultsOfAConfigurationFile() throws {
-        let config = try AppConfiguration.parse(Data(#"{"appId": "shop"}"#.utf8))
+        let config = try ServerAppConfiguration.parse(Data(#"{"appId": "shop"}"#.utf8))
         XCTAssertFalse(config.developmentMode)
         XCTAssertFalse(config.anonymousAuth)
         XCTAssertTrue(config.emailPasswordAuth)
         let rules = try AppRules(config).bound(userId: "u", email: nil)
         XCTAssertEqual(rules.readRule("Anything"), .falsePredicate)
         XCTAssertEqual(rules.writeRule("Anything"), .falsePredicate)
-        let open = try AppConfiguration.parse(Data(#"{"appId": "shop", "rules": {"*": {"read": "TRUEPREDICATE", "write": "TRUEPREDICATE"}, "Note": {"write": "owner == %user.id"}}}"#.utf8))
+        let open = try ServerAppConfiguration.parse(Data(#"{"appId": "shop", "rules": {"*": {"read": "TRUEPREDICATE", "write": "TRUEPREDICATE"}, "Note": {"write": "owner == %user.id"}}}"#.utf8))
         let bound = try AppRules(open).bound(userId: "u", email: nil)
         XCTAssertNil(bound.readRule("Anything"))
         XCTAssertNil(bound.readRule("Note"), "a rule the entry lacks is the \"*\" entry's")
@@ -43,7 +43,7 @@ final class SafeDefaultsTests: ServerTestCase {
 
     func testAProductionAppRefusesAnonymousLoginSchemaChangesAndUnruledClasses() throws {
         try seed()
-        configuration = AppConfiguration(appId: "todo")
+        configuration = ServerAppConfiguration(appId: "todo")
         configuration?.permissions["Note"] = ClassPermissions(read: "TRUEPREDICATE", write: "owner == %user.id")
         try restartServer()
 
@@ -83,7 +83,7 @@ final class SafeDefaultsTests: ServerTestCase {
             XCTAssertNoThrow(try ServerConfiguration(host: host, port: 0, dataDirectory: directory).validate(), host)
         }
         XCTAssertNoThrow(try ServerConfiguration(host: "0.0.0.0", port: 0, dataDirectory: directory,
-                                                 app: AppConfiguration(appId: "a")).validate())
+                                                 app: ServerAppConfiguration(appId: "a")).validate())
     }
 }
 

@@ -51,7 +51,7 @@ final class SecretsTests: XCTestCase {
             configuration.signingKey = .file(file)
             var logger = Logger(label: "secrets")
             logger.logLevel = .critical
-            let server = try OpenRealmServer(configuration: configuration, logger: logger)
+            let server = try SyncServer(configuration: configuration, logger: logger)
             let task = Task { try await server.run() }
             defer { task.cancel() }
             try body(try server.waitUntilRunning())
@@ -74,15 +74,15 @@ final class SecretsTests: XCTestCase {
     func testTheCustomJWTKeyComesFromAFileOrTheEnvironment() throws {
         let secret = "a-shared-secret-of-at-least-32-bytes!"
         try Data((secret + "\n").utf8).write(to: scratch.appendingPathComponent("jwt.key"))
-        let fromFile = try AppConfiguration.parse(Data(#"{"appId": "a", "auth": {"customJWT": {"keyFile": "jwt.key"}}}"#.utf8),
+        let fromFile = try ServerAppConfiguration.parse(Data(#"{"appId": "a", "auth": {"customJWT": {"keyFile": "jwt.key"}}}"#.utf8),
                                                   baseDirectory: scratch)
         XCTAssertEqual(fromFile.customJWT?.key, secret, "a relative file is found beside the configuration, its newline dropped")
-        let fromEnv = try AppConfiguration.parse(Data(#"{"appId": "a", "auth": {"customJWT": {"keyEnv": "JWT_KEY"}}}"#.utf8),
+        let fromEnv = try ServerAppConfiguration.parse(Data(#"{"appId": "a", "auth": {"customJWT": {"keyEnv": "JWT_KEY"}}}"#.utf8),
                                                  environment: ["JWT_KEY": secret])
         XCTAssertEqual(fromEnv.customJWT?.key, secret)
         let file = scratch.appendingPathComponent("app.json")
         try Data(#"{"appId": "a", "auth": {"customJWT": {"keyFile": "jwt.key", "audience": "x"}}}"#.utf8).write(to: file)
-        XCTAssertEqual(try AppConfiguration.load(from: file).customJWT, CustomJWTConfiguration(key: secret, audience: "x"))
+        XCTAssertEqual(try ServerAppConfiguration.load(from: file).customJWT, CustomJWTConfiguration(key: secret, audience: "x"))
 
         let refused: [(String, [String: String], String)] = [
             (#"{"keyEnv": "JWT_KEY"}"#, [:], "the environment variable 'JWT_KEY' is not set"),
@@ -92,7 +92,7 @@ final class SecretsTests: XCTestCase {
             (#"{"audience": "x"}"#, [:], "exactly one of 'key', 'keyFile' or 'keyEnv'"),
         ]
         for (jwt, environment, words) in refused {
-            XCTAssertThrowsError(try AppConfiguration.parse(Data(#"{"appId": "a", "auth": {"customJWT": \#(jwt)}}"#.utf8),
+            XCTAssertThrowsError(try ServerAppConfiguration.parse(Data(#"{"appId": "a", "auth": {"customJWT": \#(jwt)}}"#.utf8),
                                                             source: "app.json", baseDirectory: scratch, environment: environment)) {
                 XCTAssertTrue("\($0)".contains(words), "'\(words)' not in: \($0)")
             }

@@ -56,10 +56,10 @@ final class ServerTLSTests: XCTestCase {
         assertStartError(cert: "server.pem", key: "other.key", names: "other.key", "does not match the certificate", "server.pem")
     }
 
-    private func makeServer(cert: String, key: String) throws -> OpenRealmServer {
+    private func makeServer(cert: String, key: String) throws -> SyncServer {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: file("data"))
         configuration.tls = ServerTLSConfiguration(certificateChainFile: file(cert), privateKeyFile: file(key))
-        return try OpenRealmServer(configuration: configuration)
+        return try SyncServer(configuration: configuration)
     }
 
     private func assertStartError(cert: String, key: String, names parts: String..., line: UInt = #line) {

@@ -18,11 +18,11 @@ final class StartupErrorTests: ServerTestCase {
         try super.tearDownWithError()
     }
 
-    func makeServer(port: Int = 0, dataDirectory: URL? = nil) throws -> OpenRealmServer {
+    func makeServer(port: Int = 0, dataDirectory: URL? = nil) throws -> SyncServer {
         var logger = Logger(label: "startup")
         logger.logLevel = .critical
         let configuration = ServerConfiguration(port: port, dataDirectory: dataDirectory ?? scratch.appendingPathComponent("data"))
-        return try OpenRealmServer(configuration: configuration, logger: logger)
+        return try SyncServer(configuration: configuration, logger: logger)
     }
 
     func assertRefused(_ body: () throws -> Any, _ words: String..., file: StaticString = #filePath, line: UInt = #line) {
@@ -68,8 +68,8 @@ final class StartupErrorTests: ServerTestCase {
 
     func testAnUnreadableConfigurationNamesTheOSReason() {
         let missing = scratch.appendingPathComponent("missing.json")
-        assertRefused({ try AppConfiguration.load(from: missing) }, "cannot read the app configuration '\(missing.path)'", "No such file or directory")
-        assertRefused({ try AppConfiguration.load(from: self.scratch) }, "Is a directory")
+        assertRefused({ try ServerAppConfiguration.load(from: missing) }, "cannot read the app configuration '\(missing.path)'", "No such file or directory")
+        assertRefused({ try ServerAppConfiguration.load(from: self.scratch) }, "Is a directory")
     }
 
     func testJSONSyntaxErrorsNameTheLineAndColumn() throws {
@@ -81,9 +81,9 @@ final class StartupErrorTests: ServerTestCase {
         for (text, position) in cases {
             let url = scratch.appendingPathComponent("app.json")
             try Data(text.utf8).write(to: url)
-            assertRefused({ try AppConfiguration.load(from: url) }, "app.json: JSON syntax error at \(position)")
+            assertRefused({ try ServerAppConfiguration.load(from: url) }, "app.json: JSON syntax error at \(position)")
         }
-        assertRefused({ try AppConfiguration.parse(Data("[1]".utf8), source: "app.json") }, "app.json: not a JSON object")
+        assertRefused({ try ServerAppConfiguration.parse(Data("[1]".utf8), source: "app.json") }, "app.json: not a JSON object")
         XCTAssertEqual(ConfigJSON.position(of: 7, in: Data("{\n  \"é\": 1".utf8)).column, 5, "columns count characters, not bytes")
     }
 }

@@ -6,8 +6,8 @@ import OpenRealmWire
 /// Crafted sync traffic: binds with another user's client file, uploads naming objects
 /// outside the user's view, and fan-out of objects the read rules hide.
 final class SyncSecurityTests: ServerTestCase {
-    override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration.development(appId: "todo")
+    override var appConfiguration: ServerAppConfiguration? {
+        var config = ServerAppConfiguration.development(appId: "todo")
         config.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR shared == true", write: "owner == %user.id")
         return config
     }

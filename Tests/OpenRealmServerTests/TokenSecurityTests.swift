@@ -7,7 +7,7 @@ import OpenRealmWire
 /// Forged, foreign, revoked and stale tokens are refused over HTTP and on the sync
 /// WebSocket, each with a message naming the cause.
 final class TokenSecurityTests: ServerTestCase {
-    override var appConfiguration: AppConfiguration? { AppConfiguration.development(appId: "todo") }
+    override var appConfiguration: ServerAppConfiguration? { ServerAppConfiguration.development(appId: "todo") }
 
     struct Login {
         var access: String
@@ -106,8 +106,8 @@ final class TokenSecurityTests: ServerTestCase {
 
 /// Login attempts are limited per email and per remote address (token buckets).
 final class LoginRateLimitTests: ServerTestCase {
-    override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration.development(appId: "todo")
+    override var appConfiguration: ServerAppConfiguration? {
+        var config = ServerAppConfiguration.development(appId: "todo")
         config.loginRateLimitPerEmail = RateLimit(burst: 3, perMinute: 1)
         config.loginRateLimitPerAddress = RateLimit(burst: 8, perMinute: 1)
         return config
@@ -147,19 +147,19 @@ final class LoginRateLimitTests: ServerTestCase {
     }
 
     func testTheLimitsAreConfigurable() throws {
-        let config = try AppConfiguration.parse(Data(#"""
+        let config = try ServerAppConfiguration.parse(Data(#"""
             {"appId": "a", "rateLimits": {"loginPerAddress": {"burst": 5, "perMinute": 2}, "loginPerEmail": {"burst": 2, "perMinute": 1}}}
             """#.utf8))
         XCTAssertEqual(config.loginRateLimitPerAddress, RateLimit(burst: 5, perMinute: 2))
         XCTAssertEqual(config.loginRateLimitPerEmail, RateLimit(burst: 2, perMinute: 1))
-        XCTAssertEqual(AppConfiguration.development(appId: "a").loginRateLimitPerEmail, RateLimit(burst: 10, perMinute: 10))
-        XCTAssertThrowsError(try AppConfiguration.parse(Data(#"{"appId": "a", "rateLimits": {"loginPerEmail": {"burst": 0, "perMinute": 1}}}"#.utf8))) {
+        XCTAssertEqual(ServerAppConfiguration.development(appId: "a").loginRateLimitPerEmail, RateLimit(burst: 10, perMinute: 10))
+        XCTAssertThrowsError(try ServerAppConfiguration.parse(Data(#"{"appId": "a", "rateLimits": {"loginPerEmail": {"burst": 0, "perMinute": 1}}}"#.utf8))) {
             XCTAssertTrue("\($0)".contains("rateLimits.loginPerEmail.burst"), "\($0)")
         }
-        XCTAssertThrowsError(try AppConfiguration.parse(Data(#"{"appId": "a", "rateLimits": {"loginPerEmail": {"burst": 2}}}"#.utf8))) {
+        XCTAssertThrowsError(try ServerAppConfiguration.parse(Data(#"{"appId": "a", "rateLimits": {"loginPerEmail": {"burst": 2}}}"#.utf8))) {
             XCTAssertTrue("\($0)".contains("perMinute"), "\($0)")
         }
-        XCTAssertThrowsError(try AppConfiguration.parse(Data(#"{"appId": "a", "rateLimits": {"signups": {}}}"#.utf8))) {
+        XCTAssertThrowsError(try ServerAppConfiguration.parse(Data(#"{"appId": "a", "rateLimits": {"signups": {}}}"#.utf8))) {
             XCTAssertTrue("\($0)".contains("rateLimits.signups"), "\($0)")
         }
     }

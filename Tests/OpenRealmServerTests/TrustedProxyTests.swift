@@ -15,8 +15,8 @@ final class TrustedProxyTests: ServerTestCase {
     var bindTimeout: Double = 30
     let logs = LogSink()
 
-    override var appConfiguration: AppConfiguration? {
-        var config = AppConfiguration.development(appId: "todo")
+    override var appConfiguration: ServerAppConfiguration? {
+        var config = ServerAppConfiguration.development(appId: "todo")
         config.loginRateLimitPerAddress = RateLimit(burst: 2, perMinute: 1)
         return config
     }

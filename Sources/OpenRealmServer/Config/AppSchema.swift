@@ -4,7 +4,7 @@ import OpenRealmWire
 /// An app's synced schema as an operator writes it: the `"schema"` section of the app
 /// configuration, what `openrealm-server schema show` prints and `schema apply` reads.
 ///
-/// A production app (``AppConfiguration/developmentMode`` off) gets its schema only from
+/// A production app (``ServerAppConfiguration/developmentMode`` off) gets its schema only from
 /// here: clients may declare what it holds, never add to it. Applying is additive, as a
 /// development-mode client's declaration is (``AppStore/applyConfiguredSchema(_:)``).
 ///

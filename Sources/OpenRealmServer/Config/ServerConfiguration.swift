@@ -5,12 +5,12 @@ import Foundation
 public struct ServerConfiguration: Sendable {
     /// The address to listen on.
     public var host: String = "127.0.0.1"
-    /// The port; 0 picks a free one (see ``OpenRealmServer/start()``).
+    /// The port; 0 picks a free one (see ``SyncServer/start()``).
     public var port: Int = 9090
     /// The data directory: the signing key and one store per app under `apps/`.
     public var dataDirectory: URL
     /// The app configuration from `--config`; nil for development mode.
-    public var app: AppConfiguration?
+    public var app: ServerAppConfiguration?
     /// Sends confirmation and password reset mails (`--mail-command`); nil: the server
     /// sends none, and an app that does not confirm addresses automatically cannot start.
     public var mailer: (any MailSender)?
@@ -94,7 +94,7 @@ public struct ServerConfiguration: Sendable {
     public var trustedProxies: [IPNetwork] = []
 
     /// A configuration listening on `host:port` with data in `dataDirectory`.
-    public init(host: String = "127.0.0.1", port: Int = 9090, dataDirectory: URL, app: AppConfiguration? = nil) {
+    public init(host: String = "127.0.0.1", port: Int = 9090, dataDirectory: URL, app: ServerAppConfiguration? = nil) {
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory

@@ -7,7 +7,7 @@ import OpenRealmWire
 /// once per distinct outcome rather than once per session.
 ///
 /// For each session and each object the changeset touches, two facts decide what the
-/// session gets: whether its client held the object before (``SyncSession/viewObjects``)
+/// session gets: whether its client held the object before (``ServerSession/viewObjects``)
 /// and whether the object is in its view now (its subscription query for the class
 /// intersected with its user's read rule, or its partition). Instructions on an object
 /// that stays in the view are forwarded as they are; an object that enters it is sent
@@ -45,7 +45,7 @@ struct ChangesetFanOut {
     /// the changeset was (the download's acknowledgement: in a group commit, later
     /// changesets of the group may acknowledge more).
     private struct Delivery {
-        let session: SyncSession
+        let session: ServerSession
         let group: Int
         let clientVersion: UInt64
     }
@@ -70,7 +70,7 @@ struct ChangesetFanOut {
     /// Per group, the instructions its sessions receive.
     private(set) var groups: [[WireInstruction]] = []
     /// Per group, the objects that enter and leave its sessions' views (applied to each
-    /// session's ``SyncSession/viewObjects`` in place, so a large view is not copied).
+    /// session's ``ServerSession/viewObjects`` in place, so a large view is not copied).
     private var entering: [[WireObjectRef]] = []
     private var leaving: [[WireObjectRef]] = []
 
@@ -78,7 +78,7 @@ struct ChangesetFanOut {
     /// server integrated it), reading views and snapshots in `txn`.
     ///
     /// - Throws: the store's errors (reading an object, running a view query).
-    init(_ applied: [WireInstruction], to others: [SyncSession], _ txn: StoreTransaction, _ schema: any QuerySchema) throws {
+    init(_ applied: [WireInstruction], to others: [ServerSession], _ txn: StoreTransaction, _ schema: any QuerySchema) throws {
         // No one else to tell (an app with one session, a bulk upload): no work at all.
         guard !others.isEmpty else { return }
         // The objects in order of first appearance, and each instruction's object.
@@ -176,11 +176,11 @@ struct ChangesetFanOut {
 
     /// The instructions `session` receives (tests), or nil when it is not among the
     /// sessions the changeset was fanned out to.
-    func instructions(for session: SyncSession) -> [WireInstruction]? {
+    func instructions(for session: ServerSession) -> [WireInstruction]? {
         deliveries.first { $0.session === session }.map { groups[$0.group] }
     }
 
-    /// Updates each session's view (``SyncSession/viewObjects``) to what it holds once
+    /// Updates each session's view (``ServerSession/viewObjects``) to what it holds once
     /// it has the changeset.
     func applyViews() {
         for delivery in deliveries {

@@ -8,7 +8,7 @@ import NIOCore
 /// it: a WebSocket close frame would wait behind the unsent data).
 ///
 /// An application that mounts the server's routes in its own router
-/// (``OpenRealmServer/addRoutes(to:)``) gives its router a context conforming to this:
+/// (``SyncServer/addRoutes(to:)``) gives its router a context conforming to this:
 ///
 /// ```swift
 /// struct AppRequestContext: OpenRealmRequestContext {

@@ -4,7 +4,7 @@ import HummingbirdWebSocket
 import NIOCore
 import OpenRealmWire
 
-extension OpenRealmServer {
+extension SyncServer {
     /// The HTTP server of an application that serves the routes: HTTP/1.1 with the
     /// WebSocket upgrade to the sync endpoint, held to the configuration's HTTP limits
     /// (``ServerConfiguration/httpIdleTimeout``, head and body sizes, the body deadline)

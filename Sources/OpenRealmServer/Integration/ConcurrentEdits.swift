@@ -44,7 +44,7 @@ enum ConcurrentEdits {
     /// the ranges its own earlier changesets need nest inside. Computing each from
     /// scratch takes time growing with the square of how far the client lags.
     ///
-    /// Each session keeps one for its file (``SyncSession/concurrentMemo``), across
+    /// Each session keeps one for its file (``ServerSession/concurrentMemo``), across
     /// uploads and the parts of a large one. Versions written by a transaction that was
     /// then aborted are not history: after an abort the memos the transaction extended
     /// are cleared (``clear()``). A trimmed history is noticed before any answer is used

@@ -174,7 +174,7 @@ enum UploadIntegration {
     /// (origin 0) that reverts them. An object found refused only after the changeset
     /// was applied makes the integration start again without it, so each attempt
     /// refuses at least one more object and the loop ends.
-    private static func integrateAlone(_ session: SyncSession, _ changeset: WireUploadChangeset,
+    private static func integrateAlone(_ session: ServerSession, _ changeset: WireUploadChangeset,
                                        copies: inout WholeCopies, app: SyncApp, metrics: ServerMetrics) throws {
         var refused: [WireObjectRef: String] = [:]
         while true {
@@ -209,7 +209,7 @@ enum UploadIntegration {
     /// once (``apply()``, so that the next changeset of a group sees it) and the
     /// messages to send once the transaction is durable (``deliver()``).
     struct IntegratedChangeset {
-        let session: SyncSession
+        let session: ServerSession
         let changeset: WireUploadChangeset
         /// The server version it produced.
         let version: UInt64
@@ -255,9 +255,9 @@ enum UploadIntegration {
 
     /// Integrates one changeset of `session` in `txn` as server version `version` and
     /// computes its fan-out to `others`. Sends nothing and changes no session.
-    private static func integrateChangeset(_ txn: StoreTransaction, _ session: SyncSession, _ changeset: WireUploadChangeset,
+    private static func integrateChangeset(_ txn: StoreTransaction, _ session: ServerSession, _ changeset: WireUploadChangeset,
                                            refusing alreadyRefused: [WireObjectRef: String], copies: inout WholeCopies,
-                                           version: UInt64, others: [SyncSession]) throws -> IntegratedChangeset {
+                                           version: UInt64, others: [ServerSession]) throws -> IntegratedChangeset {
         let app = session.app
         let authorizer = WriteAuthorizer(view: session.view)
         var refused = alreadyRefused

@@ -6,7 +6,7 @@ import OpenRealmWire
 /// Its outcome (``isDone``, ``failure``) is written and read with the app's lock
 /// (``AppStore/lock``) held.
 final class UploadJob: @unchecked Sendable {
-    let session: SyncSession
+    let session: ServerSession
     let upload: WireUpload
     /// The counters of the connection it came on.
     let metrics: ServerMetrics
@@ -15,7 +15,7 @@ final class UploadJob: @unchecked Sendable {
     /// The fatal session error its connection must report, when it was refused.
     var failure: SyncFailure?
 
-    init(session: SyncSession, upload: WireUpload, metrics: ServerMetrics) {
+    init(session: ServerSession, upload: WireUpload, metrics: ServerMetrics) {
         self.session = session
         self.upload = upload
         self.metrics = metrics

@@ -34,7 +34,7 @@ import OpenRealmWire
 /// | `openrealm_outbound_queue_peak_bytes` | gauge | the most one connection's outbound queue held |
 /// | `openrealm_slow_connections_closed_total` | counter | sync connections closed for not reading, by `reason` |
 /// | `openrealm_query_budget_waits_total` | counter | query messages that waited for their connection's query budget |
-/// | `openrealm_query_jobs_running` | gauge | query evaluations running now (``OpenRealmServer/queryWork``) |
+/// | `openrealm_query_jobs_running` | gauge | query evaluations running now (``SyncServer/queryWork``) |
 /// | `openrealm_query_jobs_queued` | gauge | query evaluations waiting for a place |
 /// | `openrealm_query_jobs_running_peak` | gauge | the most query evaluations that ran at once |
 ///

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// The exclusive lock of a data directory: `flock` on `<data dir>/openrealm.lock`, held by
-/// a running server (``OpenRealmServer/run()``) and by the offline operator commands
+/// a running server (``SyncServer/run()``) and by the offline operator commands
 /// (`check`, `users`, `apikeys`) for as long as they work on the directory.
 ///
 /// A second holder is refused at once with a message naming the directory and, from

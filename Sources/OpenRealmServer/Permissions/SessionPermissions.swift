@@ -18,7 +18,7 @@ struct AppRules: Sendable {
     /// The rules of `configuration`.
     ///
     /// - Throws: ``ServerError`` naming the bad rule's key (`rules.Task.write`).
-    init(_ configuration: AppConfiguration) throws {
+    init(_ configuration: ServerAppConfiguration) throws {
         denyUnruled = true
         for (cls, rules) in configuration.permissions {
             let readRule = try rules.read.map { try RuleTemplate($0, key: "rules.\(cls).read") }

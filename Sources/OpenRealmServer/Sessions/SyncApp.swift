@@ -9,14 +9,14 @@ import OpenRealmWire
 /// so that a bind need not wait behind a long integration: a session registered while an
 /// integration runs has no view yet, so that integration has nothing to send it.
 final class SyncApp: @unchecked Sendable {
-    let configuration: AppConfiguration
+    let configuration: ServerAppConfiguration
     let store: AppStore
     /// The read and write rules, checked.
     let rules: AppRules
     /// Guards ``sessions`` and ``pendingProgress``; never held while waiting for anything.
     let sessionsLock = NSLock()
     /// The bound sessions (guarded by ``sessionsLock``).
-    private(set) var sessions: [ObjectIdentifier: SyncSession] = [:]
+    private(set) var sessions: [ObjectIdentifier: ServerSession] = [:]
     /// The download progress binds reported, by client file, not yet recorded in the
     /// store (guarded by ``sessionsLock``): the next write under the store's lock records
     /// it (``recordPendingProgress(_:)``), so that a bind writes nothing.
@@ -42,7 +42,7 @@ final class SyncApp: @unchecked Sendable {
     /// column).
     static let developmentPartitionField = "_partition"
 
-    init(configuration: AppConfiguration, store: AppStore, followsFirstClient: Bool = false) throws {
+    init(configuration: ServerAppConfiguration, store: AppStore, followsFirstClient: Bool = false) throws {
         self.configuration = configuration
         self.store = store
         self.rules = try AppRules(configuration)
@@ -75,7 +75,7 @@ final class SyncApp: @unchecked Sendable {
     /// Registers a bound session and runs `body` (its `ident`) before any other session's
     /// integration can see it; records `progress` (the bind's download progress) with the
     /// next write.
-    func register(_ session: SyncSession, progress: UInt64, then body: () -> Void) {
+    func register(_ session: ServerSession, progress: UInt64, then body: () -> Void) {
         sessionsLock.lock()
         defer { sessionsLock.unlock() }
         sessions[ObjectIdentifier(session)] = session
@@ -84,7 +84,7 @@ final class SyncApp: @unchecked Sendable {
     }
 
     /// Registers a session (a partition bind, under the store's lock).
-    func register(_ session: SyncSession) {
+    func register(_ session: ServerSession) {
         sessionsLock.lock()
         sessions[ObjectIdentifier(session)] = session
         sessionsLock.unlock()
@@ -92,14 +92,14 @@ final class SyncApp: @unchecked Sendable {
 
     /// Removes a session; false when it was not registered.
     @discardableResult
-    func unregister(_ session: SyncSession) -> Bool {
+    func unregister(_ session: ServerSession) -> Bool {
         sessionsLock.lock()
         defer { sessionsLock.unlock() }
         return sessions.removeValue(forKey: ObjectIdentifier(session)) != nil
     }
 
     /// The bound sessions now.
-    var boundSessions: [SyncSession] {
+    var boundSessions: [ServerSession] {
         sessionsLock.lock()
         defer { sessionsLock.unlock() }
         return Array(sessions.values)
@@ -132,7 +132,7 @@ final class SyncApp: @unchecked Sendable {
 final class AppRegistry: @unchecked Sendable {
     let dataDirectory: URL
     /// The configured app, or nil in development mode (any app id).
-    let configured: AppConfiguration?
+    let configured: ServerAppConfiguration?
     private let lock = NSLock()
     private var apps: [String: SyncApp] = [:]
 
@@ -141,7 +141,7 @@ final class AppRegistry: @unchecked Sendable {
     /// table with stores.
     let maxDevelopmentApps: Int
 
-    init(dataDirectory: URL, configured: AppConfiguration?, maxDevelopmentApps: Int = 20) {
+    init(dataDirectory: URL, configured: ServerAppConfiguration?, maxDevelopmentApps: Int = 20) {
         self.dataDirectory = dataDirectory
         self.configured = configured
         self.maxDevelopmentApps = maxDevelopmentApps

@@ -4,7 +4,7 @@ import OpenRealmWire
 /// integrated under the app's lock, by this connection or by another that took it into
 /// its group commit (``UploadIntegration``). A refused part fails the session.
 extension SyncConnection {
-    func upload(_ session: SyncSession, _ m: WireUpload) {
+    func upload(_ session: ServerSession, _ m: WireUpload) {
         let app = session.app
         for part in UploadIntegration.parts(of: m) {
             let job = UploadJob(session: session, upload: part, metrics: metrics)

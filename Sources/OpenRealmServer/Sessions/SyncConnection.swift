@@ -24,7 +24,7 @@ public final class SyncConnection: @unchecked Sendable {
     /// The server's counters.
     let metrics: ServerMetrics
 
-    private var sessions: [UInt64: SyncSession] = [:]
+    private var sessions: [UInt64: ServerSession] = [:]
     private var usedSessionNumbers: Set<UInt64> = []
     private(set) var isClosed = false
     /// Whether a `bind` was accepted on this connection (its bind timeout is then met).
@@ -135,19 +135,19 @@ public final class SyncConnection: @unchecked Sendable {
         output(.message(.error(WireErrorMessage(session: session, code: failure.code, message: failure.message, isFatal: true))))
     }
 
-    private func session(_ number: UInt64, _ what: String) -> SyncSession? {
+    private func session(_ number: UInt64, _ what: String) -> ServerSession? {
         if let s = sessions[number] { return s }
         fail(WireErrorMessage(session: 0, code: .unknownSession,
                               message: "unknownSession: \(what) for session \(number), which is not bound on this connection", isFatal: true))
         return nil
     }
 
-    private func end(_ session: SyncSession) {
+    private func end(_ session: ServerSession) {
         sessions[session.number] = nil
         unregister(session)
     }
 
-    private func unregister(_ session: SyncSession) {
+    private func unregister(_ session: ServerSession) {
         let store = session.app.store
         let removed = store.withLock {
             guard session.app.unregister(session) else { return false }
@@ -221,7 +221,7 @@ public final class SyncConnection: @unchecked Sendable {
                 }
                 file = try app.store.newClientFile(userId: user.id)
             }
-            let session = SyncSession(number: m.session, app: app, userId: user.id, file: file,
+            let session = ServerSession(number: m.session, app: app, userId: user.id, file: file,
                                       bindServerVersion: m.lastIntegratedServerVersion, output: output)
             session.view = view
             if view.partition != nil {
@@ -237,7 +237,7 @@ public final class SyncConnection: @unchecked Sendable {
                                                   serverVersion: app.store.serverVersion,
                                                   lastIntegratedClientVersion: file.lastIntegratedClientVersion)))
                     do {
-                        try changeView(session, to: view)
+                        try ViewChange.apply(session, to: view, metrics: metrics)
                     } catch {
                         app.unregister(session)
                         throw error

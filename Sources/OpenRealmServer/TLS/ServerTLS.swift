@@ -5,7 +5,7 @@ import NIOSSL
 /// TLS for the server's one port (`--tls-cert`, `--tls-key`): HTTPS for the auth routes
 /// and WSS for sync, served by Hummingbird's TLS channel over NIOSSL.
 ///
-/// The files are read when the server is made (``OpenRealmServer/init(configuration:logger:)``),
+/// The files are read when the server is made (``SyncServer/init(configuration:logger:)``),
 /// so that a missing or unreadable file, one that holds no certificate or key, or a key
 /// that does not belong to the certificate stops the server at start with a
 /// ``ServerError`` naming the file, rather than failing each handshake later.
@@ -83,7 +83,7 @@ public struct ServerTLSConfiguration: Sendable, Equatable {
     }
 }
 
-/// Loads ``ServerTLSConfiguration`` for ``OpenRealmServer`` and warns about a certificate
+/// Loads ``ServerTLSConfiguration`` for ``SyncServer`` and warns about a certificate
 /// that clients will refuse by its dates.
 enum ServerTLSSetup {
     static func load(_ settings: ServerTLSConfiguration, logger: Logger) throws -> TLSConfiguration {

@@ -11,7 +11,7 @@ import Foundation
 /// At most ``maxConcurrentJobs`` run at once, process-wide (``BoundedExecutor``): a job
 /// past them waits in arrival order as a suspended task, holding no thread.
 /// Subscription and view evaluation has an executor of its own
-/// (``OpenRealmServer/queryWork``), so that heavy queries do not take these places from
+/// (``SyncServer/queryWork``), so that heavy queries do not take these places from
 /// logins and uploads.
 enum BlockingWork {
     /// The most jobs running at once (each on its own thread).

@@ -3,7 +3,7 @@ import Foundation
 /// Runs blocking jobs on Dispatch threads of its own queue, at most ``limit`` at once;
 /// the others wait in arrival order as suspended tasks (``AsyncGate``), holding no
 /// thread. ``BlockingWork`` is one (32 jobs); a server's query evaluation another
-/// (``OpenRealmServer/queryWork``, `--sync-query-concurrency`).
+/// (``SyncServer/queryWork``, `--sync-query-concurrency`).
 ///
 /// ```swift
 /// let value = try await executor.run { try store.environment.read { ... } }

@@ -2,7 +2,7 @@ import Foundation
 import OpenRealmServer
 
 extension FuzzTarget {
-    /// An app configuration file (`--config app.json`) through `AppConfiguration.parse`,
+    /// An app configuration file (`--config app.json`) through `ServerAppConfiguration.parse`,
     /// which also parses the permission rules (RQL with `%user` placeholders).
     ///
     /// Checks: no crash; a configuration that parses also passes `validate()`.
@@ -10,7 +10,7 @@ extension FuzzTarget {
         name: "app-config",
         summary: "app configuration JSON (auth, tokens, limits, queryable fields, rules); parsed ones validate",
         run: { bytes in
-            guard let config = try? AppConfiguration.parse(Data(bytes), source: "fuzz.json") else { return }
+            guard let config = try? ServerAppConfiguration.parse(Data(bytes), source: "fuzz.json") else { return }
             do {
                 try config.validate()
             } catch {

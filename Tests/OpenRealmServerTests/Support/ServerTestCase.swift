@@ -8,7 +8,7 @@ import OpenRealmWire
 /// directory, and stops it afterwards.
 class ServerTestCase: XCTestCase {
     var dataDirectory: URL!
-    var server: OpenRealmServer!
+    var server: SyncServer!
     var port = 0
     /// The hybrid clock of uploads that do not give one.
     private var clock: UInt64 = 1_700_000_000_000
@@ -16,7 +16,7 @@ class ServerTestCase: XCTestCase {
     private let stopped = DispatchSemaphore(value: 0)
 
     /// The app configuration to run with (nil: development mode).
-    var appConfiguration: AppConfiguration? { nil }
+    var appConfiguration: ServerAppConfiguration? { nil }
 
     /// The store of the app `todo` (the default app of these tests).
     var storePath: String {
@@ -34,7 +34,7 @@ class ServerTestCase: XCTestCase {
         configuration.passwordHashRounds = 1024
         configure(&configuration)
         let logger = makeLogger()
-        let server = try OpenRealmServer(configuration: configuration, logger: logger)
+        let server = try SyncServer(configuration: configuration, logger: logger)
         self.server = server
         let stopped = self.stopped
         runTask = Task {

@@ -4,7 +4,7 @@ import Foundation
 @testable import OpenRealmServer
 
 /// The latest server version of `appId`'s store.
-func serverVersion(_ server: OpenRealmServer, appId: String) throws -> UInt64 {
+func serverVersion(_ server: SyncServer, appId: String) throws -> UInt64 {
     try server.auth.apps.app(appId).store.serverVersion
 }
 

@@ -5,13 +5,13 @@ import XCTest
 @testable import OpenRealmSync
 import RealmSwift
 
-/// Starts a real `OpenRealmServer` in development mode on a free loopback port for each
+/// Starts a real `SyncServer` in development mode on a free loopback port for each
 /// test, with its own data directory, and gives the test an app id of its own and a
 /// temporary sync root directory.
 class SyncTestCase: XCTestCase {
     var dataDirectory: URL!
     var rootDirectory: URL!
-    var server: OpenRealmServer!
+    var server: SyncServer!
     var port = 0
     var appId = ""
     private var runTask: _Concurrency.Task<Void, Never>?
@@ -50,7 +50,7 @@ class SyncTestCase: XCTestCase {
         configuration.mailer = serverMailer
         var logger = Logger(label: "openrealm-sync-test-server")
         logger.logLevel = .critical
-        let server = try OpenRealmServer(configuration: configuration, logger: logger)
+        let server = try SyncServer(configuration: configuration, logger: logger)
         self.server = server
         let stopped = self.stopped
         runTask = _Concurrency.Task {

@@ -76,7 +76,7 @@ final class SyncServerProcess {
         var logger = Logger(label: "openrealm-bench-server")
         logger.logLevel = .critical
         do {
-            let server = try OpenRealmServer(configuration: configuration, logger: logger)
+            let server = try SyncServer(configuration: configuration, logger: logger)
             _Concurrency.Task { try? await server.run() }
             let port = try server.waitUntilRunning(timeout: 60)
             FileHandle.standardOutput.write("port \(port)\n".data(using: .utf8)!)

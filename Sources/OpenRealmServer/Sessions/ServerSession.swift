@@ -19,7 +19,7 @@ public enum ConnectionOutput: Sendable {
 /// Its mutable state is guarded by the app's lock (``AppStore/lock``): the session's
 /// own connection changes it while handling queries and uploads, other sessions'
 /// uploads change ``viewObjects`` during fan-out.
-final class SyncSession: @unchecked Sendable {
+final class ServerSession: @unchecked Sendable {
     /// The session number the client chose.
     let number: UInt64
     let app: SyncApp

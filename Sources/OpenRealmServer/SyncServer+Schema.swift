@@ -1,7 +1,7 @@
 import Foundation
 
-/// The configured schema (``AppConfiguration/schema``), applied when the server starts.
-extension OpenRealmServer {
+/// The configured schema (``ServerAppConfiguration/schema``), applied when the server starts.
+extension SyncServer {
     /// Opens the configured app's store and adds what its configured schema has and the
     /// store lacks, before anything is served; logs what was added.
     ///

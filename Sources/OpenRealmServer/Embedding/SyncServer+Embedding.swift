@@ -5,7 +5,7 @@ import HummingbirdWebSocket
 /// Serving the sync server's routes from an application of one's own.
 ///
 /// ```swift
-/// let server = try OpenRealmServer(configuration: ServerConfiguration(dataDirectory: dir))
+/// let server = try SyncServer(configuration: ServerConfiguration(dataDirectory: dir))
 /// let router = Router(context: AppRequestContext.self)   // an OpenRealmRequestContext
 /// router.get("/hello") { _, _ in "hello" }
 /// server.addRoutes(to: router)
@@ -17,10 +17,10 @@ import HummingbirdWebSocket
 /// ```
 ///
 /// The server stays a `Service` of the group: with its routes mounted elsewhere its
-/// ``OpenRealmServer/run()`` opens no port of its own, but holds the data directory's
+/// ``SyncServer/run()`` opens no port of its own, but holds the data directory's
 /// lock (a second server on the same directory is refused) and serves the metrics port
 /// when ``ServerConfiguration/metricsPort`` is set, until the group shuts down.
-extension OpenRealmServer {
+extension SyncServer {
     /// Adds the server's routes to `router`, an application's own: the auth routes
     /// (`/api/client/v2.0/...`), `/health`, `/metrics` (unless the metrics have a port
     /// of their own) and the sync WebSocket endpoint (`.../realm-sync`), in a group

@@ -23,7 +23,7 @@ import Foundation
 ///
 /// `"partitionField": "_partition"` makes the app partition-based: sessions bind with a
 /// partition value instead of subscribing, and flexible binds are refused.
-public struct AppConfiguration: Sendable, Hashable {
+public struct ServerAppConfiguration: Sendable, Hashable {
     /// The app id; the only one the server then serves.
     public var appId: String
     /// Whether clients may declare classes and properties (additive only). Off unless
@@ -80,8 +80,8 @@ public struct AppConfiguration: Sendable, Hashable {
 
     /// The configuration development mode (no `--config`) gives every app: schema from
     /// the clients, anonymous login, every class readable and writable by every user.
-    public static func development(appId: String) -> AppConfiguration {
-        var config = AppConfiguration(appId: appId)
+    public static func development(appId: String) -> ServerAppConfiguration {
+        var config = ServerAppConfiguration(appId: appId)
         config.developmentMode = true
         config.anonymousAuth = true
         config.permissions[AppRules.everyOtherClass] = ClassPermissions(read: "TRUEPREDICATE", write: "TRUEPREDICATE")
@@ -93,7 +93,7 @@ public struct AppConfiguration: Sendable, Hashable {
     /// - Throws: ``ServerError`` naming the file and the bad key: unreadable (with the
     ///   OS reason), a JSON syntax error (with its line and column), not an object, an
     ///   unknown key, a value of the wrong type, a missing or invalid `appId`.
-    public static func load(from url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> AppConfiguration {
+    public static func load(from url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ServerAppConfiguration {
         let data = try SmallFile.read(url, what: "the app configuration", limit: 16 << 20)
         return try parse(data, source: url.lastPathComponent, baseDirectory: url.deletingLastPathComponent(), environment: environment)
     }
@@ -102,7 +102,7 @@ public struct AppConfiguration: Sendable, Hashable {
     /// `auth.customJWT.keyFile` is found in `baseDirectory` (default: the current
     /// directory), and `auth.customJWT.keyEnv` is looked up in `environment`.
     public static func parse(_ data: Data, source: String = "app configuration", baseDirectory: URL? = nil,
-                             environment: [String: String] = ProcessInfo.processInfo.environment) throws -> AppConfiguration {
+                             environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ServerAppConfiguration {
         let root = try ConfigJSON.object(data, source: source)
         let reader = ConfigReader(source: source)
         try reader.only(root, ["appId", "developmentMode", "auth", "tokens", "queryableFields", "indexedQueryableField", "limits",
@@ -111,7 +111,7 @@ public struct AppConfiguration: Sendable, Hashable {
         guard AppRegistry.isValidAppId(appId) else {
             throw ServerError("\(source): 'appId' \"\(appId)\" must be 1–64 letters, digits, '.', '_' or '-', not starting with '.'")
         }
-        var config = AppConfiguration(appId: appId)
+        var config = ServerAppConfiguration(appId: appId)
         if let dev = try reader.bool(root["developmentMode"], "developmentMode") { config.developmentMode = dev }
         if let schema = root["schema"] { config.schema = try AppSchema.parse(schema, source: source) }
         if let auth = try reader.object(root["auth"], "auth") {

@@ -5,10 +5,10 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 
-/// The server as a swift-service-lifecycle `Service`: ``OpenRealmServer/run()`` serves
+/// The server as a swift-service-lifecycle `Service`: ``SyncServer/run()`` serves
 /// until the service group shuts down gracefully (the listeners stop accepting, open
 /// connections finish) or its task is cancelled.
-extension OpenRealmServer: Service {
+extension SyncServer: Service {
     /// The listeners of ``run()``: the server's own application (unless its routes are
     /// mounted in another one, ``addRoutes(to:)``) and the metrics listener (when
     /// ``ServerConfiguration/metricsPort`` is set), until graceful shutdown or
@@ -89,7 +89,7 @@ extension OpenRealmServer: Service {
     }
 }
 
-/// What ``OpenRealmServer/run()`` listens on besides its own port: whether its routes are
+/// What ``SyncServer/run()`` listens on besides its own port: whether its routes are
 /// mounted in another application (then it opens no port of its own), and the metrics
 /// port once it listens.
 final class Listeners: Sendable {

@@ -12,17 +12,17 @@ import OpenRealmWire
 /// one port, over an embedded ORCore store per app.
 ///
 /// ```swift
-/// let server = try OpenRealmServer(configuration: ServerConfiguration(port: 9090, dataDirectory: dir))
+/// let server = try SyncServer(configuration: ServerConfiguration(port: 9090, dataDirectory: dir))
 /// try await server.runService()      // until SIGINT / SIGTERM
 /// ```
 ///
-/// It is a swift-service-lifecycle `Service` (OpenRealmServer+Service.swift), so it can
+/// It is a swift-service-lifecycle `Service` (SyncServer+Service.swift), so it can
 /// run in a `ServiceGroup` of one's own; its routes can also be mounted in one's own
 /// Hummingbird application (``addRoutes(to:)``).
 ///
 /// In tests, ``run()`` in a task and ``waitUntilRunning(timeout:)`` for the port (with
 /// `port: 0` a free one is picked); cancel the task to stop.
-public final class OpenRealmServer: Sendable {
+public final class SyncServer: Sendable {
     /// The configuration it was made with.
     public let configuration: ServerConfiguration
     let auth: AuthService

@@ -1,0 +1,176 @@
+import Foundation
+import OpenRealmWire
+
+/// View changes: what enters a session's view is sent whole, what leaves it is erased,
+/// as a bootstrap of the view's query version (a new subscription set, or a
+/// partition-based session's first view).
+enum ViewChange {
+    /// The largest bootstrap batch, in encoded instruction bytes.
+    static let bootstrapBatchBytes = 1 << 20
+
+    /// Makes `view` the session's view and sends the bootstrap that brings the client
+    /// there. Call with the app's lock held.
+    ///
+    /// What the client holds is known exactly once the session has had a view. For the
+    /// first view of a session whose client file completed a view before (at server
+    /// version `S`, recorded in `__client_files`) and has integrated at least up to `S`
+    /// (the bind's `lastIntegratedServerVersion` `L`), the client holds that earlier
+    /// view as of `L`: since views depend on an object's own fields only, objects no
+    /// history entry after `L` touched are held exactly when they match the earlier
+    /// view now, and only the touched ones are resent (whole when in the new view, as
+    /// an `eraseObject` otherwise, which has no effect on a client that lacks the
+    /// object). Otherwise the whole view is sent.
+    ///
+    /// Each view change takes a server version of its own (an empty history entry), so
+    /// that a client's `lastIntegratedServerVersion` tells whether it integrated the
+    /// bootstrap.
+    static func apply(_ session: ServerSession, to view: SubscriptionView, metrics: ServerMetrics) throws {
+        let store = session.app.store
+        let version = store.serverVersion + 1
+        var instructions: [WireInstruction] = []
+        var viewObjects: Set<WireObjectRef> = []
+        var snapshots: Set<WireObjectRef> = []
+        let record = try ViewRecord(view)
+        try store.environment.write { txn in
+            try session.app.recordPendingProgress(txn)
+            let schema = try AppStore.querySchema(txn)
+            let objects = try view.objects(txn, schema: schema)
+            viewObjects = Set(objects.keys)
+            var held: Set<WireObjectRef> = []
+            var uncertain: Set<WireObjectRef> = []
+            if session.hasHadView {
+                held = session.viewObjects
+            } else if let found = try earlierView(session, txn, current: view) {
+                // What only the client's own changesets touched it holds as the server
+                // does, when still in the view; the rest is sent (or erased) again.
+                let ownInView = found.ownOnly.filter { objects[$0] != nil }
+                uncertain = found.touched.union(found.ownOnly.subtracting(ownInView))
+                held = Set(try found.view.objects(txn, schema: schema).keys).subtracting(uncertain).union(ownInView)
+            }
+            // In the order of the references' text, each text made once (not once per comparison).
+            let ordered = objects.map { entry in (entry.key.description, entry.key, entry.value.0, entry.value.1) }.sorted { $0.0 < $1.0 }
+            for (_, ref, cls, key) in ordered {
+                if uncertain.contains(ref) {
+                    instructions += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
+                    snapshots.insert(ref)
+                } else if !held.contains(ref) {
+                    instructions += try ObjectSnapshot.instructions(txn, cls, key: key)
+                    snapshots.insert(ref)
+                }
+            }
+            for (_, ref) in held.union(uncertain).filter({ objects[$0] == nil }).map({ ($0.description, $0) }).sorted(by: { $0.0 < $1.0 }) {
+                instructions.append(.eraseObject(WireObjectPath(ref)))
+            }
+            try AppStore.appendHistory(txn, HistoryEntry(
+                serverVersion: version, originFileIdent: 0, originClientVersion: 0,
+                timestamp: WireHybridTimestamp(milliseconds: UInt64(max(0, AppStore.nowMilliseconds))),
+                integratedAt: AppStore.nowMilliseconds, changeset: try WireChangeset([]).encoded()))
+            try txn.updateRow("__client_files", .int(Int64(session.fileIdent)), [
+                "viewServerVersion": .int(Int64(version)), "view": .string(record.encoded),
+            ])
+            // What this bootstrap overwrote on the client, for the changesets it made
+            // before and uploads later, in this session or another (``BootstrapCopies``).
+            if !snapshots.isEmpty {
+                var copies = try BootstrapCopies.read(txn, ident: session.fileIdent)
+                copies.drop(through: try AppStore.uploadBase(txn, ident: session.fileIdent))
+                copies.record(version: version, sent: held.isEmpty && uncertain.isEmpty ? nil : snapshots)
+                try copies.write(txn, ident: session.fileIdent)
+            }
+        }
+        store.didCommit(serverVersion: version)
+        session.view = view
+        session.viewObjects = viewObjects
+        session.hasHadView = true
+        metrics.syncWork.bootstrapObjects.record(snapshots.count)
+        try sendBootstrap(session, instructions, serverVersion: version, metrics: metrics)
+    }
+
+    /// The view the session's client file completed before this session, with the
+    /// objects history entries touched since the bind's `lastIntegratedServerVersion`;
+    /// nil when it is unknown (no earlier view, not integrated, or the user's read
+    /// rules or the partition changed since).
+    ///
+    /// `touched` holds what other origins' changesets and view changes touched, and what
+    /// the server sent this file back whole; `ownOnly` what only the file's own
+    /// changesets touched. The client holds those as the server does: it made them, and
+    /// each was merged with what others did before it exactly as during a session, where
+    /// the server sends a client's own changesets nothing back
+    /// (`docs/SERVER.md`, "View changes and re-binds").
+    private static func earlierView(_ session: ServerSession, _ txn: StoreTransaction, current: SubscriptionView) throws
+        -> (view: SubscriptionView, touched: Set<WireObjectRef>, ownOnly: Set<WireObjectRef>)? {
+        let since = session.bindServerVersion
+        guard since > 0, let row = try txn.readRow("__client_files", .int(Int64(session.fileIdent))),
+              let at = row.int("viewServerVersion"), at > 0, since >= UInt64(at),
+              let text = row.string("view"), let record = ViewRecord(decoding: text),
+              let earlier = record.view(like: current) else { return nil }
+        var touched: Set<WireObjectRef> = []
+        var own: Set<WireObjectRef> = []
+        var version = since + 1
+        while version <= session.app.store.serverVersion {
+            defer { version += 1 }
+            guard let entry = try AppStore.historyEntry(txn, version) else { return nil }
+            let isOwn = entry.originFileIdent == session.fileIdent
+            for instruction in try WireChangeset(decoding: entry.changeset).instructions {
+                if let ref = instruction.topLevelObject {
+                    if isOwn { own.insert(ref) } else { touched.insert(ref) }
+                }
+            }
+            if isOwn, !entry.compensation.isEmpty {
+                for instruction in try WireChangeset(decoding: entry.compensation).instructions {
+                    if let ref = instruction.topLevelObject { touched.insert(ref) }
+                }
+            }
+        }
+        return (earlier, touched, own.subtracting(touched))
+    }
+
+    /// Sends `instructions` as a bootstrap of the session's query version, in batches
+    /// of about ``bootstrapBatchBytes``; always at least one (possibly empty) last batch.
+    /// Each batch's `downloadableBytes` is the encoded size of the batches after it
+    /// (their changesets' `instructions` fields, `docs/PROTOCOL.md` §5.1), so that the
+    /// client can report the bootstrap's progress.
+    ///
+    /// The batches go out as one ``BootstrapStream``: the transport makes each download
+    /// when it is ready to write it (``OutboundFrameQueue``), so a bootstrap larger than
+    /// the outgoing queue's bound streams to a client that reads it.
+    private static func sendBootstrap(_ session: ServerSession, _ instructions: [WireInstruction], serverVersion: UInt64,
+                                      metrics: ServerMetrics) throws {
+        var batches: [[WireInstruction]] = [[]]
+        // Per batch: the instructions' bytes without the one-byte count each lone encoding has.
+        var instructionBytes: [Int] = [0]
+        var size = 0
+        for instruction in instructions {
+            let bytes = try WireChangeset([instruction]).encoded().count
+            if size + bytes > Self.bootstrapBatchBytes && !batches[batches.count - 1].isEmpty {
+                batches.append([])
+                instructionBytes.append(0)
+                size = 0
+            }
+            batches[batches.count - 1].append(instruction)
+            instructionBytes[instructionBytes.count - 1] += bytes - 1
+            size += bytes
+        }
+        // A batch is sent as one changeset: a varint count, then its instructions.
+        let batchBytes = zip(batches, instructionBytes).map { batch, bytes in
+            batch.isEmpty ? 0 : bytes + Self.varintSize(UInt64(batch.count))
+        }
+        var remaining = UInt64(batchBytes.reduce(0, +))
+        metrics.syncWork.bootstrapBytes.record(remaining)
+        let now = WireHybridTimestamp(milliseconds: UInt64(max(0, AppStore.nowMilliseconds)))
+        let after = batchBytes.map { bytes -> UInt64 in
+            remaining -= UInt64(bytes)
+            return remaining
+        }
+        session.output(.stream(BootstrapStream(
+            batches: batches, remaining: after, session: session.number, queryVersion: session.view.queryVersion,
+            serverVersion: serverVersion, lastIntegratedClientVersion: session.lastIntegratedClientVersion, timestamp: now)))
+    }
+
+    /// The bytes of `value` as a protocol varint (`docs/PROTOCOL.md` §3.1).
+    static func varintSize(_ value: UInt64) -> Int {
+        var v = value
+        var n = 1
+        while v >= 0x80 { v >>= 7; n += 1 }
+        return n
+    }
+}
