@@ -103,7 +103,9 @@ final class AppTests: SyncTestCase {
         let cacheFile = rootDirectory.appendingPathComponent(appId).appendingPathComponent("users.json")
         let cache = UserCache.load(from: cacheFile)
         XCTAssertEqual(cache.currentUserId, user.id)
-        XCTAssertEqual(cache.users.first?.state, "loggedIn")
+        XCTAssertEqual(cache.users.first?.state, .loggedIn)
+        // The file keeps the state as the text earlier builds wrote and read.
+        XCTAssertTrue(try String(contentsOf: cacheFile, encoding: .utf8).contains(#""state":"loggedIn""#))
         XCTAssertNotNil(cache.users.first?.refreshToken)
         // A new process reads the file: simulate it by forgetting the app's state.
         AppState.forget(id: appId)

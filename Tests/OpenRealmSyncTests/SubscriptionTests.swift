@@ -323,6 +323,9 @@ final class SubscriptionTests: SyncTestCase {
         let store = try XCTUnwrap(realm.subscriptions.store)
         XCTAssertEqual(store.path, path.path)
         XCTAssertEqual(store.load().latest.entries.map(\.name), ["all_teams"])
-        XCTAssertEqual(store.load().latest.state, "complete")
+        XCTAssertEqual(store.load().latest.state, .complete)
+        // The file keeps the state as the text earlier builds wrote and read.
+        let json = try XCTUnwrap(try store.file.read { FileMetadata.bytes($0, SubscriptionStore.metadataKey) })
+        XCTAssertTrue(String(decoding: json, as: UTF8.self).contains(#""state":"complete""#))
     }
 }

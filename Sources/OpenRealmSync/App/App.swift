@@ -67,7 +67,7 @@ public final class App: Sendable {
     ///   `.httpRequestFailed` (server unreachable), ...
     public func login(credentials: Credentials) async throws -> User {
         if case .anonymous = credentials, let existing = state.allUserIds.compactMap(state.entry)
-            .last(where: { $0.provider == "anon-user" && $0.state == "loggedIn" }) {
+            .last(where: { $0.provider == "anon-user" && $0.state == .loggedIn }) {
             let user = state.user(existing.id)
             self.switch(to: user)
             return user

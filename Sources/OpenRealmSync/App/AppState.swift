@@ -98,8 +98,8 @@ final class AppState: Sendable {
 
     var currentUserId: String? {
         inner.withLock { s in
-            guard let id = s.cache.currentUserId, s.cache.users.contains(where: { $0.id == id && $0.state == "loggedIn" }) else {
-                return s.cache.users.filter { $0.state == "loggedIn" }.max { $0.loggedInAt < $1.loggedInAt }?.id
+            guard let id = s.cache.currentUserId, s.cache.users.contains(where: { $0.id == id && $0.state == .loggedIn }) else {
+                return s.cache.users.filter { $0.state == .loggedIn }.max { $0.loggedInAt < $1.loggedInAt }?.id
             }
             return id
         }
@@ -111,12 +111,12 @@ final class AppState: Sendable {
     func recordLogin(id: String, provider: String, accessToken: String, refreshToken: String, deviceId: String?, email: String?) throws -> User {
         try updateCache { cache in
             var entry = cache.users.first { $0.id == id }
-                ?? UserCache.Entry(id: id, provider: provider, state: "loggedIn", loggedInAt: 0)
+                ?? UserCache.Entry(id: id, provider: provider, state: .loggedIn, loggedInAt: 0)
             entry.accessToken = accessToken
             entry.refreshToken = refreshToken
             entry.deviceId = deviceId
             entry.email = email ?? entry.email
-            entry.state = "loggedIn"
+            entry.state = .loggedIn
             entry.loggedInAt = Date().timeIntervalSince1970
             cache.users.removeAll { $0.id == id }
             cache.users.append(entry)

@@ -23,16 +23,28 @@ struct SubscriptionStore: Sendable {
         var updatedAt: Double
     }
 
+    /// Where a set version stands, as the file stores it (the JSON strings `pending`,
+    /// `complete`, `error`, `superseded`).
+    enum State: String, Codable, Sendable {
+        /// Committed; the server has not answered it.
+        case pending
+        /// The server sent everything it matches.
+        case complete
+        /// The server refused it (`errorMessage` says why).
+        case error
+        /// A later version completed, or was committed while this one was pending.
+        case superseded
+    }
+
     struct VersionRecord: Codable, Sendable {
         var version: Int64
-        /// `pending`, `complete`, `error`, `superseded`.
-        var state: String
+        var state: State
         var errorMessage: String?
         var entries: [Entry]
     }
 
     struct Stored: Codable, Sendable {
-        var sets: [VersionRecord] = [VersionRecord(version: 0, state: "complete", errorMessage: nil, entries: [])]
+        var sets: [VersionRecord] = [VersionRecord(version: 0, state: .complete, errorMessage: nil, entries: [])]
         var latest: VersionRecord { sets[sets.count - 1] }
         func record(_ version: Int64) -> VersionRecord? { sets.first { $0.version == version } }
         /// Whether any update was ever committed.
@@ -52,8 +64,8 @@ struct SubscriptionStore: Sendable {
         let (version, _) = try file.write { txn -> Int64 in
             var stored = FileMetadata.json(txn, Self.metadataKey, as: Stored.self) ?? Stored()
             let version = stored.latest.version + 1
-            for i in stored.sets.indices where stored.sets[i].state == "pending" { stored.sets[i].state = "superseded" }
-            stored.sets.append(VersionRecord(version: version, state: "pending", errorMessage: nil, entries: entries))
+            for i in stored.sets.indices where stored.sets[i].state == .pending { stored.sets[i].state = .superseded }
+            stored.sets.append(VersionRecord(version: version, state: .pending, errorMessage: nil, entries: entries))
             if stored.sets.count > Self.keptVersions { stored.sets.removeFirst(stored.sets.count - Self.keptVersions) }
             try FileMetadata.setJSON(txn, Self.metadataKey, stored)
             return version
@@ -68,10 +80,10 @@ struct SubscriptionStore: Sendable {
             var stored = FileMetadata.json(txn, Self.metadataKey, as: Stored.self) ?? Stored()
             for i in stored.sets.indices {
                 if stored.sets[i].version == version {
-                    stored.sets[i].state = complete ? "complete" : "error"
+                    stored.sets[i].state = complete ? .complete : .error
                     stored.sets[i].errorMessage = errorMessage
-                } else if complete, stored.sets[i].version < version, stored.sets[i].state == "pending" || stored.sets[i].state == "complete" {
-                    stored.sets[i].state = "superseded"
+                } else if complete, stored.sets[i].version < version, stored.sets[i].state == .pending || stored.sets[i].state == .complete {
+                    stored.sets[i].state = .superseded
                 }
             }
             try FileMetadata.setJSON(txn, Self.metadataKey, stored)
@@ -103,9 +115,9 @@ final class SubscriptionWaiters: Sendable {
         }
         // It may have resolved before the waiter was registered.
         let stored = store.load()
-        if stored.sets.contains(where: { $0.version >= version && $0.state == "complete" }) {
+        if stored.sets.contains(where: { $0.version >= version && $0.state == .complete }) {
             finish(path: store.path, id: id, error: nil)
-        } else if let record = stored.record(version), record.state == "error" {
+        } else if let record = stored.record(version), record.state == .error {
             finish(path: store.path, id: id, error: RealmError(.subscriptionFailed, record.errorMessage ?? "The server refused subscription set version \(version)."))
         }
         return id

@@ -84,10 +84,10 @@ public final class SyncSubscriptionSet: @unchecked Sendable {
         if stored.latest.version > version { return .superseded }
         guard let record = stored.record(version) else { return .superseded }
         switch record.state {
-        case "complete": return .complete
-        case "error": return .error(RealmError(.subscriptionFailed, record.errorMessage ?? "The server refused subscription set version \(version)."))
-        case "superseded": return .superseded
-        default: return .pending
+        case .complete: return .complete
+        case .error: return .error(RealmError(.subscriptionFailed, record.errorMessage ?? "The server refused subscription set version \(version)."))
+        case .superseded: return .superseded
+        case .pending: return .pending
         }
     }
 

@@ -36,7 +36,7 @@ public final class User: Sendable, Hashable, CustomStringConvertible {
     /// Whether the user is logged in, removed, or logged out.
     public var state: State {
         guard let entry = appState.entry(id) else { return .removed }
-        return entry.state == "loggedIn" ? .loggedIn : .loggedOut
+        return entry.state == .loggedIn ? .loggedIn : .loggedOut
     }
 
     /// Whether the user is logged in.
@@ -67,7 +67,7 @@ public final class User: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``AppError`` `.userNotLoggedIn`; `.invalidSession` when the refresh token
     ///   was revoked or expired (the user is then logged out); `.httpRequestFailed`.
     func validAccessToken() async throws -> String {
-        guard let entry = appState.entry(id), entry.state == "loggedIn", let access = entry.accessToken else {
+        guard let entry = appState.entry(id), entry.state == .loggedIn, let access = entry.accessToken else {
             throw AppError(.userNotLoggedIn, "User \(id) is not logged in: log in again to sync.")
         }
         if let exp = JWTClaims.expiry(of: access), exp.timeIntervalSinceNow > 60 { return access }
@@ -99,7 +99,7 @@ public final class User: Sendable, Hashable, CustomStringConvertible {
                 // An anonymous user cannot log in again: logging out removes it.
                 cache.users.removeAll { $0.id == id }
             } else if let i = cache.users.firstIndex(where: { $0.id == id }) {
-                cache.users[i].state = "loggedOut"
+                cache.users[i].state = .loggedOut
                 cache.users[i].accessToken = nil
                 cache.users[i].refreshToken = nil
             }

@@ -7,6 +7,12 @@ import Synchronization
 /// Written whole, atomically, after every change; read once when the app's state is
 /// first made in a process.
 struct UserCache: Codable, Sendable {
+    /// Whether a cached user is logged in (the JSON strings `loggedIn`, `loggedOut`).
+    enum LoginState: String, Codable, Sendable {
+        case loggedIn
+        case loggedOut
+    }
+
     struct Entry: Codable, Sendable, Equatable {
         var id: String
         var provider: String
@@ -14,8 +20,7 @@ struct UserCache: Codable, Sendable {
         var refreshToken: String?
         var deviceId: String?
         var email: String?
-        /// `loggedIn` or `loggedOut`.
-        var state: String
+        var state: LoginState
         var loggedInAt: Double
     }
 
