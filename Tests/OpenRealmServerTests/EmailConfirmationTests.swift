@@ -111,7 +111,7 @@ final class EmailConfirmationTests: ServerTestCase {
         let mail = try mailer.waitForMail(to: "eve@example.com", .confirmation)
         let store = try server.auth.apps.app("todo").store
         let later = AuthService.now + server.configuration.app!.emailConfirmation.tokenLifetime + 1
-        XCTAssertNil(try store.useEmailToken(id: mail.tokenId, token: mail.token, purpose: .confirmation, now: later) { _, _ in () })
+        XCTAssertNil(try store.consumeEmailToken(id: mail.tokenId, token: mail.token, purpose: .confirmation, now: later, effect: .confirmEmail))
         // Refusing it changed nothing: the pair still works while it lives.
         XCTAssertEqual(try confirm(mail).status, 200)
     }

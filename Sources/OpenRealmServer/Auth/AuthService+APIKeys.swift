@@ -40,23 +40,27 @@ extension AuthService {
             throw .badRequest("an API key's name must be between 1 and 256 characters, not \(name.count)")
         }
         let key = AppStore.randomHex(32)
-        let created: APIKeyRecord?
+        let creation: APIKeyCreation
         do {
-            created = try app.store.createAPIKey(id: ObjectId.generate().stringValue, userId: user.id, name: name,
-                                                 keyHash: AppStore.apiKeyHash(key))
-        } catch let error as AuthError {
-            throw error
+            creation = try app.accounts.createAPIKey(id: ObjectId.generate().stringValue, userId: user.id, name: name,
+                                                     keyHash: AppStore.apiKeyHash(key), limit: AppStore.maxAPIKeysPerUser)
         } catch {
             throw .internalError("cannot store the API key: \(error)")
         }
-        guard let created else { throw .apiKeyAlreadyExists(name) }
-        return APIKeyInfo(created, key: key)
+        switch creation {
+        case .created(let record):
+            return APIKeyInfo(record, key: key)
+        case .nameTaken:
+            throw .apiKeyAlreadyExists(name)
+        case .tooMany:
+            throw .badRequest("user '\(user.id)' already has \(AppStore.maxAPIKeysPerUser) API keys, the most allowed; delete one first")
+        }
     }
 
     /// The access token's user's keys, oldest first (without the keys themselves).
     func apiKeys(accessToken: String) throws(AuthError) -> [APIKeyInfo] {
         let (app, user) = try apiKeyUser(accessToken)
-        do { return try app.store.apiKeys(userId: user.id).map { APIKeyInfo($0) } } catch {
+        do { return try app.accounts.apiKeys(userId: user.id).map { APIKeyInfo($0) } } catch {
             throw .internalError("cannot read API keys: \(error)")
         }
     }
@@ -73,7 +77,7 @@ extension AuthService {
     func deleteAPIKey(accessToken: String, id: String) throws(AuthError) {
         let (app, user) = try apiKeyUser(accessToken)
         let key = try ownKey(app, user, id)
-        do { try app.store.deleteAPIKey(id: key.id) } catch { throw .internalError("cannot delete the API key: \(error)") }
+        do { try app.accounts.deleteAPIKey(id: key.id) } catch { throw .internalError("cannot delete the API key: \(error)") }
     }
 
     /// Enables or disables the access token's user's key `id`; a disabled key does
@@ -81,7 +85,7 @@ extension AuthService {
     func setAPIKey(accessToken: String, id: String, disabled: Bool) throws(AuthError) {
         let (app, user) = try apiKeyUser(accessToken)
         let key = try ownKey(app, user, id)
-        do { try app.store.setAPIKey(id: key.id, disabled: disabled) } catch {
+        do { try app.accounts.setAPIKey(id: key.id, disabled: disabled) } catch {
             throw .internalError("cannot change the API key: \(error)")
         }
     }
@@ -98,8 +102,8 @@ extension AuthService {
         let record: APIKeyRecord?
         let user: UserRecord?
         do {
-            record = try app.store.apiKey(hash: AppStore.apiKeyHash(key))
-            user = try record.flatMap { try app.store.user(id: $0.userId) }
+            record = try app.accounts.apiKey(hash: AppStore.apiKeyHash(key))
+            user = try record.flatMap { try app.accounts.user(id: $0.userId) }
         } catch {
             throw .internalError("cannot read API keys: \(error)")
         }
@@ -119,7 +123,7 @@ extension AuthService {
 
     private func ownKey(_ app: SyncApp, _ user: UserRecord, _ id: String) throws(AuthError) -> APIKeyRecord {
         let record: APIKeyRecord?
-        do { record = try app.store.apiKey(id: id) } catch { throw .internalError("cannot read API keys: \(error)") }
+        do { record = try app.accounts.apiKey(id: id) } catch { throw .internalError("cannot read API keys: \(error)") }
         guard let record, record.userId == user.id else { throw .apiKeyNotFound(id) }
         return record
     }

@@ -33,11 +33,10 @@ extension AuthService {
     func confirm(appId: String, token: String, tokenId: String, remoteAddress: String?) throws(AuthError) {
         let app = try emailApp(appId)
         try limitLogin(app, remoteAddress: remoteAddress)
-        let done: Void?
+        let done: UserRecord?
         do {
-            done = try app.store.useEmailToken(id: tokenId, token: token, purpose: .confirmation, now: Self.now) { txn, user in
-                try AppStore.confirmEmail(txn, userId: user.id)
-            }
+            done = try app.accounts.consumeEmailToken(id: tokenId, token: token, purpose: .confirmation, now: Self.now,
+                                                      effect: .confirmEmail)
         } catch {
             throw .internalError("cannot confirm: \(error)")
         }
@@ -53,12 +52,10 @@ extension AuthService {
         let app = try emailApp(appId)
         try limitLogin(app, remoteAddress: remoteAddress)
         let hash = try passwordHash(password)
-        let done: Void?
+        let done: UserRecord?
         do {
-            done = try app.store.useEmailToken(id: tokenId, token: token, purpose: .passwordReset, now: Self.now) { txn, user in
-                try AppStore.replacePassword(txn, userId: user.id, hash: hash)
-                try AppStore.confirmEmail(txn, userId: user.id)
-            }
+            done = try app.accounts.consumeEmailToken(id: tokenId, token: token, purpose: .passwordReset, now: Self.now,
+                                                      effect: .resetPassword(hash: hash))
         } catch {
             throw .internalError("cannot reset the password: \(error)")
         }
@@ -90,7 +87,7 @@ extension AuthService {
             let settings = app.configuration.emailConfirmation
             let token = AppStore.randomHex(32), tokenId = AppStore.randomHex(12)
             do {
-                try app.store.storeEmailToken(id: tokenId, token: token, userId: user.id, purpose: purpose, now: Self.now,
+                try app.accounts.storeEmailToken(id: tokenId, token: token, userId: user.id, purpose: purpose, now: Self.now,
                                               expiresAt: Self.now + settings.tokenLifetime)
                 try mailer.send(Self.message(purpose, to: email, appId: app.store.appId, token: token, tokenId: tokenId,
                                              settings: settings))
@@ -137,6 +134,6 @@ extension AuthService {
         if let wait = app.loginLimiter.take("mail:" + email, limit: app.configuration.loginRateLimitPerEmail) {
             throw .tooManyRequests("too many mails asked for '\(email)'", retryAfter: wait)
         }
-        do { return (app, try app.store.user(email: email)) } catch { throw .internalError("cannot read users: \(error)") }
+        do { return (app, try app.accounts.user(email: email)) } catch { throw .internalError("cannot read users: \(error)") }
     }
 }

@@ -66,7 +66,7 @@ final class AuthService: Sendable {
         try limitLogin(app, remoteAddress: remoteAddress)
         let user: UserRecord?
         do {
-            user = try app.store.createUser(provider: "anon-user", email: nil, passwordHash: nil)
+            user = try app.accounts.createUser(provider: "anon-user", email: nil, passwordHash: nil)
         } catch {
             throw .internalError("cannot store the user: \(error)")
         }
@@ -88,7 +88,7 @@ final class AuthService: Sendable {
         let hash = try passwordHash(password)
         let created: UserRecord?
         do {
-            created = try app.store.createUser(provider: "local-userpass", email: email, passwordHash: hash)
+            created = try app.accounts.createUser(provider: "local-userpass", email: email, passwordHash: hash)
         } catch {
             throw .internalError("cannot store the user: \(error)")
         }
@@ -107,7 +107,7 @@ final class AuthService: Sendable {
         let email = try Self.normalizedEmail(rawEmail)
         try limitLogin(app, remoteAddress: remoteAddress, email: email)
         let user: UserRecord?
-        do { user = try app.store.user(email: email) } catch { throw .internalError("cannot read users: \(error)") }
+        do { user = try app.accounts.user(email: email) } catch { throw .internalError("cannot read users: \(error)") }
         // An unknown email is verified against the decoy, so that both answers cost a hash.
         let matches = hasher.verify(password, against: user?.passwordHash ?? decoyHash)
         metrics.increment("openrealm_password_checks_total")
@@ -132,7 +132,7 @@ final class AuthService: Sendable {
         let identity = try settings.verify(token, now: Self.now)
         let user: UserRecord
         do {
-            user = try app.store.externalUser(id: CustomJWTConfiguration.userId(subject: identity.subject),
+            user = try app.accounts.externalUser(id: CustomJWTConfiguration.userId(subject: identity.subject),
                                               provider: "custom-token", email: identity.email)
         } catch {
             throw .internalError("cannot store the user: \(error)")
@@ -150,7 +150,7 @@ final class AuthService: Sendable {
     /// valid until they expire.
     func logout(refreshToken: String) throws(AuthError) {
         let (app, _, id) = try validRefresh(refreshToken)
-        do { try app.store.revokeRefreshToken(id: id) } catch { throw .internalError("cannot revoke the token: \(error)") }
+        do { try app.accounts.revokeRefreshToken(id: id) } catch { throw .internalError("cannot revoke the token: \(error)") }
     }
 
     /// The claims of a valid access token, and its user.
@@ -168,7 +168,7 @@ final class AuthService: Sendable {
             throw .invalidSession("the access token is for app '\(claims.aud)', which this server does not serve")
         }
         let user: UserRecord?
-        do { user = try app.store.user(id: claims.sub) } catch { throw .internalError("cannot read users: \(error)") }
+        do { user = try app.accounts.user(id: claims.sub) } catch { throw .internalError("cannot read users: \(error)") }
         guard let user else { throw .invalidSession("the access token's user '\(claims.sub)' does not exist") }
         return (claims, user)
     }
@@ -178,7 +178,7 @@ final class AuthService: Sendable {
         guard let id = claims.jti else { throw .invalidSession("the refresh token has no id") }
         let app = try apps.app(claims.aud)
         let record: RefreshTokenRecord?
-        do { record = try app.store.refreshToken(id: id) } catch { throw .internalError("cannot read tokens: \(error)") }
+        do { record = try app.accounts.refreshToken(id: id) } catch { throw .internalError("cannot read tokens: \(error)") }
         guard let record, record.userId == claims.sub else { throw .invalidSession("the refresh token is unknown to this app") }
         guard !record.revoked else { throw .invalidSession("the refresh token was revoked by a logout; log in again") }
         return (app, claims, id)
@@ -194,7 +194,7 @@ final class AuthService: Sendable {
         let now = Self.now
         let id = AppStore.randomHex(16)
         let record = RefreshTokenRecord(id: id, userId: user.id, expiresAt: now + app.configuration.refreshTokenLifetime, revoked: false)
-        do { try app.store.storeRefreshToken(record) } catch { throw .internalError("cannot store the token: \(error)") }
+        do { try app.accounts.storeRefreshToken(record) } catch { throw .internalError("cannot store the token: \(error)") }
         let refresh = TokenClaims(sub: user.id, aud: app.store.appId, typ: "refresh", iat: now, exp: record.expiresAt,
                                   jti: id, email: user.email, provider: user.provider)
         return LoginResult(access_token: tokens.sign(accessClaims(app: app, userId: user.id, email: user.email, provider: user.provider)),

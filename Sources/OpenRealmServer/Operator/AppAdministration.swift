@@ -33,6 +33,7 @@ public final class AppAdministration {
     public let appId: String
     private let lock: DataDirectoryLock
     let store: AppStore
+    private var accounts: any AccountStore { store }
 
     /// Locks `dataDirectory` and opens the store of `appId`.
     ///
@@ -61,11 +62,8 @@ public final class AppAdministration {
 
     /// Every user, oldest first.
     public func users() throws -> [User] {
-        try store.environment.read { txn in try txn.allRows("__users") }
-            .map { row in
-                User(id: row.string("_id") ?? "", provider: row.string("provider") ?? "", email: row.string("email"),
-                     createdAt: row.int("createdAt") ?? 0)
-            }
+        try accounts.allUsers()
+            .map { User(id: $0.id, provider: $0.provider, email: $0.email, createdAt: $0.createdAt) }
             .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 
@@ -77,23 +75,18 @@ public final class AppAdministration {
     @discardableResult
     public func removeUser(_ idOrEmail: String) throws -> User {
         let email = idOrEmail.trimmingCharacters(in: .whitespaces).lowercased()
-        guard let record = try store.user(id: idOrEmail) ?? store.user(email: email),
+        guard let record = try accounts.user(id: idOrEmail) ?? accounts.user(email: email),
               let user = try users().first(where: { $0.id == record.id }) else {
             throw ServerError("app '\(appId)' has no user with id or email '\(idOrEmail)'")
         }
-        try store.removeUser(id: user.id)
+        try accounts.removeUser(id: user.id)
         return user
     }
 
     /// The API keys of every user, or of `userId`, oldest first.
     public func apiKeys(userId: String? = nil) throws -> [APIKey] {
-        try store.environment.read { txn in try txn.allRows("__api_keys") }
-            .filter { userId == nil || $0.string("userId") == userId }
-            .map { row in
-                APIKey(id: row.string("_id") ?? "", userId: row.string("userId") ?? "", name: row.string("name") ?? "",
-                       disabled: row.bool("disabled") ?? true, createdAt: row.int("createdAt") ?? 0)
-            }
-            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        try accounts.apiKeys(userId: userId)
+            .map { APIKey(id: $0.id, userId: $0.userId, name: $0.name, disabled: $0.disabled, createdAt: $0.createdAt) }
     }
 
     /// Deletes the API key `id`: it no longer logs in.
@@ -105,7 +98,7 @@ public final class AppAdministration {
         guard let key = try apiKeys().first(where: { $0.id == id }) else {
             throw ServerError("app '\(appId)' has no API key with id '\(id)'")
         }
-        try store.deleteAPIKey(id: id)
+        try accounts.deleteAPIKey(id: id)
         return key
     }
 }

@@ -11,6 +11,8 @@ import OpenRealmWire
 final class SyncApp: @unchecked Sendable {
     let configuration: ServerAppConfiguration
     let store: AppStore
+    /// The app's users, tokens and API keys.
+    var accounts: any AccountStore { store }
     /// The read and write rules, checked.
     let rules: AppRules
     /// Guards ``sessions`` and ``pendingProgress``; never held while waiting for anything.

@@ -14,6 +14,8 @@ struct APIKeyRecord: Sendable, Hashable {
     /// The SHA-256 of the key, 64 hexadecimal digits.
     var keyHash: String
     var disabled: Bool
+    /// When it was created (milliseconds since the epoch).
+    var createdAt: Int64 = 0
 }
 
 extension AppStore {
@@ -32,28 +34,22 @@ extension AppStore {
         }.joined()
     }
 
-    /// Stores a new key for `userId` named `name`.
-    ///
-    /// - Returns: the record, or nil when the user already has a key of that name.
-    /// - Throws: ``AuthError`` `BadRequest` when the user has ``maxAPIKeysPerUser`` keys.
-    func createAPIKey(id: String, userId: String, name: String, keyHash: String) throws -> APIKeyRecord? {
-        try environment.write { txn -> APIKeyRecord? in
+    func createAPIKey(id: String, userId: String, name: String, keyHash: String, limit: Int) throws -> APIKeyCreation {
+        try environment.write { txn -> APIKeyCreation in
             let mine = try Self.apiKeys(txn, userId: userId)
-            if mine.contains(where: { $0.name == name }) { return nil }
-            guard mine.count < Self.maxAPIKeysPerUser else {
-                throw AuthError.badRequest("user '\(userId)' already has \(Self.maxAPIKeysPerUser) API keys, the most allowed; delete one first")
-            }
+            if mine.contains(where: { $0.name == name }) { return .nameTaken }
+            guard mine.count < limit else { return .tooMany }
+            let createdAt = Self.nowMilliseconds
             try txn.insertRow("__api_keys", [
                 "_id": .string(id), "userId": .string(userId), "name": .string(name), "keyHash": .string(keyHash),
-                "disabled": .bool(false), "createdAt": .int(Self.nowMilliseconds),
+                "disabled": .bool(false), "createdAt": .int(createdAt),
             ])
             try txn.insertRow("__api_key_hashes", ["_id": .string(keyHash), "keyId": .string(id)])
-            return APIKeyRecord(id: id, userId: userId, name: name, keyHash: keyHash, disabled: false)
+            return .created(APIKeyRecord(id: id, userId: userId, name: name, keyHash: keyHash, disabled: false, createdAt: createdAt))
         }
     }
 
-    /// The keys of `userId`, oldest first.
-    func apiKeys(userId: String) throws -> [APIKeyRecord] {
+    func apiKeys(userId: String?) throws -> [APIKeyRecord] {
         try environment.read { txn in try Self.apiKeys(txn, userId: userId) }
     }
 
@@ -90,8 +86,10 @@ extension AppStore {
         try txn.deleteRow("__api_keys", .string(id))
     }
 
-    static func apiKeys(_ txn: StoreTransaction, userId: String) throws -> [APIKeyRecord] {
-        try txn.allRows("__api_keys").filter { $0.string("userId") == userId }.compactMap(record)
+    /// The keys of `userId` (of every user when nil), oldest first.
+    static func apiKeys(_ txn: StoreTransaction, userId: String?) throws -> [APIKeyRecord] {
+        try txn.allRows("__api_keys").filter { userId == nil || $0.string("userId") == userId }.compactMap(record)
+            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 
     private static func apiKey(_ txn: StoreTransaction, id: String) throws -> APIKeyRecord? {
@@ -101,6 +99,6 @@ extension AppStore {
     private static func record(_ row: [String: WireValue]) -> APIKeyRecord? {
         guard let id = row.string("_id"), let userId = row.string("userId") else { return nil }
         return APIKeyRecord(id: id, userId: userId, name: row.string("name") ?? "", keyHash: row.string("keyHash") ?? "",
-                            disabled: row.bool("disabled") ?? true)
+                            disabled: row.bool("disabled") ?? true, createdAt: row.int("createdAt") ?? 0)
     }
 }

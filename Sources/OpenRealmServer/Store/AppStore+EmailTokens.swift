@@ -2,7 +2,6 @@ import Foundation
 import OpenRealmWire
 
 extension AppStore {
-    /// Stores a mailed token pair for `userId`: only the SHA-256 of `token` is kept.
     /// Earlier pairs of the same purpose for the user are dropped, so only the newest
     /// mail works, and so are expired pairs of anyone: the table holds at most one live
     /// pair per user and purpose.
@@ -19,30 +18,32 @@ extension AppStore {
         }
     }
 
-    /// Uses up the pair (`id`, `token`) of `purpose`: when it matches and has not
-    /// expired, deletes it and runs `body` with its user in the same transaction.
-    ///
-    /// - Returns: nil (and changes nothing) when no such live pair exists: an unknown
-    ///   id, the wrong token, another purpose, an expired pair all look the same.
-    func useEmailToken<T>(id: String, token: String, purpose: OutgoingMail.Purpose, now: Int64,
-                          _ body: (StoreTransaction, UserRecord) throws -> T) throws -> T? {
-        try environment.write { txn -> T? in
+    func consumeEmailToken(id: String, token: String, purpose: OutgoingMail.Purpose, now: Int64,
+                           effect: EmailTokenEffect) throws -> UserRecord? {
+        try environment.write { txn -> UserRecord? in
             guard let row = try txn.readRow("__email_tokens", .string(id)) else { return nil }
             let matches = PasswordHasher.constantTimeEqual((row.string("tokenHash") ?? "").utf8, Self.sha256Hex(token).utf8)
             guard matches, row.string("purpose") == purpose.rawValue, (row.int("expiresAt") ?? 0) > now,
                   let userId = row.string("userId"), let user = try Self.user(txn, id: userId) else { return nil }
             try txn.deleteRow("__email_tokens", .string(id))
-            return try body(txn, user)
+            switch effect {
+            case .confirmEmail:
+                try Self.confirmEmail(txn, userId: user.id)
+            case .resetPassword(let hash):
+                try Self.replacePassword(txn, userId: user.id, hash: hash)
+                try Self.confirmEmail(txn, userId: user.id)
+            }
+            return user
         }
     }
 
     /// Marks the user's email confirmed, inside a write.
-    static func confirmEmail(_ txn: StoreTransaction, userId: String) throws {
+    private static func confirmEmail(_ txn: StoreTransaction, userId: String) throws {
         try txn.updateRow("__users", .string(userId), ["emailConfirmed": .bool(true)])
     }
 
     /// Replaces the user's password hash and revokes its refresh tokens, inside a write.
-    static func replacePassword(_ txn: StoreTransaction, userId: String, hash: String) throws {
+    private static func replacePassword(_ txn: StoreTransaction, userId: String, hash: String) throws {
         try txn.updateRow("__users", .string(userId), ["passwordHash": .string(hash)])
         for row in try txn.allRows("__refresh_tokens") where row.string("userId") == userId {
             if let tokenId = row.string("_id") { try txn.updateRow("__refresh_tokens", .string(tokenId), ["revoked": .bool(true)]) }

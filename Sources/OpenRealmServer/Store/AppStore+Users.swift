@@ -14,6 +14,8 @@ struct UserRecord: Sendable, Hashable {
     /// Whether an email/password user proved the address (a confirmation or a password
     /// reset mail's token).
     var emailConfirmed = false
+    /// When it was created (milliseconds since the epoch; 0 when unknown).
+    var createdAt: Int64 = 0
 
     /// The email rules may trust (`%user.email`): a custom JWT's (the app's identity
     /// service vouches for it) or a confirmed email/password address; nil otherwise.
@@ -34,7 +36,7 @@ struct RefreshTokenRecord: Sendable, Hashable {
     var revoked: Bool
 }
 
-extension AppStore {
+extension AppStore: AccountStore {
     /// Creates a user. For an email user, also claims the email.
     ///
     /// - Returns: nil when the email is already registered.
@@ -88,8 +90,19 @@ extension AppStore {
 
     static func user(_ txn: StoreTransaction, id: String) throws -> UserRecord? {
         guard let row = try txn.readRow("__users", .string(id)) else { return nil }
-        return UserRecord(id: id, provider: row.string("provider") ?? "", email: row.string("email"),
-                          passwordHash: row.string("passwordHash"), emailConfirmed: row.bool("emailConfirmed") ?? false)
+        return record(row, id: id)
+    }
+
+    private static func record(_ row: [String: WireValue], id: String) -> UserRecord {
+        UserRecord(id: id, provider: row.string("provider") ?? "", email: row.string("email"),
+                   passwordHash: row.string("passwordHash"), emailConfirmed: row.bool("emailConfirmed") ?? false,
+                   createdAt: row.int("createdAt") ?? 0)
+    }
+
+    func allUsers() throws -> [UserRecord] {
+        try environment.read { txn in
+            try txn.allRows("__users").compactMap { row in row.string("_id").map { Self.record(row, id: $0) } }
+        }
     }
 
     /// Stores a new refresh token.
