@@ -23,13 +23,13 @@ enum ConcurrentEdits {
     ///
     /// - Throws: ``SyncFailure`` `clientResetRequired` when the history after `after` was
     ///   trimmed.
-    static func instructions(_ txn: StoreTransaction, origin: UInt64, after: UInt64, through last: UInt64,
+    static func instructions(_ history: any HistoryReading, origin: UInt64, after: UInt64, through last: UInt64,
                              on objects: Set<WireObjectRef>, index: HistoryIndex,
                              memo: Memo = Memo()) throws -> [WireInstruction] {
-        let floor = try checkedFloor(txn, after: after)
+        let floor = try checkedFloor(history, after: after)
         var out: [WireInstruction] = []
         for ref in objects {
-            out += try objectRange(txn, ref, origin: origin, after: after, through: last, floor: floor, index: index, memo: memo)
+            out += try objectRange(history, ref, origin: origin, after: after, through: last, floor: floor, index: index, memo: memo)
         }
         return out
     }
@@ -82,8 +82,8 @@ enum ConcurrentEdits {
 
     /// The history floor, checked against `after` first: a range reaching below it cannot
     /// be worked out (nor taken from a memo made before the trim).
-    private static func checkedFloor(_ txn: StoreTransaction, after: UInt64) throws -> UInt64 {
-        let floor = try AppStore.historyFloor(txn)
+    private static func checkedFloor(_ history: any HistoryReading, after: UInt64) throws -> UInt64 {
+        let floor = try history.historyFloor()
         if after > 0 && after < floor {
             throw SyncFailure(.clientResetRequired, "the changeset was made after server version \(after), but the history after it was trimmed up to version \(floor); reset the file")
         }
@@ -91,12 +91,12 @@ enum ConcurrentEdits {
     }
 
     /// One object's part of ``instructions(_:origin:after:through:on:index:memo:)``.
-    private static func objectRange(_ txn: StoreTransaction, _ ref: WireObjectRef, origin: UInt64, after: UInt64,
+    private static func objectRange(_ history: any HistoryReading, _ ref: WireObjectRef, origin: UInt64, after: UInt64,
                                     through last: UInt64, floor: UInt64, index: HistoryIndex,
                                     memo: Memo) throws -> [WireInstruction] {
         let key = Memo.Key(after: after, object: ref)
         if let known = memo.ranges[key], known.last == last { return known.out }
-        try index.cover(after: after, through: last, floor: floor, txn)
+        try index.cover(after: after, through: last, floor: floor, history)
         // A file that had integrated nothing (after 0) made its changes on its own new objects.
         var first = max(after, floor) + 1
         var out: [WireInstruction] = []
@@ -113,7 +113,7 @@ enum ConcurrentEdits {
                 var edits = item.uploadedEdits
                 if let madeAt = item.madeAt, madeAt < after {
                     edits = ListTransform.transform(edits, against: try objectRange(
-                        txn, ref, origin: origin, after: madeAt, through: after, floor: floor, index: index, memo: memo))
+                        history, ref, origin: origin, after: madeAt, through: after, floor: floor, index: index, memo: memo))
                 }
                 out = ListTransform.transform(out, against: edits, incomingWinsTies: true)
                 continue
@@ -128,11 +128,11 @@ enum ConcurrentEdits {
     /// its own changesets, every collection cleared first) in server versions
     /// `after + 1 ... last`. Pending list edits of the origin made before such a copy
     /// arrived lost to its clears there (`docs/CONFLICTS.md`, "Lists").
-    static func resentWhole(_ txn: StoreTransaction, to origin: UInt64, after: UInt64,
+    static func resentWhole(_ history: any HistoryReading, to origin: UInt64, after: UInt64,
                             through last: UInt64, index: HistoryIndex) throws -> Set<WireObjectRef> {
-        let floor = try AppStore.historyFloor(txn)
+        let floor = try history.historyFloor()
         guard max(after, floor) < last else { return [] }
-        try index.cover(after: after, through: last, floor: floor, txn)
+        try index.cover(after: after, through: last, floor: floor, history)
         return index.resentObjects(to: origin, max(after, floor) + 1, last)
     }
 }

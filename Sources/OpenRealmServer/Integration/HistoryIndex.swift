@@ -46,23 +46,23 @@ final class HistoryIndex {
     /// Makes the index cover `after + 1 ... last` (above the history floor `floor`).
     ///
     /// - Throws: ``SyncFailure`` `clientResetRequired` when a version is missing.
-    func cover(after: UInt64, through last: UInt64, floor: UInt64, _ txn: StoreTransaction) throws {
+    func cover(after: UInt64, through last: UInt64, floor: UInt64, _ history: any HistoryReading) throws {
         let low = max(after, floor)
         if !isEmpty && from < floor { dropThrough(floor) }
         if isEmpty {
             guard low < last else { return }
-            try read(low + 1, last, txn, prepending: false)
+            try read(low + 1, last, history, prepending: false)
             from = low
             through = last
             isEmpty = false
             return
         }
         if low < from {
-            try read(low + 1, from, txn, prepending: true)
+            try read(low + 1, from, history, prepending: true)
             from = low
         }
         if last > through {
-            try read(through + 1, last, txn, prepending: false)
+            try read(through + 1, last, history, prepending: false)
             through = last
         }
     }
@@ -123,12 +123,12 @@ final class HistoryIndex {
         return !(instruction.objectPath?.path.isEmpty ?? true)
     }
 
-    private func read(_ first: UInt64, _ last: UInt64, _ txn: StoreTransaction, prepending: Bool) throws {
+    private func read(_ first: UInt64, _ last: UInt64, _ history: any HistoryReading, prepending: Bool) throws {
         guard first <= last else { return }
         var objects: [WireObjectRef: [Item]] = [:]
         var compensations: [UInt64: [(version: UInt64, objects: Set<WireObjectRef>)]] = [:]
         for version in first...last {
-            guard let entry = try AppStore.historyEntry(txn, version) else {
+            guard let entry = try history.historyEntry(version) else {
                 throw SyncFailure(.clientResetRequired, "the history after server version \(first - 1) was trimmed; reset the file")
             }
             // One item per object this version touched (each object's items stay in version order).

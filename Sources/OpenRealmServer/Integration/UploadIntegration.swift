@@ -63,7 +63,7 @@ enum UploadIntegration {
                 var version = store.serverVersion
                 for job in jobs {
                     let session = job.session
-                    if let file = try AppStore.clientFile(txn, ident: session.fileIdent) {
+                    if let file = try txn.clientFile(session.fileIdent) {
                         session.lastIntegratedClientVersion = max(session.lastIntegratedClientVersion, file.lastIntegratedClientVersion)
                     }
                     try checkOrder(job.upload)
@@ -343,16 +343,15 @@ enum UploadIntegration {
         for ref in objects {
             originView.append((ref, inView.contains(ref)))
         }
-        try AppStore.appendHistory(txn, HistoryEntry(
+        try txn.appendHistory(HistoryEntry(
             serverVersion: version, originFileIdent: session.fileIdent, originClientVersion: changeset.clientVersion,
             timestamp: changeset.timestamp, integratedAt: AppStore.nowMilliseconds,
             changeset: try WireChangeset(applied).encoded(),
             compensation: reply.isEmpty ? [] : try WireChangeset(reply).encoded(),
             uploadedListEdits: listEdits.isEmpty ? [] : try WireChangeset(listEdits).encoded(),
             originServerVersion: changeset.lastIntegratedServerVersion))
-        try txn.updateRow("__client_files", .int(Int64(session.fileIdent)),
-                          ["lastIntegratedClientVersion": .int(Int64(changeset.clientVersion))])
-        try AppStore.recordUpload(txn, ident: session.fileIdent, base: changeset.lastIntegratedServerVersion, version: version)
+        try txn.recordIntegrated(session.fileIdent, clientVersion: changeset.clientVersion)
+        try txn.recordUpload(session.fileIdent, base: changeset.lastIntegratedServerVersion, version: version)
         let fanOut = try ChangesetFanOut(applied, to: others, txn, schema)
         return IntegratedChangeset(session: session, changeset: changeset, version: version, objects: objects,
                                    refused: refused, reply: reply, originView: originView, fanOut: fanOut)

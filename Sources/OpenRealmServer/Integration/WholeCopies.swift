@@ -60,7 +60,7 @@ struct WholeCopies {
 
     mutating func bootstrapCopies(_ txn: StoreTransaction, ident: UInt64) throws -> BootstrapCopies {
         if let bootstrapped { return bootstrapped }
-        let copies = try BootstrapCopies.read(txn, ident: ident)
+        let copies = try txn.bootstrapCopies(ident)
         bootstrapped = copies
         return copies
     }
@@ -75,8 +75,8 @@ struct WholeCopies {
     /// Writes the copies this part sent into the file's record.
     mutating func persist(_ txn: StoreTransaction, ident: UInt64) throws {
         guard recorded, bootstrapped != nil else { return }
-        bootstrapped!.drop(through: try AppStore.uploadBase(txn, ident: ident))
-        try bootstrapped!.write(txn, ident: ident)
+        bootstrapped!.drop(through: try txn.uploadBase(ident))
+        try txn.setBootstrapCopies(bootstrapped!, for: ident)
         recorded = false
     }
 }

@@ -125,7 +125,7 @@ final class SyncApp: @unchecked Sendable {
         pendingProgress = [:]
         sessionsLock.unlock()
         for (ident, version) in pending {
-            try AppStore.recordProgress(txn, ident: ident, serverVersion: version)
+            try txn.recordProgress(ident, serverVersion: version)
         }
     }
 }

@@ -230,7 +230,7 @@ public final class SyncConnection: @unchecked Sendable {
                 try app.store.withLock {
                     try checkBind(m, file: file, app: app, serverVersion: app.store.serverVersion)
                     try app.store.environment.write { txn in
-                        try AppStore.recordProgress(txn, ident: file.ident, serverVersion: m.lastIntegratedServerVersion)
+                        try txn.recordProgress(file.ident, serverVersion: m.lastIntegratedServerVersion)
                     }
                     app.register(session)
                     session.send(.ident(WireIdent(session: m.session, fileIdentity: WireFileIdentity(ident: file.ident, salt: file.salt),
@@ -285,7 +285,7 @@ public final class SyncConnection: @unchecked Sendable {
         // it downloaded); the history above it is kept while the file is seen within the
         // retention period.
         let (floor, base) = try app.store.environment.read { txn in
-            (try AppStore.historyFloor(txn), try AppStore.uploadBase(txn, ident: file.ident))
+            (try txn.historyFloor(), try txn.uploadBase(file.ident))
         }
         guard base >= floor else {
             throw SyncFailure(.clientResetRequired, "client file \(file.ident) may upload changes made at server version \(base), but the history after it was trimmed up to version \(floor) (the file was not seen for longer than the retention period); reset the file")

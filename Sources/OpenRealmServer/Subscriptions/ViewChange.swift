@@ -61,20 +61,18 @@ enum ViewChange {
             for (_, ref) in held.union(uncertain).filter({ objects[$0] == nil }).map({ ($0.description, $0) }).sorted(by: { $0.0 < $1.0 }) {
                 instructions.append(.eraseObject(WireObjectPath(ref)))
             }
-            try AppStore.appendHistory(txn, HistoryEntry(
+            try txn.appendHistory(HistoryEntry(
                 serverVersion: version, originFileIdent: 0, originClientVersion: 0,
                 timestamp: WireHybridTimestamp(milliseconds: UInt64(max(0, AppStore.nowMilliseconds))),
                 integratedAt: AppStore.nowMilliseconds, changeset: try WireChangeset([]).encoded()))
-            try txn.updateRow("__client_files", .int(Int64(session.fileIdent)), [
-                "viewServerVersion": .int(Int64(version)), "view": .string(record.encoded),
-            ])
+            try txn.setCompletedView(session.fileIdent, CompletedView(serverVersion: version, record: record.encoded))
             // What this bootstrap overwrote on the client, for the changesets it made
             // before and uploads later, in this session or another (``BootstrapCopies``).
             if !snapshots.isEmpty {
-                var copies = try BootstrapCopies.read(txn, ident: session.fileIdent)
-                copies.drop(through: try AppStore.uploadBase(txn, ident: session.fileIdent))
+                var copies = try txn.bootstrapCopies(session.fileIdent)
+                copies.drop(through: try txn.uploadBase(session.fileIdent))
                 copies.record(version: version, sent: held.isEmpty && uncertain.isEmpty ? nil : snapshots)
-                try copies.write(txn, ident: session.fileIdent)
+                try txn.setBootstrapCopies(copies, for: session.fileIdent)
             }
         }
         store.didCommit(serverVersion: version)
@@ -99,16 +97,15 @@ enum ViewChange {
     private static func earlierView(_ session: ServerSession, _ txn: StoreTransaction, current: SubscriptionView) throws
         -> (view: SubscriptionView, touched: Set<WireObjectRef>, ownOnly: Set<WireObjectRef>)? {
         let since = session.bindServerVersion
-        guard since > 0, let row = try txn.readRow("__client_files", .int(Int64(session.fileIdent))),
-              let at = row.int("viewServerVersion"), at > 0, since >= UInt64(at),
-              let text = row.string("view"), let record = ViewRecord(decoding: text),
+        guard since > 0, let completed = try txn.completedView(session.fileIdent), since >= completed.serverVersion,
+              let record = ViewRecord(decoding: completed.record),
               let earlier = record.view(like: current) else { return nil }
         var touched: Set<WireObjectRef> = []
         var own: Set<WireObjectRef> = []
         var version = since + 1
         while version <= session.app.store.serverVersion {
             defer { version += 1 }
-            guard let entry = try AppStore.historyEntry(txn, version) else { return nil }
+            guard let entry = try txn.historyEntry(version) else { return nil }
             let isOwn = entry.originFileIdent == session.fileIdent
             for instruction in try WireChangeset(decoding: entry.changeset).instructions {
                 if let ref = instruction.topLevelObject {
