@@ -16,17 +16,8 @@ final class SlowConsumerTests: ServerTestCase {
         configuration.syncDrainTimeout = 2
     }
 
-    /// A title of `size` random letters (it compresses less than twofold).
-    private static func title(_ size: Int, seed: UInt64) -> String {
-        var state = seed &* 6364136223846793005 &+ 1442695040888963407
-        return String((0..<size).map { _ -> Character in
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Character(UnicodeScalar(UInt8(97 + (state >> 33) % 26)))
-        })
-    }
-
     private static func bigTask(_ id: Int64) -> WireInstruction {
-        .createObject(className: "Task", primaryKey: .int(id), values: [WirePropertyValue("title", .string(title(256 << 10, seed: UInt64(id))))])
+        .createObject(className: "Task", primaryKey: .int(id), values: [WirePropertyValue("title", .string(randomLetters(256 << 10, seed: UInt64(id))))])
     }
 
     private var slowClosed: UInt64 {

@@ -14,15 +14,6 @@ final class StreamedBootstrapTests: ServerTestCase {
         configuration.syncDrainTimeout = 2
     }
 
-    /// A title of `size` random letters (it compresses less than twofold).
-    private static func title(_ size: Int, seed: UInt64) -> String {
-        var state = seed &* 6364136223846793005 &+ 1442695040888963407
-        return String((0..<size).map { _ -> Character in
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Character(UnicodeScalar(UInt8(97 + (state >> 33) % 26)))
-        })
-    }
-
     /// `parts` × 8 objects of 256 KiB (2 MiB each), more than the bound.
     private func seedLargeView(parts: Int) throws {
         let (writer, _) = try boundClient()
@@ -32,7 +23,7 @@ final class StreamedBootstrapTests: ServerTestCase {
             try upload(writer, clientVersion: UInt64(2 + part), (1...8).map { i -> WireInstruction in
                 let id = Int64(part * 8 + i)
                 return .createObject(className: "Task", primaryKey: .int(id),
-                                     values: [WirePropertyValue("title", .string(Self.title(256 << 10, seed: UInt64(id))))])
+                                     values: [WirePropertyValue("title", .string(randomLetters(256 << 10, seed: UInt64(id))))])
             })
         }
     }
