@@ -84,7 +84,7 @@ final class ChangesetFanOutTests: XCTestCase {
         func upload(_ instructions: [WireInstruction]) throws -> [[WireInstruction]] {
             let starts = outboxes.map(\.messages.count)
             clientVersion += 1
-            let serverVersion = try apps.app("todo").store.serverVersion
+            let serverVersion = try apps.app("todo").serverVersion
             writer.receive(frame: try encoder.encode(.upload(WireUpload(session: 1, changesets: [WireUploadChangeset(
                 clientVersion: clientVersion, lastIntegratedServerVersion: serverVersion,
                 timestamp: WireHybridTimestamp(milliseconds: 1_800_000_000_000 + clientVersion), instructions: instructions)]))))

@@ -30,6 +30,6 @@ final class ConcurrentSessionUploadTests: ServerTestCase {
             return tag
         }
         XCTAssertEqual(tags, ["x"], "client version 2 was integrated once")
-        XCTAssertEqual(try server.auth.apps.app("todo").store.serverVersion, 5, "the re-upload made no server version")
+        XCTAssertEqual(try server.auth.apps.app("todo").serverVersion, 5, "the re-upload made no server version")
     }
 }

@@ -35,7 +35,7 @@ final class GroupCommitTests: ServerTestCase {
         let writers = try (0..<3).map { _ in try boundClient().0 }
         for writer in writers { try subscribeToAllTasks(writer) }
         let app = try server.auth.apps.app("todo")
-        let base = app.store.serverVersion
+        let base = app.serverVersion
         let last = base + 9
 
         let release = try holdAppLock()
@@ -76,7 +76,7 @@ final class GroupCommitTests: ServerTestCase {
         // A re-upload is skipped (exactly once): no new version, nothing fanned out.
         try writers[0].send(.upload(tagUpload(0, versions: 1...3, base: base)))
         XCTAssertEqual(try waitForAcknowledgement(writers[0], of: 3), last)
-        XCTAssertEqual(app.store.serverVersion, last)
+        XCTAssertEqual(app.serverVersion, last)
         try reader.send(.mark(WireMark(session: 1, requestId: 1)))
         _ = try reader.waitFor("the mark") { message -> Bool? in
             if case .download(let d) = message, !d.changesets.isEmpty { XCTFail("downloaded \(d.changesets) again") }
@@ -95,7 +95,7 @@ final class GroupCommitTests: ServerTestCase {
         let writers = try (0..<2).map { _ in try boundClient().0 }
         for writer in writers { try subscribeToAllTasks(writer) }
         let app = try server.auth.apps.app("todo")
-        let base = app.store.serverVersion
+        let base = app.serverVersion
 
         let release = try holdAppLock()
         defer { release() }
@@ -142,7 +142,7 @@ final class GroupCommitTests: ServerTestCase {
         let (bad, _) = try boundClient()
         try subscribeToAllTasks(bad)
         let app = try server.auth.apps.app("todo")
-        let base = app.store.serverVersion
+        let base = app.serverVersion
         let release = try holdAppLock()
         defer { release() }
         try good.send(.upload(tagUpload(0, versions: 1...2, base: base)))
@@ -158,7 +158,7 @@ final class GroupCommitTests: ServerTestCase {
         }
         XCTAssertEqual(error.code, .badProgress)
         XCTAssertTrue(error.isFatal)
-        XCTAssertEqual(app.store.serverVersion, base + 2)
+        XCTAssertEqual(app.serverVersion, base + 2)
     }
 
     /// A backlog larger than ``UploadIntegration/uploadPartChangesets`` is integrated in
@@ -172,7 +172,7 @@ final class GroupCommitTests: ServerTestCase {
         let (writer, _) = try boundClient()
         try subscribeToAllTasks(writer)
         let app = try server.auth.apps.app("todo")
-        let base = app.store.serverVersion
+        let base = app.serverVersion
         let count = UploadIntegration.uploadPartChangesets * 3 + 5
         let commitsBefore = try app.store.environment.committedVersion()
         try writer.send(.upload(tagUpload(0, versions: 1...count, base: base)))
@@ -193,7 +193,7 @@ final class GroupCommitTests: ServerTestCase {
         let part = UInt64(UploadIntegration.uploadPartChangesets)
         XCTAssertEqual(acknowledged, [part, 2 * part, 3 * part, UInt64(count)])
         XCTAssertGreaterThanOrEqual(try app.store.environment.committedVersion() - commitsBefore, 4, "a commit per part")
-        XCTAssertEqual(app.store.serverVersion, base + UInt64(count), "every changeset integrated once")
+        XCTAssertEqual(app.serverVersion, base + UInt64(count), "every changeset integrated once")
         XCTAssertEqual(UploadIntegration.parts(of: WireUpload(session: 1, changesets: [])).count, 1,
                        "an empty upload stays one, to be acknowledged")
     }

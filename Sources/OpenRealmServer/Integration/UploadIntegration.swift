@@ -60,7 +60,7 @@ enum UploadIntegration {
         do {
             let last = try store.environment.write { txn -> UInt64 in
                 try app.recordPendingProgress(txn)
-                var version = store.serverVersion
+                var version = app.serverVersion
                 for job in jobs {
                     let session = job.session
                     if let file = try txn.clientFile(session.fileIdent) {
@@ -86,11 +86,11 @@ enum UploadIntegration {
             }
             let committed = ContinuousClock.now
             metrics.syncWork.commit.record(integratedAt.duration(to: committed))
-            store.didCommit(serverVersion: last)
+            app.didCommit(serverVersion: last)
             for result in integrated { result.deliver(committedAt: committed) }
         } catch {
             // The index and memos were extended over versions of the aborted transaction.
-            app.historyIndex.forget(after: store.serverVersion)
+            app.historyIndex.forget(after: app.serverVersion)
             for job in jobs { job.session.concurrentMemo.clear() }
             for session in involved { session.rollBackView() }
             for (session, clientVersion) in saved { session.lastIntegratedClientVersion = clientVersion }
@@ -106,7 +106,7 @@ enum UploadIntegration {
         }
         // Trimming failing loses nothing: the history is kept and trimmed later.
         do {
-            try store.trimHistoryIfDue(retentionSeconds: app.configuration.clientRetentionSeconds,
+            try app.trimHistoryIfDue(retentionSeconds: app.configuration.clientRetentionSeconds,
                                        interval: app.configuration.historyTrimIntervalVersions,
                                        bound: app.boundFiles)
         } catch {
@@ -114,7 +114,7 @@ enum UploadIntegration {
         }
         for job in jobs {
             if job.failure == nil {
-                job.session.send(job.session.download([], serverVersion: store.serverVersion))
+                job.session.send(job.session.download([], serverVersion: app.serverVersion))
             }
             job.isDone = true
         }
@@ -136,7 +136,7 @@ enum UploadIntegration {
         // part could be lost with a crash in between, so none is deferred.
         var copies = WholeCopies()
         for changeset in job.upload.changesets where changeset.clientVersion > session.lastIntegratedClientVersion {
-            try checkBase(changeset, serverVersion: store.serverVersion)
+            try checkBase(changeset, serverVersion: app.serverVersion)
             try integrateAlone(session, changeset, copies: &copies, app: app, metrics: job.metrics)
             job.metrics.increment("openrealm_changesets_integrated_total")
         }
@@ -186,7 +186,7 @@ enum UploadIntegration {
                     try app.recordPendingProgress(txn)
                     let started = ContinuousClock.now
                     let result = try integrateChangeset(txn, session, changeset, refusing: refused, copies: &attempt,
-                                                        version: app.store.serverVersion + 1, others: others)
+                                                        version: app.serverVersion + 1, others: others)
                     metrics.syncWork.integration.record(since: started)
                     try attempt.persist(txn, ident: session.fileIdent)
                     integratedAt = ContinuousClock.now
@@ -195,7 +195,7 @@ enum UploadIntegration {
                 let committed = ContinuousClock.now
                 metrics.syncWork.commit.record(integratedAt.duration(to: committed))
                 copies = attempt
-                app.store.didCommit(serverVersion: result.version)
+                app.didCommit(serverVersion: result.version)
                 result.apply()
                 result.deliver(committedAt: committed)
                 return

@@ -4,7 +4,7 @@ import OpenRealmWire
 /// One `upload` message waiting to be integrated, and what became of it.
 ///
 /// Its outcome (``isDone``, ``failure``) is written and read with the app's lock
-/// (``AppStore/lock``) held.
+/// (``SyncApp/syncLock``) held.
 final class UploadJob: @unchecked Sendable {
     let session: ServerSession
     let upload: WireUpload

@@ -16,7 +16,7 @@ public enum ConnectionOutput: Sendable {
 
 /// One bound session: a client realm file syncing with an app.
 ///
-/// Its mutable state is guarded by the app's lock (``AppStore/lock``): the session's
+/// Its mutable state is guarded by the app's lock (``SyncApp/syncLock``): the session's
 /// own connection changes it while handling queries and uploads, other sessions'
 /// uploads change ``viewObjects`` during fan-out.
 final class ServerSession: @unchecked Sendable {

@@ -3,8 +3,8 @@ import OpenRealmWire
 
 /// One app the server serves: its configuration, its store and its bound sessions.
 ///
-/// Integration, view changes and fan-out are serialized by the store's lock
-/// (``AppStore/lock``), so that every session sees changes in server version order. The
+/// Integration, view changes and fan-out are serialized by the app's sync lock
+/// (``syncLock``), so that every session sees changes in server version order. The
 /// set of bound sessions has a lock of its own (``sessionsLock``, held only for a moment)
 /// so that a bind need not wait behind a long integration: a session registered while an
 /// integration runs has no view yet, so that integration has nothing to send it.
@@ -20,14 +20,21 @@ final class SyncApp: @unchecked Sendable {
     /// The bound sessions (guarded by ``sessionsLock``).
     private(set) var sessions: [ObjectIdentifier: ServerSession] = [:]
     /// The download progress binds reported, by client file, not yet recorded in the
-    /// store (guarded by ``sessionsLock``): the next write under the store's lock records
+    /// store (guarded by ``sessionsLock``): the next write under ``syncLock`` records
     /// it (``recordPendingProgress(_:)``), so that a bind writes nothing.
     private var pendingProgress: [UInt64: UInt64] = [:]
     /// Uploads waiting to be integrated (group commit, ``UploadQueue``).
     let uploads = UploadQueue()
     /// The history's list instructions by object, for transforming uploads (guarded by
-    /// the store's lock).
+    /// ``syncLock``).
     let historyIndex = HistoryIndex()
+    /// Serializes integration, view changes and fan-out for this app.
+    let syncLock = NSLock()
+    /// The latest server version this process committed or read (guarded by ``syncLock``
+    /// for writes).
+    private(set) var serverVersion: UInt64
+    /// The server version of the last attempt to trim the history (guarded by ``syncLock``).
+    private var lastTrimAttempt: UInt64 = 0
     /// The login attempts' token buckets.
     let loginLimiter = LoginRateLimiter()
 
@@ -49,6 +56,29 @@ final class SyncApp: @unchecked Sendable {
         self.store = store
         self.rules = try AppRules(configuration)
         self.followsFirstClient = followsFirstClient
+        serverVersion = try store.committedServerVersion()
+    }
+
+    /// Runs `body` holding the app's sync lock.
+    func withSyncLock<T>(_ body: () throws -> T) rethrows -> T {
+        syncLock.lock()
+        defer { syncLock.unlock() }
+        return try body()
+    }
+
+    /// Records the server version a committed integration or view change produced. Call
+    /// with ``syncLock`` held.
+    func didCommit(serverVersion version: UInt64) {
+        serverVersion = version
+    }
+
+    /// Trims the history (``AppStore/trimHistory(retentionSeconds:bound:now:)``) when at
+    /// least `interval` server versions passed since the last attempt, waiting for the
+    /// bound sessions' files. Call with ``syncLock`` held.
+    func trimHistoryIfDue(retentionSeconds: Int64, interval: Int64, bound: Set<UInt64>) throws {
+        guard serverVersion >= lastTrimAttempt &+ UInt64(max(1, interval)) else { return }
+        lastTrimAttempt = serverVersion
+        try store.trimHistory(retentionSeconds: retentionSeconds, bound: bound)
     }
 
     /// The partition field a bind in `mode` is judged by: the configuration's (nil:
@@ -116,7 +146,7 @@ final class SyncApp: @unchecked Sendable {
 
     /// Records in `txn` the download progress of the binds since the last call
     /// (``AppStore/recordProgress(_:ident:serverVersion:)``). Call inside a write
-    /// transaction run with the store's lock held. If the transaction is aborted, that
+    /// transaction run with ``syncLock`` held. If the transaction is aborted, that
     /// progress is not recorded: it is informational, and a bound file is kept as seen
     /// by being bound (``AppStore/trimHistory(retentionSeconds:bound:now:)``).
     func recordPendingProgress(_ txn: StoreTransaction) throws {

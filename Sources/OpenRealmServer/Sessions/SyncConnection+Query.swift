@@ -38,7 +38,7 @@ extension SyncConnection {
             var view = session.view
             view.queryVersion = m.queryVersion
             view.queries = accepted
-            try store.withLock { try ViewChange.apply(session, to: view, metrics: metrics) }
+            try session.app.withSyncLock { try ViewChange.apply(session, to: view, metrics: metrics) }
         } catch let failure as SyncFailure {
             fail(session.number, failure)
         } catch {

@@ -11,7 +11,7 @@ extension SyncConnection {
             app.uploads.add(job)
             var done = false
             while !done {
-                done = app.store.withLock {
+                done = app.withSyncLock {
                     // Another connection's integration may have taken this upload with its own.
                     if job.isDone { return true }
                     UploadIntegration.integrate(app.uploads.take(maxChangesets: UploadIntegration.groupCommitChangesets), app: app, logger: logger)

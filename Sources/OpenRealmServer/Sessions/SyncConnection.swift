@@ -149,7 +149,7 @@ public final class SyncConnection: @unchecked Sendable {
 
     private func unregister(_ session: ServerSession) {
         let store = session.app.store
-        let removed = store.withLock {
+        let removed = session.app.withSyncLock {
             guard session.app.unregister(session) else { return false }
             // The retention period of its file counts from the end of the session.
             do {
@@ -227,14 +227,14 @@ public final class SyncConnection: @unchecked Sendable {
             if view.partition != nil {
                 // A partition session's view is known at once: its bootstrap follows the
                 // ident, and it is a write, so the whole bind takes the app's lock.
-                try app.store.withLock {
-                    try checkBind(m, file: file, app: app, serverVersion: app.store.serverVersion)
+                try app.withSyncLock {
+                    try checkBind(m, file: file, app: app, serverVersion: app.serverVersion)
                     try app.store.environment.write { txn in
                         try txn.recordProgress(file.ident, serverVersion: m.lastIntegratedServerVersion)
                     }
                     app.register(session)
                     session.send(.ident(WireIdent(session: m.session, fileIdentity: WireFileIdentity(ident: file.ident, salt: file.salt),
-                                                  serverVersion: app.store.serverVersion,
+                                                  serverVersion: app.serverVersion,
                                                   lastIntegratedClientVersion: file.lastIntegratedClientVersion)))
                     do {
                         try ViewChange.apply(session, to: view, metrics: metrics)

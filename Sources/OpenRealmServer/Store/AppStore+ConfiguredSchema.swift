@@ -6,8 +6,9 @@ import OpenRealmWire
 /// `"schema"`, `openrealm-server schema apply`), and the stored schema in that form
 /// (`schema show`).
 extension AppStore {
-    /// Adds what `schema` has and the store lacks, in one write transaction holding the
-    /// app's sync lock: additive only, as a development-mode client's declaration is.
+    /// Adds what `schema` has and the store lacks, in one write transaction: additive
+    /// only, as a development-mode client's declaration is. A running server calls it
+    /// holding the app's sync lock (``SyncApp/syncLock``).
     ///
     /// - Returns: what was added (`class 'Task'`, `property 'Task.title'`), in order;
     ///   empty when the store already had all of it.
@@ -16,32 +17,30 @@ extension AppStore {
     ///   definitions; nothing is applied then.
     @discardableResult
     func applyConfiguredSchema(_ schema: AppSchema) throws -> [String] {
-        try withLock {
-            try environment.write { txn in
-                let before = try Self.storedSchema(txn)
-                let stored = Dictionary(uniqueKeysWithValues: before.classes.map { ($0.schema.name, $0) })
-                var added: [String] = []
-                for instruction in schema.instructions {
-                    switch instruction {
-                    case .addClass(let cls):
-                        if stored[cls.name] == nil { added.append("class '\(cls.name)'") }
-                    case .addProperty(let className, let property):
-                        if stored[className]?.properties.contains(where: { $0.name == property.name }) != true,
-                           stored[className]?.schema.primaryKey?.name != property.name {
-                            added.append("property '\(className).\(property.name)'")
-                        }
-                    default:
-                        break
+        try environment.write { txn in
+            let before = try Self.storedSchema(txn)
+            let stored = Dictionary(uniqueKeysWithValues: before.classes.map { ($0.schema.name, $0) })
+            var added: [String] = []
+            for instruction in schema.instructions {
+                switch instruction {
+                case .addClass(let cls):
+                    if stored[cls.name] == nil { added.append("class '\(cls.name)'") }
+                case .addProperty(let className, let property):
+                    if stored[className]?.properties.contains(where: { $0.name == property.name }) != true,
+                       stored[className]?.schema.primaryKey?.name != property.name {
+                        added.append("property '\(className).\(property.name)'")
                     }
-                    do {
-                        try Self.applySchema(txn, instruction, allowingChanges: true)
-                    } catch let failure as SyncFailure {
-                        throw ServerError("the schema conflicts with the store of app '\(appId)': \(failure.message)"
-                            + Self.conflictDetail(instruction, stored: stored))
-                    }
+                default:
+                    break
                 }
-                return added
+                do {
+                    try Self.applySchema(txn, instruction, allowingChanges: true)
+                } catch let failure as SyncFailure {
+                    throw ServerError("the schema conflicts with the store of app '\(appId)': \(failure.message)"
+                        + Self.conflictDetail(instruction, stored: stored))
+                }
             }
+            return added
         }
     }
 

@@ -78,10 +78,9 @@ extension AppStore {
     ///   - now: the time, in milliseconds since the epoch.
     @discardableResult
     func trimHistory(retentionSeconds: Int64, bound: Set<UInt64>, now: Int64 = AppStore.nowMilliseconds) throws -> UInt64 {
-        let latest = serverVersion
-        return try environment.write { txn in
+        try environment.write { txn in
             let floor = try Self.historyFloor(txn)
-            var needed = latest
+            var needed = try txn.metaUInt64("server.version") ?? 0
             for row in try txn.allRows("__client_files") {
                 let ident = UInt64(max(0, row.int("_id") ?? 0))
                 let seen = row.int("lastSeenAt") ?? row.int("createdAt") ?? 0
@@ -101,14 +100,6 @@ extension AppStore {
             try txn.setMeta("server.history_floor", needed)
             return needed
         }
-    }
-
-    /// Trims (``trimHistory(retentionSeconds:bound:now:)``) when at least `interval`
-    /// server versions passed since the last attempt. Call with ``lock`` held.
-    func trimHistoryIfDue(retentionSeconds: Int64, interval: Int64, bound: Set<UInt64>) throws {
-        guard serverVersion >= lastTrimAttempt &+ UInt64(max(1, interval)) else { return }
-        lastTrimAttempt = serverVersion
-        try trimHistory(retentionSeconds: retentionSeconds, bound: bound)
     }
 }
 

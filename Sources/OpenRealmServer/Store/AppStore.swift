@@ -29,19 +29,13 @@ import OpenRealmWire
 /// trimmed. Names starting with `__` are reserved: clients cannot declare
 /// such classes.
 ///
-/// Threading: ``lock`` serializes the sync work of the app (integration, views,
-/// fan-out); auth writes only take ORCore's writer lock. Every transaction body is
-/// synchronous.
+/// Threading: the store keeps no state of its own beyond the environment: the engine's
+/// lock (``SyncApp/syncLock``) serializes the sync work of the app, and every write only
+/// takes ORCore's writer lock. Every transaction body is synchronous.
 final class AppStore: @unchecked Sendable {
     /// The app id.
     let appId: String
     let environment: StoreEnvironment
-    /// Serializes integration, view changes and fan-out for this app.
-    let lock = NSLock()
-    /// The latest server version (guarded by ``lock`` for writes).
-    private(set) var serverVersion: UInt64
-    /// The server version of the last attempt to trim the history (guarded by ``lock``).
-    var lastTrimAttempt: UInt64 = 0
 
     /// Prefix of the server's own tables.
     static let reservedPrefix = "__"
@@ -57,7 +51,7 @@ final class AppStore: @unchecked Sendable {
         for (file, mode) in [(directory.path, 0o700), (path, 0o600), (path + "-lock", 0o600)] as [(String, mode_t)] {
             _ = chmod(file, mode)
         }
-        serverVersion = try environment.write { txn in
+        try environment.write { txn in
             try txn.ensureTable("__users", key: ORC_TYPE_STRING, columns: [
                 ("provider", ORC_TYPE_STRING, false), ("email", ORC_TYPE_STRING, true),
                 ("passwordHash", ORC_TYPE_STRING, true), ("createdAt", ORC_TYPE_INT, false),
@@ -91,20 +85,12 @@ final class AppStore: @unchecked Sendable {
                 ("originServerVersion", ORC_TYPE_INT, true),
             ])
             try txn.ensureTable("__restored_files", key: ORC_TYPE_INT, columns: [("ceiling", ORC_TYPE_INT, false)])
-            return try txn.metaUInt64("server.version") ?? 0
         }
     }
 
-    /// Runs `body` holding the app's sync lock.
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
-
-    /// Records the server version a committed integration produced. Call with ``lock`` held.
-    func didCommit(serverVersion version: UInt64) {
-        serverVersion = version
+    /// The latest committed server version.
+    func committedServerVersion() throws -> UInt64 {
+        try environment.read { txn in try txn.metaUInt64("server.version") ?? 0 }
     }
 
     /// Milliseconds since the epoch, now.

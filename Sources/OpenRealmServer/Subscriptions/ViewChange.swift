@@ -26,7 +26,7 @@ enum ViewChange {
     /// bootstrap.
     static func apply(_ session: ServerSession, to view: SubscriptionView, metrics: ServerMetrics) throws {
         let store = session.app.store
-        let version = store.serverVersion + 1
+        let version = session.app.serverVersion + 1
         var instructions: [WireInstruction] = []
         var viewObjects: Set<WireObjectRef> = []
         var snapshots: Set<WireObjectRef> = []
@@ -75,7 +75,7 @@ enum ViewChange {
                 try txn.setBootstrapCopies(copies, for: session.fileIdent)
             }
         }
-        store.didCommit(serverVersion: version)
+        session.app.didCommit(serverVersion: version)
         session.view = view
         session.viewObjects = viewObjects
         session.hasHadView = true
@@ -103,7 +103,7 @@ enum ViewChange {
         var touched: Set<WireObjectRef> = []
         var own: Set<WireObjectRef> = []
         var version = since + 1
-        while version <= session.app.store.serverVersion {
+        while version <= session.app.serverVersion {
             defer { version += 1 }
             guard let entry = try txn.historyEntry(version) else { return nil }
             let isOwn = entry.originFileIdent == session.fileIdent

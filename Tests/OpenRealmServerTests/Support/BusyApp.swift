@@ -6,11 +6,11 @@ extension ServerTestCase {
     /// Holds the app's lock (as a long integration does) on another thread until the
     /// returned closure is called (calling it again does nothing).
     func holdAppLock(_ appId: String = "todo") throws -> () -> Void {
-        let store = try server.auth.apps.app(appId).store
+        let app = try server.auth.apps.app(appId)
         let release = DispatchSemaphore(value: 0)
         let held = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            store.withLock {
+            app.withSyncLock {
                 held.signal()
                 release.wait()
             }

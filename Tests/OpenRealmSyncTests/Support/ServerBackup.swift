@@ -1,11 +1,10 @@
-// Backs up and restores the test server's data directory; imports the server module
-// only (its `SyncSession` and `AppConfiguration` share names with the client's).
+// Backs up and restores the test server's data directory.
 import Foundation
 @testable import OpenRealmServer
 
 /// The latest server version of `appId`'s store.
 func serverVersion(_ server: SyncServer, appId: String) throws -> UInt64 {
-    try server.auth.apps.app(appId).store.serverVersion
+    try server.auth.apps.app(appId).serverVersion
 }
 
 /// `openrealm-server backup` of `dataDirectory` (the server may be running) into `backup`.

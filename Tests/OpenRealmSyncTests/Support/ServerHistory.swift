@@ -1,5 +1,4 @@
-// Reaches into the test server's store; imports the server module only (its
-// `SyncSession` and `AppConfiguration` share names with the client's).
+// Reaches into the test server's store.
 import Foundation
 @testable import OpenRealmServer
 
@@ -8,8 +7,8 @@ import Foundation
 /// version must reset. Returns the new history floor.
 @discardableResult
 func trimWholeHistory(_ server: SyncServer, appId: String) throws -> UInt64 {
-    let store = try server.auth.apps.app(appId).store
-    return try store.withLock {
-        try store.trimHistory(retentionSeconds: 1, bound: [], now: AppStore.nowMilliseconds + 3_600_000)
+    let app = try server.auth.apps.app(appId)
+    return try app.withSyncLock {
+        try app.store.trimHistory(retentionSeconds: 1, bound: [], now: AppStore.nowMilliseconds + 3_600_000)
     }
 }
