@@ -1,6 +1,7 @@
 import Foundation
 import OpenRealm
 import XCTest
+@testable import openrealm_chaos
 
 /// Runs a short `openrealm-chaos crash` (five SIGKILLs of a local-realm writer, both
 /// durability modes) as CI does, and checks that it finds nothing lost.
@@ -54,21 +55,4 @@ final class CrashChaosTests: XCTestCase {
         let text = try runChaos(["crash", "--cycles", "0"], expectingStatus: 64)
         XCTAssertTrue(text.contains("--cycles must be at least 1"), text)
     }
-}
-
-/// The crash run's model, declared again so the test can open its file.
-final class ChaosItem: Object {
-    @Persisted(primaryKey: true) var id: Int
-    @Persisted var text: String
-    @Persisted var value: Int
-    @Persisted var numbers: List<Int>
-    @Persisted var tags: List<String>
-    @Persisted var friends: List<ChaosItem>
-}
-
-/// The crash run's transaction marker, declared again so the test can open its file.
-final class ChaosCommit: Object {
-    @Persisted(primaryKey: true) var txn: Int
-    @Persisted var digest: String
-    @Persisted var writes: Int
 }

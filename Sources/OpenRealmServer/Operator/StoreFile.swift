@@ -8,32 +8,20 @@ import ORCore
 /// process: its read transaction sees one committed snapshot, and the writer never
 /// reuses the pages of a snapshot a reader holds.
 final class StoreFile {
-    let handle: OpaquePointer
-    let path: String
+    private let environment: StoreEnvironment
+    var handle: OpaquePointer { environment.handle }
+    var path: String { environment.path }
 
     /// Opens the existing store at `path`; `verify` checks every page's structure first
     /// (for files that may be damaged).
     ///
     /// - Throws: ``StoreError`` naming the file and ORCore's reason.
     init(path: String, verify: Bool = false) throws {
-        var env: OpaquePointer?
-        let flags = UInt32(ORC_ENV_READ_ONLY) | UInt32(ORC_ENV_NO_CREATE) | (verify ? UInt32(ORC_ENV_VERIFY) : 0)
-        let status = orc_env_open(path, flags, nil, &env)
-        guard status == ORC_OK, let env else { throw StoreError.orcore(status, "open '\(path)'") }
-        handle = env
-        self.path = path
-    }
-
-    deinit {
-        orc_env_close(handle)
+        environment = try StoreEnvironment(readingExisting: path, verify: verify)
     }
 
     /// The latest committed version of the file (ORCore's, not the server version).
-    func committedVersion() throws -> UInt64 {
-        var version: UInt64 = 0
-        try StoreError.check(orc_env_version(handle, &version), "read the version of '\(path)'")
-        return version
-    }
+    func committedVersion() throws -> UInt64 { try environment.committedVersion() }
 
     /// Writes a compacted copy of the latest committed state to `destination` (which
     /// must not exist). When the server grows the file's map meanwhile, LMDB refuses the

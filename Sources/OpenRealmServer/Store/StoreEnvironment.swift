@@ -18,12 +18,26 @@ final class StoreEnvironment: @unchecked Sendable {
     ///
     /// - Throws: ``StoreError`` when ORCore cannot open the file (not a realm, damaged,
     ///   permission denied, ...).
-    init(path: String) throws(StoreError) {
-        var env: OpaquePointer?
+    convenience init(path: String) throws(StoreError) {
         var options = orc_env_options()
         options.file_mode = 0o600 // the file and its lock file: private to the server's user
-        let status = orc_env_open(path, UInt32(ORC_ENV_NO_LOG), &options, &env)
-        guard status == ORC_OK, let env else { throw StoreError.orcore(status, "open store '\(path)'") }
+        try self.init(path: path, flags: UInt32(ORC_ENV_NO_LOG), options: &options, what: "open store '\(path)'")
+    }
+
+    /// Opens the existing environment at `path` read-only, for an operator's copy or
+    /// check beside a server that may be writing it; `verify` checks every page's
+    /// structure first (for files that may be damaged).
+    ///
+    /// - Throws: ``StoreError`` naming the file and ORCore's reason.
+    convenience init(readingExisting path: String, verify: Bool) throws(StoreError) {
+        let flags = UInt32(ORC_ENV_READ_ONLY) | UInt32(ORC_ENV_NO_CREATE) | (verify ? UInt32(ORC_ENV_VERIFY) : 0)
+        try self.init(path: path, flags: flags, options: nil, what: "open '\(path)'")
+    }
+
+    private init(path: String, flags: UInt32, options: UnsafeMutablePointer<orc_env_options>?, what: String) throws(StoreError) {
+        var env: OpaquePointer?
+        let status = orc_env_open(path, flags, options, &env)
+        guard status == ORC_OK, let env else { throw StoreError.orcore(status, what) }
         self.handle = env
         self.path = path
     }
@@ -35,7 +49,7 @@ final class StoreEnvironment: @unchecked Sendable {
     /// The number of the last committed transaction (each commit adds one).
     func committedVersion() throws -> UInt64 {
         var version: UInt64 = 0
-        try StoreError.check(orc_env_version(handle, &version), "read the committed version")
+        try StoreError.check(orc_env_version(handle, &version), "read the committed version of '\(path)'")
         return version
     }
 

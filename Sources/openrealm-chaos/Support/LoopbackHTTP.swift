@@ -31,14 +31,7 @@ struct LoopbackHTTP {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ChaosFailure(code, "socket() failed with errno \(errno).") }
         defer { close(fd) }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        let connected = startLoopbackConnect(fd, port: port)
         if connected != 0 && errno != EINPROGRESS {
             throw ChaosFailure(code, "\(method) \(path): connecting to port \(port) failed with errno \(errno).")
         }
