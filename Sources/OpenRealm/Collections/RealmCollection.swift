@@ -15,6 +15,14 @@ public protocol RealmCollection<Element>: RandomAccessCollection, _ObservableCol
     var isFrozen: Bool { get }
     /// The position of an element, or nil.
     func index(of object: Element) -> Int?
+    /// The value of `key` for every element (`"self"`: the elements); see
+    /// `Collections+KeyValue.swift`.
+    func value(forKey key: String) -> Any?
+    /// The value at a dotted key path for every element, or a collection operator's
+    /// result (`@count`, `@sum.age`, ...).
+    func value(forKeyPath keyPath: String) -> Any?
+    /// Sets the property `key` of every object (inside a write transaction).
+    func setValue(_ value: Any?, forKey key: String)
 }
 
 extension Results: RealmCollection {}
@@ -27,7 +35,8 @@ extension LinkingObjects: RealmCollection {}
 /// A type-erased `RealmCollection`: a `Results`, `List`, `MutableSet` or
 /// `LinkingObjects` behind one type.
 public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection, CustomStringConvertible {
-    private let base: any RealmCollection<Element>
+    /// The wrapped collection (its key-value coding answers for the wrapper's).
+    let base: any RealmCollection<Element>
     private let makeResults: (() -> Results<Element>)?
 
     /// Wraps any realm collection.
