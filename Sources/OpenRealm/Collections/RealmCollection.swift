@@ -2,10 +2,11 @@ import Foundation
 
 /// What `Results`, `List`, `MutableSet` and `LinkingObjects` have in common, for code
 /// generic over them (`func show<C: RealmCollection>(_ items: C) where C.Element == Task`).
+/// Equatable as the SDK's (`Collections+Equatable.swift`: identity of the stored collection).
 ///
 /// Every realm collection can be observed (`observe(keyPaths:on:_:)`, from
 /// `_ObservableCollection`), its block called with `RealmCollectionChange<Self>`.
-public protocol RealmCollection<Element>: RandomAccessCollection, _ObservableCollection
+public protocol RealmCollection<Element>: RandomAccessCollection, Equatable, _ObservableCollection
     where Index == Int, _ObservedElement == Element, _ObservedChange == RealmCollectionChange<Self> {
     /// The realm managing the collection, nil when unmanaged.
     var realm: Realm? { get }
