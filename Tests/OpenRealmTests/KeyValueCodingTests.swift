@@ -54,6 +54,7 @@ final class KeyValueCodingTests: XCTestCase {
         XCTAssertEqual(unmanaged.dogs.first?.name, "Rex")
         XCTAssertNil(unmanaged.value(forKey: "nickname"))
         XCTAssertTrue(unmanaged.value(forKey: "self") as? KVCPerson === unmanaged)
+        XCTAssertTrue(KVCDog().value(forKey: "owners") is LinkingObjects<KVCPerson>)
 
         let realm = try openRealm()
         let person = try addPerson(realm)
