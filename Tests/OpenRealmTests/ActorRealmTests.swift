@@ -136,6 +136,61 @@ final class ActorRealmTests: XCTestCase {
         }
     }
 
+    /// As the SDK's `testAsyncRefreshOnQueueConfinedRealm`: a realm confined to a queue
+    /// has no actor, so the async forms of refresh and write stop the program.
+    @MainActor
+    func testAsyncRefreshAndAsyncWriteStopOnAQueueConfinedRealm() async throws {
+        let config = try makeFileConfiguration([NTask.self])
+        let queue = DispatchQueue(label: "queue-confined realm")
+        nonisolated(unsafe) let realm = try queue.sync { try Realm(configuration: config, queue: queue) }
+        await assertStopsAsync(messageContains: "asyncRefresh() can only be called on main thread or actor-isolated Realms") {
+            _ = await realm.asyncRefresh()
+        }
+        await assertStopsAsync(messageContains: "asyncWrite() can only be called on main thread or actor-isolated Realms") {
+            _ = try? await realm.asyncWrite { realm.add(NTask(value: ["id": 1])) }
+        }
+    }
+
+    /// A realm of a plain thread, and a frozen realm, have no actor either.
+    @MainActor
+    func testAsyncRefreshAndAsyncWriteStopOnThreadConfinedAndFrozenRealms() async throws {
+        let config = try makeFileConfiguration([NTask.self])
+        nonisolated(unsafe) var opened: Realm?
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            opened = try! Realm(configuration: config)
+            done.signal()
+        }.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        nonisolated(unsafe) let threadRealm = try XCTUnwrap(opened)
+        await assertStopsAsync(messageContains: "asyncWrite() can only be called on main thread or actor-isolated Realms") {
+            _ = try? await threadRealm.asyncWrite { }
+        }
+        await assertStopsAsync(messageContains: "asyncRefresh() can only be called on main thread or actor-isolated Realms") {
+            _ = await threadRealm.asyncRefresh()
+        }
+        let frozen = try await Realm(configuration: config).freeze()
+        await assertStopsAsync(messageContains: "asyncRefresh() can only be called on main thread or actor-isolated Realms") {
+            _ = await frozen.asyncRefresh()
+        }
+    }
+
+    /// The main thread's realm refreshes from the main actor: the supported case stays.
+    @MainActor
+    func testAsyncRefreshOnTheMainThreadsRealmMovesToTheLatestVersion() async throws {
+        let config = try makeFileConfiguration([NTask.self])
+        let realm = try await Realm(configuration: config)
+        realm.autorefresh = false
+        let tasks = realm.objects(NTask.self)
+        XCTAssertEqual(tasks.count, 0)
+        await commitOnNewThread(config) { other in other.add(NTask(value: ["id": 1])) }
+        let refreshed = await realm.asyncRefresh()
+        XCTAssertTrue(refreshed)
+        XCTAssertEqual(tasks.count, 1)
+        let again = await realm.asyncRefresh()
+        XCTAssertFalse(again, "nothing new since")
+    }
+
     @MainActor
     func testWriteAsyncOnTheMainThreadRunsLaterInOrder() async throws {
         let realm = try await Realm(configuration: makeConfig())

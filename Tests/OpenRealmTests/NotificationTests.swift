@@ -111,6 +111,23 @@ final class NotificationTests: XCTestCase {
         XCTAssertEqual(log.updates.count, 2, "nothing after invalidate")
     }
 
+    /// As the SDK's token: `invalidate()` answers whether it stopped the registration,
+    /// and a call whose result is ignored still compiles (`tokens.forEach { $0.invalidate() }`).
+    func testInvalidateAnswersWhetherTheTokenWasStillValid() throws {
+        let realm = try Realm(configuration: try makeFileConfiguration([NDog.self, NOwner.self, NTask.self]))
+        let log = NChangeLog<Results<NTask>>()
+        let token = realm.objects(NTask.self).observe { log.record($0) }
+        pollUntil("initial") { log.initials == 1 }
+        XCTAssertTrue(token.invalidate())
+        XCTAssertFalse(token.invalidate(), "already invalidated")
+        try realm.write { realm.add(NTask(value: ["id": 1])) }
+        XCTAssertEqual(log.updates.count, 0, "nothing after invalidate")
+        let tokens = [realm.observe { _, _ in }, realm.objects(NDog.self).observe { _ in }]
+        tokens.forEach { $0.invalidate() }
+        XCTAssertEqual(tokens.map { $0.invalidate() }, [false, false])
+        XCTAssertFalse(NotificationToken().invalidate(), "a token that registered nothing")
+    }
+
     func testCommitOfAnotherThreadReachesMainThreadObserver() throws {
         let config = makeInMemoryConfiguration([NDog.self, NOwner.self, NTask.self])
         let realm = try Realm(configuration: config)

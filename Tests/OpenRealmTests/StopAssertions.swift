@@ -17,19 +17,58 @@ extension XCTestCase {
     /// calls before the chosen one are skipped there.
     func assertStops(messageContains fragment: String, file: StaticString = #filePath, line: UInt = #line,
                      _ body: () -> Void) {
-        let ordinal = nextStopOrdinal()
-        let testID = "\(String(reflecting: type(of: self)))/\(testMethodName)"
-        if let wanted = ProcessInfo.processInfo.environment[Self.stopChildVariable] {
-            guard wanted == "\(testID)#\(ordinal)" else { return }
-            body()
-            FileHandle.standardError.write("assertStops: the block returned\n".data(using: .utf8)!)
-            exit(0)
+        switch stopRole() {
+        case .skip: return
+        case .run: body(); childReturned()
+        case .parent(let call): checkChildStops(call, messageContains: fragment, file: file, line: line)
         }
+    }
+
+    /// `assertStops` for a body that awaits (an `async` call that must stop the program).
+    /// It counts among the test's `assertStops` calls in the same sequence.
+    func assertStopsAsync(messageContains fragment: String, isolation: isolated (any Actor)? = #isolation,
+                          file: StaticString = #filePath, line: UInt = #line, _ body: () async -> Void) async {
+        switch stopRole() {
+        case .skip: return
+        case .run: await body(); childReturned()
+        case .parent(let call): checkChildStops(call, messageContains: fragment, file: file, line: line)
+        }
+    }
+
+    /// What this process does with the test's next `assertStops` call.
+    private enum StopRole {
+        /// A child that was told to run another call.
+        case skip
+        /// The child told to run this call.
+        case run
+        /// The parent: run the child for this call (`Test/method#n`).
+        case parent(String)
+    }
+
+    private func stopRole() -> StopRole {
+        let ordinal = nextStopOrdinal()
+        let call = "\(String(reflecting: type(of: self)))/\(testMethodName)#\(ordinal)"
+        if let wanted = ProcessInfo.processInfo.environment[Self.stopChildVariable] {
+            return wanted == call ? .run : .skip
+        }
+        return .parent(call)
+    }
+
+    /// In the child: the body did not stop; say so and end without a signal.
+    private func childReturned() -> Never {
+        FileHandle.standardError.write("assertStops: the block returned\n".data(using: .utf8)!)
+        exit(0)
+    }
+
+    /// Runs the test binary again for `call` and asserts that it stopped on a trap
+    /// with `fragment` in its message.
+    private func checkChildStops(_ call: String, messageContains fragment: String, file: StaticString, line: UInt) {
+        let testID = String(call[..<call.lastIndex(of: "#")!])
         let child = Process()
         child.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0])
         child.arguments = [testID]
         var environment = ProcessInfo.processInfo.environment
-        environment[Self.stopChildVariable] = "\(testID)#\(ordinal)"
+        environment[Self.stopChildVariable] = call
         // The runtime's symbolicated backtrace of the crash takes seconds; the message is enough.
         environment["SWIFT_BACKTRACE"] = "enable=no"
         child.environment = environment

@@ -75,9 +75,6 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         }
     }
 
-    public func setValue(_ value: Value?, forKey key: String) {
-        self[Key(_orKey: key)] = value
-    }
 
     public func removeObject(for key: Key) {
         guard let location else { unmanaged[key] = nil; return }

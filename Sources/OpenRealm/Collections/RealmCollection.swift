@@ -2,10 +2,11 @@ import Foundation
 
 /// What `Results`, `List`, `MutableSet` and `LinkingObjects` have in common, for code
 /// generic over them (`func show<C: RealmCollection>(_ items: C) where C.Element == Task`).
+/// Equatable as the SDK's (`Collections+Equatable.swift`: identity of the stored collection).
 ///
 /// Every realm collection can be observed (`observe(keyPaths:on:_:)`, from
 /// `_ObservableCollection`), its block called with `RealmCollectionChange<Self>`.
-public protocol RealmCollection<Element>: RandomAccessCollection, _ObservableCollection
+public protocol RealmCollection<Element>: RandomAccessCollection, Equatable, _ObservableCollection
     where Index == Int, _ObservedElement == Element, _ObservedChange == RealmCollectionChange<Self> {
     /// The realm managing the collection, nil when unmanaged.
     var realm: Realm? { get }
@@ -15,6 +16,14 @@ public protocol RealmCollection<Element>: RandomAccessCollection, _ObservableCol
     var isFrozen: Bool { get }
     /// The position of an element, or nil.
     func index(of object: Element) -> Int?
+    /// The value of `key` for every element (`"self"`: the elements); see
+    /// `Collections+KeyValue.swift`.
+    func value(forKey key: String) -> Any?
+    /// The value at a dotted key path for every element, or a collection operator's
+    /// result (`@count`, `@sum.age`, ...).
+    func value(forKeyPath keyPath: String) -> Any?
+    /// Sets the property `key` of every object (inside a write transaction).
+    func setValue(_ value: Any?, forKey key: String)
 }
 
 extension Results: RealmCollection {}
@@ -27,7 +36,8 @@ extension LinkingObjects: RealmCollection {}
 /// A type-erased `RealmCollection`: a `Results`, `List`, `MutableSet` or
 /// `LinkingObjects` behind one type.
 public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection, CustomStringConvertible {
-    private let base: any RealmCollection<Element>
+    /// The wrapped collection (its key-value coding answers for the wrapper's).
+    let base: any RealmCollection<Element>
     private let makeResults: (() -> Results<Element>)?
 
     /// Wraps any realm collection.

@@ -42,11 +42,17 @@ extension Realm {
     /// try await realm.asyncWrite { realm.add(Task(value: ["name": "Write docs"])) }
     /// ```
     ///
-    /// - Throws: `.wrongTransactionState` when the realm is not isolated to the calling
-    ///   actor (or to the main thread, called from the main actor) or is already in a
-    ///   write; `CancellationError`; what the block or the commit throws.
+    /// Only main-thread and actor-isolated realms can write this way: on a realm
+    /// confined to a thread or to a dispatch queue (`Realm(configuration:queue:)`), as
+    /// on a frozen one, the program stops with a precondition message, as the SDK's
+    /// does. Use `write` or `writeAsync` there.
+    ///
+    /// - Throws: `.wrongTransactionState` when the realm is isolated to another actor
+    ///   (or is the main thread's, called from another actor than the main one) or is
+    ///   already in a write; `CancellationError`; what the block or the commit throws.
     @discardableResult
     public func asyncWrite<Result>(_isolation actor: isolated any Actor = #isolation, _ block: () throws -> Result) async throws -> Result {
+        requireActorOrMainThread("asyncWrite()")
         try checkIsolation(actor, "asyncWrite")
         guard !isInWriteTransaction else {
             throw RealmError(.wrongTransactionState, "asyncWrite cannot begin: the realm is already in a write transaction.")
@@ -60,13 +66,27 @@ extension Realm {
 
     /// Moves the realm to the latest version and delivers its notifications (the
     /// form of `refresh()` for actor-isolated realms). Returns whether the version changed.
+    ///
+    /// Only main-thread and actor-isolated realms refresh this way: on a realm confined
+    /// to a thread or to a dispatch queue, as on a frozen one, the program stops with a
+    /// precondition message, as the SDK's does. Use `refresh()` there.
     @discardableResult
     public func asyncRefresh(_isolation actor: isolated any Actor = #isolation) async -> Bool {
-        refresh()
+        requireActorOrMainThread("asyncRefresh()")
+        return refresh()
+    }
+
+    /// Stops the program unless the realm has an actor to suspend on: its own, or the
+    /// main actor for the main thread's realms. The SDK stops there too (its realms of
+    /// other threads and of dispatch queues have no actor), with this message.
+    private func requireActorOrMainThread(_ call: String) {
+        if isolatedActor != nil { return }
+        if case .main? = state.scheduler { return }
+        preconditionFailure("\(call) can only be called on main thread or actor-isolated Realms")
     }
 
     /// Throws unless the realm belongs to `actor` (or to the main thread, with `actor`
-    /// the main actor).
+    /// the main actor). Called after `requireActorOrMainThread`.
     private func checkIsolation(_ actor: any Actor, _ call: String) throws(RealmError) {
         if let own = isolatedActor {
             guard ObjectIdentifier(own) == ObjectIdentifier(actor) else {
@@ -74,8 +94,10 @@ extension Realm {
             }
             return
         }
-        if case .main? = state.scheduler, ObjectIdentifier(actor) == ObjectIdentifier(MainActor.shared) { return }
-        throw RealmError(.wrongTransactionState, "\(call) can only be called on realms isolated to an actor (Realm(configuration:actor:)) or on main-thread realms from the main actor.")
+        // Left: a main-thread realm (`requireActorOrMainThread` stopped on the others).
+        guard ObjectIdentifier(actor) == ObjectIdentifier(MainActor.shared) else {
+            throw RealmError(.wrongTransactionState, "\(call) was called on another actor than the main actor, to which the main thread's realm belongs.")
+        }
     }
 
     /// Runs `block` in a write transaction later, where the realm lives (its actor,

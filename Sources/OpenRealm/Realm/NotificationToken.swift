@@ -24,12 +24,18 @@ open class NotificationToken: @unchecked Sendable {
     }
 
     /// Stops delivery. Safe to call more than once.
-    open func invalidate() {
+    ///
+    /// - Returns: true when this call stopped the registration, false when the token
+    ///   was already invalidated (as the Realm Swift SDK's token answers; the result may
+    ///   be ignored).
+    @discardableResult
+    open func invalidate() -> Bool {
         lock.lock()
         let action = onInvalidate
         onInvalidate = nil
         lock.unlock()
         action?()
+        return action != nil
     }
 
     var isInvalidated: Bool {

@@ -156,10 +156,17 @@ public final class ObjectSchema: CustomStringConvertible, Equatable, @unchecked 
 }
 
 /// The schema of a realm: its classes.
-public struct Schema: CustomStringConvertible, Sendable {
+public struct Schema: CustomStringConvertible, Equatable, Sendable {
     public let objectSchema: [ObjectSchema]
 
     public subscript(className: String) -> ObjectSchema? { objectSchema.first { $0.className == className } }
 
     public var description: String { objectSchema.map(\.description).joined(separator: "\n") }
+
+    /// Two schemas are equal when they have the same classes, each with an equal
+    /// `ObjectSchema`, in whatever order (as the SDK compares them).
+    public static func == (lhs: Schema, rhs: Schema) -> Bool {
+        guard lhs.objectSchema.count == rhs.objectSchema.count else { return false }
+        return lhs.objectSchema.allSatisfy { schema in rhs[schema.className] == schema }
+    }
 }
