@@ -469,6 +469,21 @@ void env_file_size_grew(orc_envcore *core, uint64_t size)
     }
 }
 
+/* Sets the map size to `size` (0: the file's size), with map_lock held for writing, and
+ * records what LMDB made of it; the scan map is then stale (scan.c finds it anew).
+ * Returns LMDB's code. */
+static int env_set_map_locked(orc_envcore *core, size_t size)
+{
+    int rc = mdb_env_set_mapsize(core->mdb, size);
+    if (!rc) {
+        MDB_envinfo info;
+        mdb_env_info(core->mdb, &info);
+        core->map_size = info.me_mapsize;
+    }
+    core->scan_map = NULL; /* LMDB mapped the file again */
+    return rc;
+}
+
 /*
  * Grows the map to at least twice its size (or `min_size`), waiting a bounded
  * time for this process's other transactions to end. The caller holds no
@@ -491,13 +506,7 @@ int env_grow_map(orc_envcore *core, size_t min_size)
     size_t want = core->map_size * 2;
     if (want < min_size) want = min_size;
     want = round_up_map(want);
-    rc = mdb_env_set_mapsize(core->mdb, want);
-    if (!rc) {
-        MDB_envinfo info;
-        mdb_env_info(core->mdb, &info);
-        core->map_size = info.me_mapsize;
-    }
-    core->scan_map = NULL; /* LMDB mapped the file again (scan.c finds it anew) */
+    rc = env_set_map_locked(core, want);
     pthread_rwlock_unlock(&core->map_lock);
     if (rc) return orc_fail(ORC_ERR_MAP_FULL, "growing the map of '%s' to %zu bytes: %s", core->path, want, mdb_strerror(rc));
     return ORC_OK;
@@ -507,13 +516,7 @@ int env_grow_map(orc_envcore *core, size_t min_size)
 int env_adopt_map(orc_envcore *core)
 {
     pthread_rwlock_wrlock(&core->map_lock);
-    int rc = mdb_env_set_mapsize(core->mdb, 0);
-    if (!rc) {
-        MDB_envinfo info;
-        mdb_env_info(core->mdb, &info);
-        core->map_size = info.me_mapsize;
-    }
-    core->scan_map = NULL; /* LMDB mapped the file again (scan.c finds it anew) */
+    int rc = env_set_map_locked(core, 0);
     pthread_rwlock_unlock(&core->map_lock);
     return rc ? orc_fail_mdb(rc, "adopting the map size set by another process") : ORC_OK;
 }

@@ -109,13 +109,8 @@ final class TLSSyncTests: SyncTestCase {
     /// A trusted roots file that cannot be read is named, for HTTP and for sync.
     @MainActor
     func testAMissingTrustedRootsFileIsNamed() async throws {
-        try restartServer(.valid)
-        clientTrustedRoots = certificates.caFile
-        let errors = ErrorLog()
-        app.syncManager.errorHandler = { error, _ in errors.append(error) }
         defer { app.syncManager.errorHandler = nil }
-        let (_, realm) = try await openAllTasksAndTeams("a")
-        let session = realm.syncSession!
+        let (_, session, errors) = try await openTrustingTheTestCA()
 
         let missing = certificates.directory.appendingPathComponent("missing-ca.pem")
         clientTrustedRoots = missing
@@ -132,18 +127,25 @@ final class TLSSyncTests: SyncTestCase {
 
     /// Logs in and syncs over TLS, then restarts the server with a certificate of `kind`:
     /// an HTTP call fails with an `AppError`, and the session stops with a `SyncError`
+
+    /// A realm of user "a" synced over TLS with the test CA trusted, its session, and the
+    /// sync errors the app reports from now on (the caller resets the handler).
+    @MainActor
+    private func openTrustingTheTestCA() async throws -> (Realm, SyncSession, ErrorLog) {
+        try restartServer(.valid)
+        clientTrustedRoots = certificates.caFile
+        let errors = ErrorLog()
+        app.syncManager.errorHandler = { error, _ in errors.append(error) }
+        let (_, realm) = try await openAllTasksAndTeams("a")
+        return (realm, realm.syncSession!, errors)
+    }
     /// given to the error handler and to the wait in progress, each naming the server
     /// and `reason`.
     @MainActor
     private func assertRefused(_ kind: TestCertificates.Kind, reason: String, file: StaticString = #filePath,
                                line: UInt = #line) async throws {
-        try restartServer(.valid)
-        clientTrustedRoots = certificates.caFile
-        let errors = ErrorLog()
-        app.syncManager.errorHandler = { error, _ in errors.append(error) }
         defer { app.syncManager.errorHandler = nil }
-        let (_, realm) = try await openAllTasksAndTeams("a")
-        let session = realm.syncSession!
+        let (realm, session, errors) = try await openTrustingTheTestCA()
         XCTAssertEqual(session.connectionState, .connected, file: file, line: line)
 
         try restartServer(kind)

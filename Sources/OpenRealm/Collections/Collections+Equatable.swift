@@ -9,38 +9,33 @@ extension CollectionLocation {
     func isSameCollection(as other: CollectionLocation) -> Bool {
         realm == other.realm && table == other.table && key == other.key && column == other.column
     }
+
+    /// Two collections at `lhs` and `rhs` (nil: unmanaged): the same stored collection
+    /// when both are managed, `unmanagedEqual()` when neither is, never equal otherwise.
+    static func equal(_ lhs: CollectionLocation?, _ rhs: CollectionLocation?, unmanagedEqual: () -> Bool) -> Bool {
+        switch (lhs, rhs) {
+        case (let l?, let r?): return l.isSameCollection(as: r)
+        case (nil, nil): return unmanagedEqual()
+        default: return false
+        }
+    }
 }
 
 extension List: Equatable {
     public static func == (lhs: List<Element>, rhs: List<Element>) -> Bool {
-        if lhs === rhs { return true }
-        switch (lhs.location, rhs.location) {
-        case (let l?, let r?): return l.isSameCollection(as: r)
-        case (nil, nil): return lhs.unmanaged == rhs.unmanaged
-        default: return false
-        }
+        lhs === rhs || CollectionLocation.equal(lhs.location, rhs.location) { lhs.unmanaged == rhs.unmanaged }
     }
 }
 
 extension MutableSet: Equatable {
     public static func == (lhs: MutableSet<Element>, rhs: MutableSet<Element>) -> Bool {
-        if lhs === rhs { return true }
-        switch (lhs.location, rhs.location) {
-        case (let l?, let r?): return l.isSameCollection(as: r)
-        case (nil, nil): return Set(lhs) == Set(rhs)
-        default: return false
-        }
+        lhs === rhs || CollectionLocation.equal(lhs.location, rhs.location) { Set(lhs) == Set(rhs) }
     }
 }
 
 extension Map: Equatable {
     public static func == (lhs: Map<Key, Value>, rhs: Map<Key, Value>) -> Bool {
-        if lhs === rhs { return true }
-        switch (lhs.location, rhs.location) {
-        case (let l?, let r?): return l.isSameCollection(as: r)
-        case (nil, nil): return lhs.unmanaged == rhs.unmanaged
-        default: return false
-        }
+        lhs === rhs || CollectionLocation.equal(lhs.location, rhs.location) { lhs.unmanaged == rhs.unmanaged }
     }
 }
 
