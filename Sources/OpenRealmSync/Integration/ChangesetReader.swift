@@ -27,6 +27,24 @@ enum ChangesetReader {
         var values: [WirePropertyValue]
     }
 
+    /// The local commits in (after, head] that carry synced changes, in order, with their
+    /// instructions: commits that integrated a download (the server's changes) and
+    /// commits with nothing to sync are left out. One conversion serves them all.
+    ///
+    /// - Throws: ``SyncError`` when a log entry was trimmed or is damaged.
+    static func localChanges(_ txn: OpaquePointer, after: UInt64, through head: UInt64) throws
+        -> [(version: UInt64, instructions: [WireInstruction])] {
+        guard head > after else { return [] }
+        let integrated = Set(SyncProgressStore.integrations(txn).map(\.local))
+        let values = ValueConversion(txn: txn)
+        var out: [(version: UInt64, instructions: [WireInstruction])] = []
+        for v in (after + 1)...head where !integrated.contains(v) {
+            let instructions = try instructions(txn, version: v, values: values)
+            if !instructions.isEmpty { out.append((v, instructions)) }
+        }
+        return out
+    }
+
     /// The instructions of the commit of `version` (empty when the commit logged none).
     ///
     /// - Parameter values: the conversion to use (one made for `txn`); pass the same one

@@ -80,16 +80,10 @@ extension SyncSession {
         let from = progress.measuredUpTo
         let sizes = try? file.read { txn -> [(UInt64, Int)] in
             let acknowledged = SyncProgressStore.progress(txn).acknowledgedClientVersion
-            let integrated = Set(SyncProgressStore.integrations(txn).map(\.local))
-            var v = max(from, acknowledged, SyncProgressStore.uploadBase(txn)) + 1
-            var out: [(UInt64, Int)] = []
-            while v <= head {
-                defer { v += 1 }
-                if integrated.contains(v) { continue }
-                let instructions = try ChangesetReader.instructions(txn, version: v)
-                if !instructions.isEmpty { out.append((v, (try? WireChangeset(instructions).encoded().count) ?? 0)) }
+            let after = max(from, acknowledged, SyncProgressStore.uploadBase(txn))
+            return try ChangesetReader.localChanges(txn, after: after, through: head).map { change in
+                (change.version, (try? WireChangeset(change.instructions).encoded().count) ?? 0)
             }
-            return out
         }
         for (v, bytes) in sizes ?? [] { progress.measuredUpload(version: v, bytes: bytes, upTo: head) }
         progress.measuredUpTo = max(progress.measuredUpTo, head)

@@ -52,16 +52,9 @@ struct ChangesetUploader {
     private static func changesets(_ txn: OpaquePointer, after: UInt64, upTo head: UInt64,
                                    clock: SyncClock) throws -> [WireEncoder.EncodedUploadChangeset] {
         let integrations = SyncProgressStore.integrations(txn)
-        let integrated = Set(integrations.map(\.local))
         let stamps = CommitStamps.all(txn)
-        let values = ValueConversion(txn: txn)
         var out: [WireEncoder.EncodedUploadChangeset] = []
-        var v = after + 1
-        while v <= head {
-            defer { v += 1 }
-            if integrated.contains(v) { continue }
-            let instructions = try ChangesetReader.instructions(txn, version: v, values: values)
-            if instructions.isEmpty { continue }
+        for (v, instructions) in try ChangesetReader.localChanges(txn, after: after, through: head) {
             let bytes: [UInt8]
             do { bytes = try WireChangeset(instructions).encoded() } catch {
                 throw SyncError(.otherError, "The local changeset of version \(v) cannot be encoded for upload: \(error)")
