@@ -40,6 +40,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         // The server's /metrics: swift-metrics objects over a Prometheus registry per server.
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.1.0"),
+        // The server's PostgreSQL store (OpenRealmPostgres only): the client, its connection
+        // pool, TLS to the database.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
     ],
     targets: [
         .systemLibrary(
@@ -132,6 +135,19 @@ let package = Package(
             path: "Sources/OpenRealmServer",
             swiftSettings: fuzzed
         ),
+        .target(
+            // The server's store on PostgreSQL, behind the storage seam of OpenRealmServer
+            // (docs/design/STORAGE-SEAM.md): several server processes over one database.
+            // Its own target so that nothing else links postgres-nio.
+            name: "OpenRealmPostgres",
+            dependencies: [
+                "OpenRealmServer",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/OpenRealmPostgres"
+        ),
         .executableTarget(
             name: "openrealm-server",
             dependencies: [
@@ -211,6 +227,15 @@ let package = Package(
                            // Built so that OperatorCommandLineTests can run it.
                            "openrealm-server"],
             path: "Tests/OpenRealmServerTests"
+        ),
+        .testTarget(
+            // Runs against a PostgreSQL the tests start themselves (initdb into a temporary
+            // directory, Debian's `postgresql`, which scripts/setup and .ci/run install).
+            name: "OpenRealmPostgresTests",
+            dependencies: ["OpenRealmPostgres", "OpenRealmServer",
+                           .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "Logging", package: "swift-log")],
+            path: "Tests/OpenRealmPostgresTests"
         ),
         .testTarget(
             name: "OpenRealmSyncTests",

@@ -5,7 +5,7 @@ import Foundation
 /// Salted scrypt password hashes, stored as
 /// `scrypt$<N>$<r>$<p>$<salt base64>$<hash base64>` so that the cost can change
 /// without invalidating stored hashes.
-struct PasswordHasher: Sendable {
+package struct PasswordHasher: Sendable {
     /// scrypt's N (a power of two). 16384 by default.
     var rounds: Int = 16384
     /// scrypt's r.
@@ -37,7 +37,7 @@ struct PasswordHasher: Sendable {
 
     /// Whether two byte strings are equal, in a time that depends on their lengths only
     /// (not on where they first differ): for secrets and their hashes.
-    static func constantTimeEqual<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Bool {
+    package static func constantTimeEqual<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Bool {
         guard a.count == b.count else { return false }
         var diff: UInt8 = 0
         for (x, y) in zip(a, b) { diff |= x ^ y }

@@ -1,8 +1,8 @@
 /// The accounts of one app as the auth service and the operator commands use them:
 /// users, refresh tokens, API keys and mailed token pairs. Each call is a transaction of
-/// its own. The embedded store (``AppStore``) implements it; a database store is the
-/// next (`docs/design/STORAGE-SEAM.md`).
-protocol AccountStore: Sendable {
+/// its own. The embedded store (``AppStore``) implements it, and so does the PostgreSQL
+/// store (module `OpenRealmPostgres`; `docs/design/STORAGE-SEAM.md`).
+package protocol AccountStore: Sendable {
     /// Creates a user; for an email user, also claims the email.
     ///
     /// - Returns: nil when the email is already registered.
@@ -54,7 +54,7 @@ protocol AccountStore: Sendable {
 }
 
 /// What creating an API key came to.
-enum APIKeyCreation: Sendable, Equatable {
+package enum APIKeyCreation: Sendable, Equatable {
     case created(APIKeyRecord)
     /// The user already has a key of that name.
     case nameTaken
@@ -63,7 +63,7 @@ enum APIKeyCreation: Sendable, Equatable {
 }
 
 /// What a used-up mailed token pair does to its user.
-enum EmailTokenEffect: Sendable, Equatable {
+package enum EmailTokenEffect: Sendable, Equatable {
     /// The address is confirmed.
     case confirmEmail
     /// The password hash is replaced, the user's refresh tokens revoked, and the address

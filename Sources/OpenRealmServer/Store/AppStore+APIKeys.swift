@@ -6,16 +6,25 @@ import OpenRealmWire
 ///
 /// Keys are 64 hexadecimal digits (256 random bits), so a fast hash is enough: nothing
 /// short of the key finds a preimage, unlike a password.
-struct APIKeyRecord: Sendable, Hashable {
+package struct APIKeyRecord: Sendable, Hashable {
     /// The key's id (24 hexadecimal digits, an ObjectId).
-    var id: String
-    var userId: String
-    var name: String
+    package var id: String
+    package var userId: String
+    package var name: String
     /// The SHA-256 of the key, 64 hexadecimal digits.
-    var keyHash: String
-    var disabled: Bool
+    package var keyHash: String
+    package var disabled: Bool
     /// When it was created (milliseconds since the epoch).
-    var createdAt: Int64 = 0
+    package var createdAt: Int64 = 0
+
+    package init(id: String, userId: String, name: String, keyHash: String, disabled: Bool, createdAt: Int64 = 0) {
+        self.id = id
+        self.userId = userId
+        self.name = name
+        self.keyHash = keyHash
+        self.disabled = disabled
+        self.createdAt = createdAt
+    }
 }
 
 extension AppStore {
@@ -27,14 +36,14 @@ extension AppStore {
 
     /// The SHA-256 of `text`'s UTF-8, 64 lowercase hexadecimal digits: how the store
     /// keeps random secrets (API keys, mailed tokens).
-    static func sha256Hex(_ text: String) -> String {
+    package static func sha256Hex(_ text: String) -> String {
         SHA256.hash(data: Data(text.utf8)).map { b in
             let s = String(b, radix: 16)
             return s.count == 1 ? "0" + s : s
         }.joined()
     }
 
-    func createAPIKey(id: String, userId: String, name: String, keyHash: String, limit: Int) throws -> APIKeyCreation {
+    package func createAPIKey(id: String, userId: String, name: String, keyHash: String, limit: Int) throws -> APIKeyCreation {
         try environment.write { txn -> APIKeyCreation in
             let mine = try Self.apiKeys(txn, userId: userId)
             if mine.contains(where: { $0.name == name }) { return .nameTaken }
@@ -49,17 +58,17 @@ extension AppStore {
         }
     }
 
-    func apiKeys(userId: String?) throws -> [APIKeyRecord] {
+    package func apiKeys(userId: String?) throws -> [APIKeyRecord] {
         try environment.read { txn in try Self.apiKeys(txn, userId: userId) }
     }
 
     /// The key `id`, or nil.
-    func apiKey(id: String) throws -> APIKeyRecord? {
+    package func apiKey(id: String) throws -> APIKeyRecord? {
         try environment.read { txn in try Self.apiKey(txn, id: id) }
     }
 
     /// The key whose SHA-256 is `keyHash`, or nil.
-    func apiKey(hash keyHash: String) throws -> APIKeyRecord? {
+    package func apiKey(hash keyHash: String) throws -> APIKeyRecord? {
         try environment.read { txn -> APIKeyRecord? in
             guard let row = try txn.readRow("__api_key_hashes", .string(keyHash)), let id = row.string("keyId") else { return nil }
             return try Self.apiKey(txn, id: id)
@@ -67,7 +76,7 @@ extension AppStore {
     }
 
     /// Enables or disables the key `id`; nothing when it does not exist.
-    func setAPIKey(id: String, disabled: Bool) throws {
+    package func setAPIKey(id: String, disabled: Bool) throws {
         try environment.write { txn in
             if try txn.readRow("__api_keys", .string(id)) != nil {
                 try txn.updateRow("__api_keys", .string(id), ["disabled": .bool(disabled)])
@@ -76,7 +85,7 @@ extension AppStore {
     }
 
     /// Deletes the key `id`; nothing when it does not exist.
-    func deleteAPIKey(id: String) throws {
+    package func deleteAPIKey(id: String) throws {
         try environment.write { txn in try Self.deleteAPIKey(txn, id: id) }
     }
 

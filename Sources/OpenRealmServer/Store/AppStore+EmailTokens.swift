@@ -5,7 +5,7 @@ extension AppStore {
     /// Earlier pairs of the same purpose for the user are dropped, so only the newest
     /// mail works, and so are expired pairs of anyone: the table holds at most one live
     /// pair per user and purpose.
-    func storeEmailToken(id: String, token: String, userId: String, purpose: OutgoingMail.Purpose, now: Int64, expiresAt: Int64) throws {
+    package func storeEmailToken(id: String, token: String, userId: String, purpose: OutgoingMail.Purpose, now: Int64, expiresAt: Int64) throws {
         try environment.write { txn in
             for row in try txn.allRows("__email_tokens")
             where (row.string("userId") == userId && row.string("purpose") == purpose.rawValue) || (row.int("expiresAt") ?? 0) <= now {
@@ -18,7 +18,7 @@ extension AppStore {
         }
     }
 
-    func consumeEmailToken(id: String, token: String, purpose: OutgoingMail.Purpose, now: Int64,
+    package func consumeEmailToken(id: String, token: String, purpose: OutgoingMail.Purpose, now: Int64,
                            effect: EmailTokenEffect) throws -> UserRecord? {
         try environment.write { txn -> UserRecord? in
             guard let row = try txn.readRow("__email_tokens", .string(id)) else { return nil }

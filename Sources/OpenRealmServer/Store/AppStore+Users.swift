@@ -2,20 +2,30 @@ import Foundation
 import OpenRealmWire
 
 /// A user as the store keeps it.
-struct UserRecord: Sendable, Hashable {
+package struct UserRecord: Sendable, Hashable {
     /// The user id (32 hex digits).
-    var id: String
+    package var id: String
     /// `anon-user` or `local-userpass`.
-    var provider: String
+    package var provider: String
     /// The email, for email/password users.
-    var email: String?
+    package var email: String?
     /// The scrypt hash (``PasswordHasher``), for email/password users.
-    var passwordHash: String?
+    package var passwordHash: String?
     /// Whether an email/password user proved the address (a confirmation or a password
     /// reset mail's token).
-    var emailConfirmed = false
+    package var emailConfirmed = false
     /// When it was created (milliseconds since the epoch; 0 when unknown).
-    var createdAt: Int64 = 0
+    package var createdAt: Int64 = 0
+
+    package init(id: String, provider: String, email: String?, passwordHash: String?, emailConfirmed: Bool = false,
+                 createdAt: Int64 = 0) {
+        self.id = id
+        self.provider = provider
+        self.email = email
+        self.passwordHash = passwordHash
+        self.emailConfirmed = emailConfirmed
+        self.createdAt = createdAt
+    }
 
     /// The email rules may trust (`%user.email`): a custom JWT's (the app's identity
     /// service vouches for it) or a confirmed email/password address; nil otherwise.
@@ -29,18 +39,25 @@ struct UserRecord: Sendable, Hashable {
 }
 
 /// A refresh token's record: the token itself is a JWT whose `jti` is ``id``.
-struct RefreshTokenRecord: Sendable, Hashable {
-    var id: String
-    var userId: String
-    var expiresAt: Int64
-    var revoked: Bool
+package struct RefreshTokenRecord: Sendable, Hashable {
+    package var id: String
+    package var userId: String
+    package var expiresAt: Int64
+    package var revoked: Bool
+
+    package init(id: String, userId: String, expiresAt: Int64, revoked: Bool) {
+        self.id = id
+        self.userId = userId
+        self.expiresAt = expiresAt
+        self.revoked = revoked
+    }
 }
 
 extension AppStore: AccountStore {
     /// Creates a user. For an email user, also claims the email.
     ///
     /// - Returns: nil when the email is already registered.
-    func createUser(provider: String, email: String?, passwordHash: String?) throws -> UserRecord? {
+    package func createUser(provider: String, email: String?, passwordHash: String?) throws -> UserRecord? {
         let id = Self.randomHex(16)
         return try environment.write { txn -> UserRecord? in
             if let email {
@@ -59,7 +76,7 @@ extension AppStore: AccountStore {
 
     /// The user `id` of an external provider, created on its first login; its email
     /// (not claimed for email/password login) is updated when it changes.
-    func externalUser(id: String, provider: String, email: String?) throws -> UserRecord {
+    package func externalUser(id: String, provider: String, email: String?) throws -> UserRecord {
         try environment.write { txn -> UserRecord in
             if let existing = try Self.user(txn, id: id) {
                 if existing.email != email {
@@ -76,12 +93,12 @@ extension AppStore: AccountStore {
     }
 
     /// The user with `id`, or nil.
-    func user(id: String) throws -> UserRecord? {
+    package func user(id: String) throws -> UserRecord? {
         try environment.read { txn in try Self.user(txn, id: id) }
     }
 
     /// The user registered with `email`, or nil.
-    func user(email: String) throws -> UserRecord? {
+    package func user(email: String) throws -> UserRecord? {
         try environment.read { txn -> UserRecord? in
             guard let row = try txn.readRow("__user_emails", .string(email)), let id = row.string("userId") else { return nil }
             return try Self.user(txn, id: id)
@@ -99,14 +116,14 @@ extension AppStore: AccountStore {
                    createdAt: row.int("createdAt") ?? 0)
     }
 
-    func allUsers() throws -> [UserRecord] {
+    package func allUsers() throws -> [UserRecord] {
         try environment.read { txn in
             try txn.allRows("__users").compactMap { row in row.string("_id").map { Self.record(row, id: $0) } }
         }
     }
 
     /// Stores a new refresh token.
-    func storeRefreshToken(_ token: RefreshTokenRecord) throws {
+    package func storeRefreshToken(_ token: RefreshTokenRecord) throws {
         try environment.write { txn in
             try txn.insertRow("__refresh_tokens", [
                 "_id": .string(token.id), "userId": .string(token.userId),
@@ -116,7 +133,7 @@ extension AppStore: AccountStore {
     }
 
     /// The refresh token with `id`, or nil.
-    func refreshToken(id: String) throws -> RefreshTokenRecord? {
+    package func refreshToken(id: String) throws -> RefreshTokenRecord? {
         try environment.read { txn -> RefreshTokenRecord? in
             guard let row = try txn.readRow("__refresh_tokens", .string(id)) else { return nil }
             return RefreshTokenRecord(id: id, userId: row.string("userId") ?? "", expiresAt: row.int("expiresAt") ?? 0,
@@ -125,7 +142,7 @@ extension AppStore: AccountStore {
     }
 
     /// Marks a refresh token revoked; nothing when it does not exist.
-    func revokeRefreshToken(id: String) throws {
+    package func revokeRefreshToken(id: String) throws {
         try environment.write { txn in
             if try txn.readRow("__refresh_tokens", .string(id)) != nil {
                 try txn.updateRow("__refresh_tokens", .string(id), ["revoked": .bool(true)])
@@ -136,7 +153,7 @@ extension AppStore: AccountStore {
     /// Removes user `id`: its record, its email claim, its API keys, and revokes its
     /// refresh tokens. Access tokens it holds are refused from then on (the user no
     /// longer exists). Nothing when the user does not exist.
-    func removeUser(id: String) throws {
+    package func removeUser(id: String) throws {
         try environment.write { txn in
             guard let user = try Self.user(txn, id: id) else { return }
             if let email = user.email, user.provider == "local-userpass" { try txn.deleteRow("__user_emails", .string(email)) }
@@ -149,7 +166,7 @@ extension AppStore: AccountStore {
     }
 
     /// `count` random bytes as lowercase hex.
-    static func randomHex(_ count: Int) -> String {
+    package static func randomHex(_ count: Int) -> String {
         var rng = SystemRandomNumberGenerator()
         return (0..<count).map { _ in
             let b = UInt8.random(in: 0...255, using: &rng)

@@ -32,7 +32,7 @@ import OpenRealmWire
 /// Threading: the store keeps no state of its own beyond the environment: the engine's
 /// lock (``SyncApp/syncLock``) serializes the sync work of the app, and every write only
 /// takes ORCore's writer lock. Every transaction body is synchronous.
-final class AppStore: @unchecked Sendable {
+package final class AppStore: @unchecked Sendable {
     /// The app id.
     let appId: String
     let environment: StoreEnvironment
@@ -94,5 +94,5 @@ final class AppStore: @unchecked Sendable {
     }
 
     /// Milliseconds since the epoch, now.
-    static var nowMilliseconds: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    package static var nowMilliseconds: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 }

@@ -1,0 +1,131 @@
+import PostgresNIO
+
+/// The store's tables in PostgreSQL, as numbered migrations applied in order at start.
+///
+/// Whichever process starts first applies what is missing; the others wait for it: the
+/// whole run is one transaction holding a transaction-scoped advisory lock (DDL is
+/// transactional in PostgreSQL, so a run that fails leaves nothing half-made). Each
+/// applied migration is recorded in `openrealm_schema_migrations`. A database whose
+/// tables are newer than this server knows is refused at start rather than written
+/// with an older idea of them.
+///
+/// Migrations are never edited once released: a change is a new migration.
+package enum PostgresSchema {
+    /// One step of the tables' history.
+    package struct Migration: Sendable {
+        package let version: Int
+        package let name: String
+        package let statements: [String]
+    }
+
+    /// The advisory lock key of the migrations (any fixed 64-bit number; this one spells
+    /// "ORLMSCHM").
+    static let lockKey: Int64 = 0x4F52_4C4D_5343_484D
+
+    /// Every migration, in version order.
+    package static let migrations: [Migration] = [
+        Migration(version: 1, name: "accounts", statements: [
+            // Users of each app; `email` of an email/password user is claimed in
+            // openrealm_user_emails (an external provider's email is not).
+            """
+            CREATE TABLE openrealm_users (
+                app_id text NOT NULL,
+                id text NOT NULL,
+                provider text NOT NULL,
+                email text,
+                password_hash text,
+                email_confirmed boolean NOT NULL DEFAULT false,
+                created_at bigint NOT NULL,
+                PRIMARY KEY (app_id, id)
+            )
+            """,
+            """
+            CREATE TABLE openrealm_user_emails (
+                app_id text NOT NULL,
+                email text NOT NULL,
+                user_id text NOT NULL,
+                PRIMARY KEY (app_id, email)
+            )
+            """,
+            """
+            CREATE TABLE openrealm_refresh_tokens (
+                app_id text NOT NULL,
+                id text NOT NULL,
+                user_id text NOT NULL,
+                expires_at bigint NOT NULL,
+                revoked boolean NOT NULL,
+                PRIMARY KEY (app_id, id)
+            )
+            """,
+            "CREATE INDEX openrealm_refresh_tokens_by_user ON openrealm_refresh_tokens (app_id, user_id)",
+            // API keys: never the key, its SHA-256.
+            """
+            CREATE TABLE openrealm_api_keys (
+                app_id text NOT NULL,
+                id text NOT NULL,
+                user_id text NOT NULL,
+                name text NOT NULL,
+                key_hash text NOT NULL,
+                disabled boolean NOT NULL,
+                created_at bigint NOT NULL,
+                PRIMARY KEY (app_id, id),
+                UNIQUE (app_id, key_hash),
+                UNIQUE (app_id, user_id, name)
+            )
+            """,
+            // Mailed token pairs: the token's SHA-256, never the token.
+            """
+            CREATE TABLE openrealm_email_tokens (
+                app_id text NOT NULL,
+                id text NOT NULL,
+                user_id text NOT NULL,
+                purpose text NOT NULL,
+                token_hash text NOT NULL,
+                expires_at bigint NOT NULL,
+                PRIMARY KEY (app_id, id)
+            )
+            """,
+            "CREATE INDEX openrealm_email_tokens_by_user ON openrealm_email_tokens (app_id, user_id, purpose)",
+        ]),
+    ]
+
+    /// The version this server writes.
+    package static var currentVersion: Int { migrations.last?.version ?? 0 }
+
+    /// Applies the missing migrations; returns the version found and the version now.
+    ///
+    /// - Throws: ``PostgresStoreError`` `schemaTooNew` when the database is ahead of this
+    ///   server, or the database's failure (nothing applied).
+    @discardableResult
+    package static func migrate(_ database: DatabasePool) throws -> (from: Int, to: Int) {
+        let location = database.location
+        return try database.transaction("migrate the store's tables") { connection in
+            try await connection.perform("SELECT pg_advisory_xact_lock(\(lockKey))", logger: database.logger)
+            try await connection.perform("""
+                CREATE TABLE IF NOT EXISTS openrealm_schema_migrations (
+                    version integer PRIMARY KEY,
+                    name text NOT NULL,
+                    applied_at timestamptz NOT NULL DEFAULT now()
+                )
+                """, logger: database.logger)
+            var found = 0
+            for try await version in try await connection.query(
+                "SELECT coalesce(max(version), 0) FROM openrealm_schema_migrations", logger: database.logger).decode(Int.self) {
+                found = version
+            }
+            guard found <= currentVersion else {
+                throw PostgresStoreError(.schemaTooNew, "the tables in \(location) are of version \(found), newer than "
+                    + "this server's \(currentVersion): run a newer openrealm-server")
+            }
+            for migration in migrations where migration.version > found {
+                for statement in migration.statements {
+                    try await connection.perform(PostgresQuery(unsafeSQL: statement), logger: database.logger)
+                }
+                try await connection.perform(
+                    "INSERT INTO openrealm_schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))",
+                    logger: database.logger)
+            }
+            return (found, max(found, currentVersion))
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+@testable import OpenRealmPostgres
+
+/// A PostgreSQL server of the tests' own: `initdb` into a temporary directory, started
+/// with `pg_ctl` on a free loopback port and a Unix socket in that directory, and stopped
+/// when the test process exits. One per test process; each test takes a database of its
+/// own (``makeDatabase()``).
+///
+/// Local (socket) connections are trusted; TCP connections need the password
+/// ``password`` (SCRAM). Under root (CI), the server runs as the `postgres` user, since
+/// PostgreSQL refuses to run as root.
+final class PostgresCluster: @unchecked Sendable {
+    static let password = "openrealm-test-secret"
+    static let superuser = "postgres"
+
+    let directory: URL
+    let port: Int
+    var socketDirectory: String { directory.appendingPathComponent("socket").path }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var started: Result<PostgresCluster, any Error>?
+
+    /// The cluster of this test process, started on first use.
+    ///
+    /// - Throws: when PostgreSQL is not installed (`scripts/setup` installs it) or does
+    ///   not start; the message names the log.
+    static func shared() throws -> PostgresCluster {
+        try lock.withLock {
+            if let started { return try started.get() }
+            let result = Result { try PostgresCluster() }
+            started = result
+            if case .success(let cluster) = result {
+                atexit { PostgresCluster.stopShared() }
+                _ = cluster
+            }
+            return try result.get()
+        }
+    }
+
+    private static func stopShared() {
+        guard case .success(let cluster) = started else { return }
+        try? Self.run(Self.binary("pg_ctl"), ["-D", cluster.dataDirectory, "-m", "immediate", "-w", "stop"])
+        try? FileManager.default.removeItem(at: cluster.directory)
+    }
+
+    var dataDirectory: String { directory.appendingPathComponent("data").path }
+
+    private init() throws {
+        let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("openrealm-pg-\(UUID().uuidString.prefix(8))")
+        let dataDirectory = directory.appendingPathComponent("data").path
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("socket"), withIntermediateDirectories: true)
+        let passwordFile = directory.appendingPathComponent("pwfile")
+        try Self.password.write(to: passwordFile, atomically: true, encoding: .utf8)
+        if getuid() == 0 {
+            try Self.run("/bin/chown", ["-R", "postgres:postgres", directory.path], asRoot: true)
+        }
+        try Self.run(Self.binary("initdb"), ["-D", dataDirectory, "-U", Self.superuser, "--auth-local=trust",
+                                   "--auth-host=scram-sha-256", "--pwfile=\(passwordFile.path)", "-E", "UTF8",
+                                   "--locale=C.UTF-8", "--no-sync"])
+        var lastError: (any Error)?
+        for _ in 0..<5 {
+            let candidate = try Self.freeLoopbackPort()
+            do {
+                try Self.run(Self.binary("pg_ctl"), ["-D", dataDirectory, "-l", directory.appendingPathComponent("log").path, "-w", "-t", "60",
+                                           "-o", "-p \(candidate) -k \(directory.path)/socket -c listen_addresses=127.0.0.1 -c fsync=off",
+                                           "start"])
+                self.directory = directory
+                port = candidate
+                return
+            } catch {
+                lastError = error   // the port was taken in between: another one
+            }
+        }
+        throw lastError!
+    }
+
+    /// A new empty database, as a store location over the socket (as the superuser).
+    func makeDatabase() throws -> PostgresLocation {
+        let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        try Self.run(Self.binary("createdb"), ["-h", socketDirectory, "-p", "\(port)", "-U", Self.superuser, String(name)])
+        return try PostgresLocation(url: "postgres://\(Self.superuser)@/\(name)?host=\(socketDirectory)&port=\(port)",
+                                    environment: [:])
+    }
+
+    /// The same database over TCP on loopback, with the password.
+    func tcpLocation(of location: PostgresLocation, password: String? = PostgresCluster.password) throws -> PostgresLocation {
+        try PostgresLocation(url: "postgres://\(Self.superuser)@127.0.0.1:\(port)/\(location.database)?sslmode=disable",
+                             environment: password.map { [PostgresLocation.passwordVariable: $0] } ?? [:])
+    }
+
+    /// Runs SQL through psql over the socket (setup that is not the code under test).
+    @discardableResult
+    func psql(_ database: String, _ sql: String) throws -> String {
+        try Self.run(Self.binary("psql"), ["-h", socketDirectory, "-p", "\(port)", "-U", Self.superuser, "-d", database,
+                                 "-v", "ON_ERROR_STOP=1", "-At", "-c", sql])
+    }
+
+    static func binary(_ name: String) throws -> String {
+        let roots = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? [])
+            .sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }
+        for root in roots {
+            let path = "/usr/lib/postgresql/\(root)/bin/\(name)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        throw ClusterError("PostgreSQL's \(name) is not installed (Debian's postgresql package; scripts/setup installs it)")
+    }
+
+    /// Runs `path` (as `postgres` when this process is root), returning its output.
+    ///
+    /// Spawned and reaped here rather than through `Process`: `pg_ctl start` leaves the
+    /// server running with the descriptors it inherited, and `Process` then never sees
+    /// its child exit. Output goes through a file for the same reason.
+    @discardableResult
+    private static func run(_ path: String, _ arguments: [String], asRoot: Bool = false) throws -> String {
+        let command = getuid() == 0 && !asRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--", path] + arguments : [path] + arguments
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("pg-run-\(UUID().uuidString)").path
+        defer { unlink(outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = command.map { strdup($0) } + [nil]
+        defer { for arg in argv { free(arg) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
+        guard spawned == 0 else { throw ClusterError("cannot start \(command[0]): errno \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let exited = status & 0x7f == 0
+        let code = (status >> 8) & 0xff
+        guard exited && code == 0 else {
+            throw ClusterError("\((path as NSString).lastPathComponent) \(arguments.joined(separator: " ")) failed "
+                + "(status \(status)): \(text)")
+        }
+        return text
+    }
+
+    private static func freeLoopbackPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ClusterError("socket() failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw ClusterError("bind() failed") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+struct ClusterError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A logger that keeps quiet: the pool logs connection failures the tests cause.
+func quietLogger() -> Logger {
+    var logger = Logger(label: "openrealm-postgres-tests")
+    logger.logLevel = .critical
+    return logger
+}
