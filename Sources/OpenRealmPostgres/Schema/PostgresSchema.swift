@@ -87,6 +87,22 @@ package enum PostgresSchema {
             """,
             "CREATE INDEX openrealm_email_tokens_by_user ON openrealm_email_tokens (app_id, user_id, purpose)",
         ]),
+        Migration(version: 2, name: "rate limits", statements: [
+            // Token buckets shared by the processes (``PostgresRateLimits``); times are
+            // the database's clock, in seconds since the epoch. `full_at`: when the
+            // bucket is full again, after which its row may go.
+            """
+            CREATE TABLE openrealm_rate_limits (
+                app_id text NOT NULL,
+                key text NOT NULL,
+                tokens double precision NOT NULL,
+                updated_at double precision NOT NULL,
+                full_at double precision NOT NULL,
+                PRIMARY KEY (app_id, key)
+            )
+            """,
+            "CREATE INDEX openrealm_rate_limits_by_full_at ON openrealm_rate_limits (app_id, full_at)",
+        ]),
     ]
 
     /// The version this server writes.

@@ -131,7 +131,7 @@ extension AuthService {
         guard mailer != nil else { throw .internalError("this server sends no mail (it was started without --mail-command)") }
         let email = try Self.normalizedEmail(rawEmail)
         try limitLogin(app, remoteAddress: remoteAddress)
-        if let wait = app.loginLimiter.take("mail:" + email, limit: app.configuration.loginRateLimitPerEmail) {
+        if let wait = try Self.wait(app, "mail:" + email, app.configuration.loginRateLimitPerEmail) {
             throw .tooManyRequests("too many mails asked for '\(email)'", retryAfter: wait)
         }
         do { return (app, try app.accounts.user(email: email)) } catch { throw .internalError("cannot read users: \(error)") }

@@ -51,11 +51,19 @@ final class AuthService: Sendable {
     /// - Throws: `TooManyRequests` with the seconds to wait.
     func limitLogin(_ app: SyncApp, remoteAddress: String?, email: String? = nil) throws(AuthError) {
         let config = app.configuration
-        if let remoteAddress, let wait = app.loginLimiter.take("address:" + remoteAddress, limit: config.loginRateLimitPerAddress) {
+        if let remoteAddress, let wait = try Self.wait(app, "address:" + remoteAddress, config.loginRateLimitPerAddress) {
             throw .tooManyRequests("too many login attempts from \(remoteAddress)", retryAfter: wait)
         }
-        if let email, let wait = app.loginLimiter.take("email:\(email)\u{1F}\(remoteAddress ?? "")", limit: config.loginRateLimitPerEmail) {
+        if let email, let wait = try Self.wait(app, "email:\(email)\u{1F}\(remoteAddress ?? "")", config.loginRateLimitPerEmail) {
             throw .tooManyRequests("too many login attempts for '\(email)'", retryAfter: wait)
+        }
+    }
+
+    /// Takes a token of `key`'s bucket: nil, or the seconds to wait. A store that cannot
+    /// be read refuses the attempt (an internal error), never lets it through unlimited.
+    static func wait(_ app: SyncApp, _ key: String, _ limit: RateLimit) throws(AuthError) -> Int? {
+        do { return try app.loginLimiter.take(key, limit: limit) } catch {
+            throw .internalError("cannot read the rate limits: \(error)")
         }
     }
 

@@ -35,8 +35,8 @@ final class SyncApp: @unchecked Sendable {
     private(set) var serverVersion: UInt64
     /// The server version of the last attempt to trim the history (guarded by ``syncLock``).
     private var lastTrimAttempt: UInt64 = 0
-    /// The login attempts' token buckets.
-    let loginLimiter = LoginRateLimiter()
+    /// The token buckets of logins, mails and new client files.
+    let loginLimiter: any RateLimitStore = LoginRateLimiter()
 
     /// Whether the app's sync mode follows its first client (development mode: no
     /// configuration says whether it is partition-based).

@@ -216,7 +216,7 @@ public final class SyncConnection: @unchecked Sendable {
                 file = record
             } else {
                 // Each new file is a permanent record: a user makes them at a bounded rate.
-                if let wait = app.loginLimiter.take("client-files:" + user.id, limit: app.configuration.clientFileRateLimit) {
+                if let wait = try app.loginLimiter.take("client-files:" + user.id, limit: app.configuration.clientFileRateLimit) {
                     throw SyncFailure(.limitsExceeded, "user '\(user.id)' made too many new client files; retry in \(wait) s")
                 }
                 file = try app.store.newClientFile(userId: user.id)
