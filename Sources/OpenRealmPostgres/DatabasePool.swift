@@ -123,7 +123,7 @@ package final class DatabasePool: Sendable {
         }
     }
 
-    private func blocking<T: Sendable>(_ operation: String, _ work: @escaping @Sendable () async throws -> T) throws -> T {
+    func blocking<T: Sendable>(_ operation: String, _ work: @escaping @Sendable () async throws -> T) throws -> T {
         let outcome = Outcome<T>()
         let done = DispatchSemaphore(value: 0)
         let deadline = self.deadline

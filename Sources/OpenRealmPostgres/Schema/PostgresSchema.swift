@@ -103,6 +103,17 @@ package enum PostgresSchema {
             """,
             "CREATE INDEX openrealm_rate_limits_by_full_at ON openrealm_rate_limits (app_id, full_at)",
         ]),
+        Migration(version: 3, name: "apps", statements: [
+            // One row per app: its latest server version, and the row every process
+            // locks (`FOR UPDATE`) to write the app's history, so that versions are
+            // contiguous and committed in order (``PostgresApp/withWriteLock(_:_:)``).
+            """
+            CREATE TABLE openrealm_apps (
+                app_id text PRIMARY KEY,
+                server_version bigint NOT NULL DEFAULT 0
+            )
+            """,
+        ]),
     ]
 
     /// The version this server writes.
