@@ -112,48 +112,14 @@ extension AppStore {
 /// metadata value `server.uploads.<file>`. Stores written before kept the pairs as text
 /// in the `uploadsAfterBase` column: read once, then moved.
 final class UploadRecords: DeferredStoreWrite {
-    /// One file's record.
+    /// One file's record, and whether an older store's text column held it.
     struct File {
-        /// The upload base (nil: none recorded yet).
-        var hold: UInt64?
-        /// Uploads in version order; those before `start` are at or below `hold`.
-        var uploads: [(version: UInt64, base: UInt64)]
-        var start = 0
+        var record: UploadRecord
         /// The column of an older store held the pairs: cleared on write.
         var hadLegacyText = false
 
-        /// The live uploads (integrated after `hold`).
-        var live: ArraySlice<(version: UInt64, base: UInt64)> { uploads[start...] }
-
-        /// Records upload `version` based on `base`: the hold is the new base, lowered to
-        /// the base of the first own upload integrated after it, repeatedly. Changesets
-        /// based on nothing (0) were made on the file's own new objects and need no
-        /// history; they leave the hold as it was.
-        mutating func record(base: UInt64, version: UInt64) {
-            var hold = self.hold ?? base
-            if base > 0 {
-                uploads.append((version, base))
-                hold = base
-                while let first = firstAfter(hold), uploads[first].base < hold { hold = uploads[first].base }
-            }
-            self.hold = hold
-            start = firstAfter(hold) ?? uploads.count
-            if start >= 64 && start * 2 >= uploads.count {
-                uploads.removeFirst(start)
-                start = 0
-            }
-        }
-
-        /// The index of the first live upload integrated after `version`.
-        private func firstAfter(_ version: UInt64) -> Int? {
-            var lo = start
-            var hi = uploads.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if uploads[mid].version <= version { lo = mid + 1 } else { hi = mid }
-            }
-            return lo < uploads.count ? lo : nil
-        }
+        var hold: UInt64? { record.hold }
+        var live: ArraySlice<(version: UInt64, base: UInt64)> { record.live }
     }
 
     private var files: [UInt64: File] = [:]
@@ -172,7 +138,7 @@ final class UploadRecords: DeferredStoreWrite {
             file = try Self.read(txn, ident: ident, row: row)
             order.append(ident)
         }
-        file.record(base: base, version: version)
+        file.record.record(base: base, version: version)
         files[ident] = file
     }
 
@@ -183,13 +149,7 @@ final class UploadRecords: DeferredStoreWrite {
             if let hold = file.hold { row["uploadBase"] = .int(Int64(hold)) }
             if file.hadLegacyText { row["uploadsAfterBase"] = .null }
             try txn.updateRow("__client_files", .int(Int64(ident)), row)
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(file.live.count * 16)
-            for upload in file.live {
-                withUnsafeBytes(of: upload.version.littleEndian) { bytes += $0 }
-                withUnsafeBytes(of: upload.base.littleEndian) { bytes += $0 }
-            }
-            try txn.setMeta(Self.metaName(ident), bytes: bytes)
+            try txn.setMeta(Self.metaName(ident), bytes: file.record.encodedUploads())
         }
     }
 
@@ -197,29 +157,16 @@ final class UploadRecords: DeferredStoreWrite {
     static func read(_ txn: StoreTransaction, ident: UInt64, row: [String: WireValue]) throws -> File {
         let hold = row.int("uploadBase").map { UInt64(max(0, $0)) }
         let legacy = row.string("uploadsAfterBase") ?? ""
-        var uploads: [(version: UInt64, base: UInt64)]
+        let record: UploadRecord
         if let bytes = try txn.metaBytes(metaName(ident)) {
-            guard bytes.count % 16 == 0 else {
+            guard let decoded = UploadRecord(hold: hold, decoding: bytes) else {
                 throw StoreError(status: 0, "metadata '\(metaName(ident))' holds \(bytes.count) bytes, not pairs of 16")
             }
-            uploads = stride(from: 0, to: bytes.count, by: 16).map { i in
-                (littleEndian(bytes, i), littleEndian(bytes, i + 8))
-            }
+            record = decoded
         } else {
-            uploads = parseLegacy(legacy)
+            record = UploadRecord(hold: hold, uploads: parseLegacy(legacy))
         }
-        if !zip(uploads, uploads.dropFirst()).allSatisfy({ $0.version < $1.version }) {
-            uploads.sort { $0.version < $1.version }
-        }
-        var file = File(hold: hold, uploads: uploads, hadLegacyText: !legacy.isEmpty)
-        if let hold { file.start = uploads.firstIndex { $0.version > hold } ?? uploads.count }
-        return file
-    }
-
-    private static func littleEndian(_ bytes: [UInt8], _ at: Int) -> UInt64 {
-        var value: UInt64 = 0
-        for i in (0..<8).reversed() { value = value << 8 | UInt64(bytes[at + i]) }
-        return value
+        return File(record: record, hadLegacyText: !legacy.isEmpty)
     }
 
     /// The "version:base" pairs of an older store's text (entries that do not parse are
