@@ -114,6 +114,51 @@ package enum PostgresSchema {
             )
             """,
         ]),
+        Migration(version: 4, name: "history and client files", statements: [
+            // The floor: the version up to which the history was trimmed.
+            "ALTER TABLE openrealm_apps ADD COLUMN history_floor bigint NOT NULL DEFAULT 0",
+            // One entry per server version (``HistoryEntry``); empty bytes for none.
+            """
+            CREATE TABLE openrealm_history (
+                app_id text NOT NULL,
+                server_version bigint NOT NULL,
+                origin_file_ident bigint NOT NULL,
+                origin_client_version bigint NOT NULL,
+                hlc_milliseconds bigint NOT NULL,
+                hlc_counter bigint NOT NULL,
+                integrated_at bigint NOT NULL,
+                changeset bytea NOT NULL,
+                compensation bytea NOT NULL,
+                uploaded_list_edits bytea NOT NULL,
+                origin_server_version bigint,
+                PRIMARY KEY (app_id, server_version)
+            )
+            """,
+            // Client file idents: unique across apps, handed out without the app's lock
+            // (a file made while another process integrates does not wait for it).
+            "CREATE SEQUENCE openrealm_client_file_idents",
+            // Each client file: its identity, what the server integrated of it, the view
+            // it completed, its upload record (``UploadRecord``: the hold and 16-byte
+            // pairs) and what was sent it whole (``BootstrapCopies``' bytes).
+            """
+            CREATE TABLE openrealm_client_files (
+                app_id text NOT NULL,
+                ident bigint NOT NULL,
+                salt bigint NOT NULL,
+                user_id text NOT NULL,
+                last_integrated_client_version bigint NOT NULL DEFAULT 0,
+                created_at bigint NOT NULL,
+                view_server_version bigint,
+                view text,
+                last_server_version bigint,
+                last_seen_at bigint,
+                upload_base bigint,
+                uploads bytea NOT NULL DEFAULT '',
+                bootstrap_copies bytea NOT NULL DEFAULT '',
+                PRIMARY KEY (app_id, ident)
+            )
+            """,
+        ]),
     ]
 
     /// The version this server writes.

@@ -4,7 +4,7 @@
 /// (`docs/design/STORAGE-SEAM.md`). ``StoreTransaction`` is the embedded store's unit.
 
 /// The app's history of server versions.
-protocol HistoryReading: AnyObject {
+package protocol HistoryReading: AnyObject {
     /// The highest trimmed server version: entries up to it are gone (0 when none are).
     func historyFloor() throws -> UInt64
     /// The entry of `serverVersion`, or nil when there is none (trimmed, or not made).
@@ -12,20 +12,25 @@ protocol HistoryReading: AnyObject {
 }
 
 /// The history, written: only under the app's write lock.
-protocol HistoryWriting: HistoryReading {
+package protocol HistoryWriting: HistoryReading {
     /// Appends `entry`, whose server version becomes the app's.
     func appendHistory(_ entry: HistoryEntry) throws
 }
 
 /// The view a client file completed last: the server version it was completed at and
 /// the view as recorded (``ViewRecord``).
-struct CompletedView: Sendable, Hashable {
-    var serverVersion: UInt64
-    var record: String
+package struct CompletedView: Sendable, Hashable {
+    package var serverVersion: UInt64
+    package var record: String
+
+    package init(serverVersion: UInt64, record: String) {
+        self.serverVersion = serverVersion
+        self.record = record
+    }
 }
 
 /// The server's record of each client file.
-protocol ClientFileReading: AnyObject {
+package protocol ClientFileReading: AnyObject {
     /// The file `ident`, or nil when the server has no such file.
     func clientFile(_ ident: UInt64) throws -> ClientFileRecord?
     /// The lowest server version a later upload of the file can be based on.
@@ -37,7 +42,7 @@ protocol ClientFileReading: AnyObject {
 }
 
 /// The client files' records, written.
-protocol ClientFileWriting: ClientFileReading {
+package protocol ClientFileWriting: ClientFileReading {
     /// The file's changesets up to `clientVersion` are integrated.
     func recordIntegrated(_ ident: UInt64, clientVersion: UInt64) throws
     /// The file's changeset based on `base` was integrated as server version `version`.

@@ -21,7 +21,7 @@ import OpenRealmWire
 /// the number of objects (u32), their versions (u64 each), then the objects as an
 /// encoded changeset of one `eraseObject` per object (the store's one encoding of object
 /// references); integers little-endian.
-struct BootstrapCopies: Equatable {
+package struct BootstrapCopies: Equatable, Sendable {
     /// The server version of the file's last bootstrap of its whole view; 0 for none.
     private(set) var wholeViewVersion: UInt64 = 0
     /// Per object, the server version of the last bootstrap that sent it whole, when
@@ -73,7 +73,7 @@ struct BootstrapCopies: Equatable {
         try txn.setMeta(Self.metaName(ident), bytes: self == BootstrapCopies() ? [] : try encoded())
     }
 
-    func encoded() throws -> [UInt8] {
+    package func encoded() throws -> [UInt8] {
         let ordered = objects.sorted { $0.key.description < $1.key.description }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(12 + 8 * ordered.count)
@@ -87,10 +87,10 @@ struct BootstrapCopies: Equatable {
         return bytes
     }
 
-    init() {}
+    package init() {}
 
     /// Decodes a stored record; nil when the bytes are not one.
-    init?(decoding bytes: [UInt8]) {
+    package init?(decoding bytes: [UInt8]) {
         func integer<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T? {
             let size = MemoryLayout<T>.size
             guard offset >= 0, offset + size <= bytes.count else { return nil }

@@ -1,0 +1,133 @@
+import Foundation
+import XCTest
+import OpenRealmWire
+@testable import OpenRealmPostgres
+@testable import OpenRealmServer
+
+/// The sync engine's units of work (history and client files, `Storage/SyncUnits.swift`)
+/// asserted the same way on both stores: the same calls give the same answers on the
+/// embedded store and on PostgreSQL.
+final class SyncUnitContractTests: XCTestCase {
+    private var directory: URL!
+    private var pools: [DatabasePool] = []
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-units-\(UUID().uuidString)")
+    }
+
+    override func tearDownWithError() throws {
+        for pool in pools { pool.close() }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A store as these tests use it: make a client file, run a locked unit.
+    private struct Store {
+        let name: String
+        let newFile: (String) throws -> ClientFileRecord
+        let locked: (_ body: (any HistoryWriting & ClientFileWriting) throws -> Void) throws -> Void
+    }
+
+    private func stores(appId: String = "app") throws -> [Store] {
+        let embedded = try AppStore(appId: appId, directory: directory.appendingPathComponent(UUID().uuidString))
+        let pool = try DatabasePool.open(try PostgresCluster.shared().makeDatabase(), logger: quietLogger())
+        pools.append(pool)
+        let app = PostgresApp(database: pool, appId: appId)
+        return [
+            Store(name: "embedded", newFile: { try embedded.newClientFile(userId: $0) },
+                  locked: { body in try embedded.environment.write { txn in try body(txn) } }),
+            Store(name: "postgres", newFile: { try app.createClientFile(userId: $0) },
+                  locked: { body in try app.withWriteLock("test") { unit, _ in try body(PostgresSyncUnit(unit, appId: app.appId)) } }),
+        ]
+    }
+
+    func testHistoryEntriesReadBackAsWritten() throws {
+        let entries = [
+            HistoryEntry(serverVersion: 1, originFileIdent: 7, originClientVersion: 3,
+                         timestamp: WireHybridTimestamp(milliseconds: 1_700_000_000_123, counter: 4), integratedAt: 1_700_000_000_200,
+                         changeset: [1, 2, 3]),
+            HistoryEntry(serverVersion: 2, originFileIdent: 0, originClientVersion: 0,
+                         timestamp: WireHybridTimestamp(milliseconds: 0, counter: UInt32.max), integratedAt: 5,
+                         changeset: [], compensation: [9, 9], uploadedListEdits: [0, 255], originServerVersion: 1),
+            HistoryEntry(serverVersion: 3, originFileIdent: UInt64(Int64.max), originClientVersion: 1,
+                         timestamp: WireHybridTimestamp(milliseconds: 1, counter: 0), integratedAt: 6,
+                         changeset: Array(repeating: 0xAB, count: 70_000), originServerVersion: 0),
+        ]
+        for store in try stores() {
+            try store.locked { unit in
+                XCTAssertEqual(try unit.historyFloor(), 0, store.name)
+                for entry in entries { try unit.appendHistory(entry) }
+            }
+            try store.locked { unit in
+                for entry in entries { XCTAssertEqual(try unit.historyEntry(entry.serverVersion), entry, store.name) }
+                XCTAssertNil(try unit.historyEntry(4), store.name)
+                XCTAssertNil(try unit.historyEntry(UInt64.max), store.name)
+            }
+        }
+    }
+
+    func testClientFilesGiveTheSameAnswersOnBothStores() throws {
+        var answers: [String: [String]] = [:]
+        for store in try stores() {
+            var log: [String] = []
+            let file = try store.newFile("user-1")
+            let other = try store.newFile("user-2")
+            XCTAssertNotEqual(file.ident, other.ident, store.name)
+            XCTAssertTrue((1...UInt64(Int64.max)).contains(file.salt), store.name)
+            try store.locked { unit in
+                let record = try XCTUnwrap(try unit.clientFile(file.ident), store.name)
+                XCTAssertEqual(record, file, store.name)
+                XCTAssertNil(try unit.clientFile(999_999), store.name)
+                XCTAssertEqual(try unit.uploadBase(999_999), 0, store.name)
+                XCTAssertNil(try unit.completedView(file.ident), store.name)
+                XCTAssertEqual(try unit.bootstrapCopies(file.ident), BootstrapCopies(), store.name)
+                log.append("base \(try unit.uploadBase(file.ident))")
+                try unit.recordIntegrated(file.ident, clientVersion: 12)
+                try unit.setCompletedView(file.ident, CompletedView(serverVersion: 4, record: "v1:Task:TRUEPREDICATE"))
+                var copies = BootstrapCopies()
+                copies.record(version: 5, sent: [WireObjectRef(className: "Task", primaryKey: .int(1))])
+                try unit.setBootstrapCopies(copies, for: file.ident)
+                try unit.recordProgress(file.ident, serverVersion: 3)
+            }
+            try store.locked { unit in
+                XCTAssertEqual(try unit.clientFile(file.ident)?.lastIntegratedClientVersion, 12, store.name)
+                XCTAssertEqual(try unit.completedView(file.ident), CompletedView(serverVersion: 4, record: "v1:Task:TRUEPREDICATE"), store.name)
+                XCTAssertTrue(try unit.bootstrapCopies(file.ident).sentWhole(WireObjectRef(className: "Task", primaryKey: .int(1)), after: 4),
+                              store.name)
+                try unit.setBootstrapCopies(BootstrapCopies(), for: file.ident)
+                XCTAssertEqual(try unit.bootstrapCopies(file.ident), BootstrapCopies(), store.name)
+            }
+            // Uploads in a seeded random order of bases: the upload base follows one rule.
+            var generator = SplitMix(seed: 42)
+            var version: UInt64 = 10
+            var base: UInt64 = 0
+            for round in 0..<6 {
+                try store.locked { unit in
+                    for _ in 0..<20 {
+                        version += 1
+                        // Bases never decrease for one file, except 0 (its own new objects).
+                        if generator.next() % 4 == 0 { try unit.recordUpload(file.ident, base: 0, version: version); continue }
+                        base = min(version - 1, base + generator.next() % 3)
+                        try unit.recordUpload(file.ident, base: base, version: version)
+                    }
+                }
+                try store.locked { unit in log.append("round \(round) base \(try unit.uploadBase(file.ident))") }
+            }
+            answers[store.name] = log
+        }
+        XCTAssertEqual(answers["embedded"], answers["postgres"])
+        XCTAssertEqual(answers["embedded"]?.count, 7)
+    }
+}
+
+/// A small seeded generator, the same on every machine.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
