@@ -1,5 +1,4 @@
 import Foundation
-import ORCore
 import OpenRealmQuery
 import OpenRealmWire
 
@@ -78,7 +77,7 @@ struct ChangesetFanOut {
     /// server integrated it), reading views and snapshots in `txn`.
     ///
     /// - Throws: the store's errors (reading an object, running a view query).
-    init(_ applied: [WireInstruction], to others: [ServerSession], _ txn: StoreTransaction, _ schema: any QuerySchema) throws {
+    init(_ applied: [WireInstruction], to others: [ServerSession], _ txn: StoreTransaction, _ schema: SyncSchema) throws {
         // No one else to tell (an app with one session, a bulk upload): no work at all.
         guard !others.isEmpty else { return }
         // The objects in order of first appearance, and each instruction's object.
@@ -99,16 +98,15 @@ struct ChangesetFanOut {
             leaving = [[]]
             return
         }
-        var located: [WireObjectRef: (StoreTransaction.ClassInfo, UInt64)?] = [:]
+        var located: [WireObjectRef: (StoredClass, UInt64)?] = [:]
         var members: [Membership: Bool] = [:]
         var snapshots: [Int: [WireInstruction]] = [:]
         var groupOf: [[Decision]: Int] = [:]
 
-        func locate(_ ref: WireObjectRef) throws -> (StoreTransaction.ClassInfo, UInt64)? {
+        func locate(_ ref: WireObjectRef) throws -> (StoredClass, UInt64)? {
             if let known = located[ref] { return known }
-            var found: (StoreTransaction.ClassInfo, UInt64)?
-            if let cls = try txn.findClass(ref.className), cls.kind != ORC_CLASS_EMBEDDED,
-               let key = try txn.findObject(cls.table, ref.primaryKey) {
+            var found: (StoredClass, UInt64)?
+            if let cls = schema.topLevelClass(named: ref.className), let key = try txn.findObject(cls, ref.primaryKey) {
                 found = (cls, key)
             }
             located[ref] = .some(found)
@@ -116,19 +114,18 @@ struct ChangesetFanOut {
         }
         // Whether `ref` is in `view` now (what ``SubscriptionView/contains(_:schema:_:)`` answers).
         func isInView(_ view: SubscriptionView, _ ref: WireObjectRef) throws -> Bool {
-            guard let predicate = view.predicate(for: ref.className, schema: schema),
+            guard let predicate = view.predicate(for: ref.className, schema: schema.query),
                   let (_, key) = try locate(ref) else { return false }
             let membership = Membership(ref: ref, predicate: predicate)
             if let known = members[membership] { return known }
-            let inView = !(try SubscriptionView.matching(txn, schema: schema, className: ref.className,
-                                                         predicate: predicate, domain: [key])).isEmpty
+            let inView = !(try txn.keys(matching: predicate, in: ref.className, among: [key])).isEmpty
             members[membership] = inView
             return inView
         }
         func snapshot(_ i: Int) throws -> [WireInstruction] {
             if let known = snapshots[i] { return known }
             guard let (cls, key) = try locate(refs[i]) else { return [] }
-            let instructions = try ObjectSnapshot.instructions(txn, cls, key: key)
+            let instructions = try ObjectSnapshot.instructions(txn, schema, cls, key: key)
             snapshots[i] = instructions
             return instructions
         }

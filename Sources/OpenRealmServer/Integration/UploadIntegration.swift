@@ -271,7 +271,7 @@ enum UploadIntegration {
         }
         // Refusals are rare: with none, nothing is looked up per object or instruction.
         func unrefused(_ refs: [WireObjectRef]) -> [WireObjectRef] { refused.isEmpty ? refs : refs.filter { refused[$0] == nil } }
-        let schemaBefore = try AppStore.querySchema(txn)
+        let schemaBefore = try txn.schema()
         var creating: Set<WireObjectRef> = []
         for case .createObject(let className, let primaryKey, _) in changeset.instructions {
             creating.insert(WireObjectRef(className: className, primaryKey: primaryKey))
@@ -296,7 +296,7 @@ enum UploadIntegration {
                                     stamp: WriteStamp(timestamp: changeset.timestamp, originFileIdent: session.fileIdent))
         integrator.partition = session.view.partition
         let applied = try integrator.apply(allowed)
-        let schema = try AppStore.querySchema(txn)
+        let schema = try txn.schema()
         var late = try authorizer.refusals(txn, schema: schema, unrefused(objects), at: .after)
         late.merge(try authorizer.linkRefusals(txn, schema: schema, applied)) { first, _ in first }
         if !late.isEmpty { throw LateRefusals(writes: late) }
@@ -307,7 +307,7 @@ enum UploadIntegration {
         for ref in refused.isEmpty ? [] : objects where refused[ref] != nil {
             copies.sent(ref)
             if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
-                reply += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
+                reply += try ObjectSnapshot.instructions(txn, schema, cls, key: key, clearingEveryCollection: true)
                 copies.recordWhole(ref, version: version)
             } else {
                 reply.append(.eraseObject(WireObjectPath(ref)))
@@ -329,7 +329,7 @@ enum UploadIntegration {
                 && (bootstrapped.sentWhole(ref, after: base) || resentSince.contains(ref) || copies.isOwed(ref))
                 && copies.sendsNow(ref, in: changeset.clientVersion) {
                 if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
-                    reply += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
+                    reply += try ObjectSnapshot.instructions(txn, schema, cls, key: key, clearingEveryCollection: true)
                     copies.recordWhole(ref, version: version)
                 }
             }

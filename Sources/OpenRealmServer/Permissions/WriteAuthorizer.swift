@@ -26,7 +26,7 @@ struct WriteAuthorizer {
     /// not create (`creating`) is refused like one the view hides: erasing or changing
     /// a missing key answers as a hidden one does, so the answer does not tell which
     /// keys exist. After it, objects that no longer exist are absent.
-    func refusals(_ txn: StoreTransaction, schema: any QuerySchema, _ refs: [WireObjectRef],
+    func refusals(_ txn: StoreTransaction, schema: SyncSchema, _ refs: [WireObjectRef],
                   at moment: Moment, creating: Set<WireObjectRef> = []) throws -> [WireObjectRef: String] {
         // A changeset's objects are mostly of one class: decide per run of a class.
         var lastClass = ""
@@ -41,9 +41,7 @@ struct WriteAuthorizer {
             return !unchecked
         }
         guard !checked.isEmpty else { return [:] }
-        let stored = try txn.storedObjects(checked) {
-            try txn.findClass($0)?.table
-        }
+        let stored = try txn.storedObjects(checked) { schema.storedClass(named: $0) }
         let when = moment == .before ? "" : " after the write"
         var out: [WireObjectRef: String] = [:]
         if moment == .before {
@@ -64,8 +62,7 @@ struct WriteAuthorizer {
                 }
             }
             guard let rule = view.permissions.writeRule(className), !inView.isEmpty else { continue }
-            let writable = Set(try SubscriptionView.matching(txn, schema: schema, className: className, predicate: rule,
-                                                             domain: inView.map(\.key)))
+            let writable = Set(try txn.keys(matching: rule, in: className, among: inView.map(\.key)))
             for object in inView where !writable.contains(object.key) {
                 out[object.ref] = "write to \(object.ref) not allowed: the write rule of class '\(className)' does not allow it\(when)"
             }
@@ -78,7 +75,7 @@ struct WriteAuthorizer {
     /// server's own classes, or to an object that is not in the session's view after the
     /// changeset — hidden or missing alike, so that a link's fate does not tell whether
     /// its target exists.
-    func linkRefusals(_ txn: StoreTransaction, schema: any QuerySchema, _ instructions: [WireInstruction]) throws
+    func linkRefusals(_ txn: StoreTransaction, schema: SyncSchema, _ instructions: [WireInstruction]) throws
         -> [WireObjectRef: String] {
         var targets: [(writer: WireObjectRef, target: WireObjectRef)] = []
         for instruction in instructions {

@@ -1,4 +1,3 @@
-import ORCore
 import OpenRealmWire
 
 /// A stored object as the instructions that recreate it on a client: `createObject`
@@ -12,60 +11,62 @@ enum ObjectSnapshot {
     ///   first, even empty ones, and to null empty embedded links (for a client whose
     ///   copy may differ, such as one whose write is reverted); otherwise only non-empty
     ///   collections are cleared.
-    static func instructions(_ txn: StoreTransaction, _ cls: StoreTransaction.ClassInfo, key: UInt64,
+    static func instructions(_ txn: StoreTransaction, _ schema: SyncSchema, _ cls: StoredClass, key: UInt64,
                              clearingEveryCollection: Bool = false) throws -> [WireInstruction] {
-        let ref = try txn.objectRef(table: cls.table, key: key)
-        let (values, rest) = try contents(txn, table: cls.table, key: key, path: WireObjectPath(ref),
+        let ref = try txn.objectRef(cls, key)
+        let (values, rest) = try contents(txn, schema, cls, key: key, path: WireObjectPath(ref),
                                           clearing: clearingEveryCollection)
         return [.createObject(className: ref.className, primaryKey: ref.primaryKey, values: values)] + rest
     }
 
-    /// The single values of object `key` of `table` (for its create instruction), and
-    /// the instructions that fill its collections and embedded objects, addressed by
-    /// `path`.
-    private static func contents(_ txn: StoreTransaction, table: UInt32, key: UInt64, path: WireObjectPath,
-                                 clearing: Bool) throws -> ([WirePropertyValue], [WireInstruction]) {
+    /// The single values of object `key` of `cls` (for its create instruction), and the
+    /// instructions that fill its collections and embedded objects, addressed by `path`.
+    private static func contents(_ txn: StoreTransaction, _ schema: SyncSchema, _ cls: StoredClass, key: UInt64,
+                                 path: WireObjectPath, clearing: Bool) throws -> ([WirePropertyValue], [WireInstruction]) {
         var values: [WirePropertyValue] = []
         var rest: [WireInstruction] = []
-        // Columns named `__…` are the server's own (the hidden partition and clock columns).
-        for prop in try txn.properties(of: table) where !prop.isPrimaryKey && !prop.name.hasPrefix(AppStore.reservedPrefix) {
-            let embedded = try txn.linksToEmbedded(prop)
-            let size = prop.collection == ORC_COLL_NONE ? 0 : try txn.collectionSize(table, key, prop.column)
+        // The server's own columns (the hidden partition and clocks) are not among the properties.
+        for prop in cls.properties where !prop.isPrimaryKey {
+            let embedded = schema.embeddedTarget(of: prop)
+            let size = prop.collection == .none ? 0 : try txn.collectionSize(cls, key, prop)
             // A client that already holds the object gets its collections replaced, not appended to.
-            if prop.collection != ORC_COLL_NONE && (clearing || size > 0) {
+            if prop.collection != .none && (clearing || size > 0) {
                 rest.append(.clearCollection(object: path, property: prop.name))
             }
             switch prop.collection {
-            case ORC_COLL_NONE where embedded:
-                if let child = try txn.linkTarget(table, key, prop.column) {
-                    rest += try embeddedObject(txn, child, parent: path, property: prop.name, position: .single)
-                } else if clearing {
-                    rest.append(.set(object: path, property: prop.name, value: .null))
+            case .none:
+                if let embedded {
+                    if let child = try txn.embeddedObject(cls, key, prop) {
+                        rest += try embeddedObject(txn, schema, embedded, child, parent: path, property: prop.name, position: .single)
+                    } else if clearing {
+                        rest.append(.set(object: path, property: prop.name, value: .null))
+                    }
+                } else {
+                    values.append(WirePropertyValue(prop.name, try txn.value(cls, key, prop)))
                 }
-            case ORC_COLL_NONE:
-                values.append(WirePropertyValue(prop.name, try txn.get(table, key, prop.column)))
-            case ORC_COLL_LIST:
+            case .list:
                 for i in 0..<size {
-                    if embedded, let child = try txn.collectionLink(table, key, prop.column, i) {
-                        rest += try embeddedObject(txn, child, parent: path, property: prop.name, position: .listIndex(UInt64(i)))
+                    if let embedded, let child = try txn.embeddedObject(cls, key, prop, at: i) {
+                        rest += try embeddedObject(txn, schema, embedded, child, parent: path, property: prop.name,
+                                                   position: .listIndex(UInt64(i)))
                     } else {
                         rest.append(.listInsert(object: path, property: prop.name, index: UInt64(i),
-                                                value: try txn.collectionElement(table, key, prop.column, i)))
+                                                value: try txn.collectionElement(cls, key, prop, i)))
                     }
                 }
-            case ORC_COLL_SET:
+            case .set:
                 for i in 0..<size {
-                    rest.append(.setInsert(object: path, property: prop.name,
-                                           value: try txn.collectionElement(table, key, prop.column, i)))
+                    rest.append(.setInsert(object: path, property: prop.name, value: try txn.collectionElement(cls, key, prop, i)))
                 }
-            default:
+            case .dictionary:
                 for i in 0..<size {
-                    let dkey = try txn.dictionaryKey(table, key, prop.column, i)
-                    if embedded, let child = try txn.collectionLink(table, key, prop.column, i) {
-                        rest += try embeddedObject(txn, child, parent: path, property: prop.name, position: .dictionaryKey(dkey))
+                    let dkey = try txn.dictionaryKey(cls, key, prop, i)
+                    if let embedded, let child = try txn.embeddedObject(cls, key, prop, at: i) {
+                        rest += try embeddedObject(txn, schema, embedded, child, parent: path, property: prop.name,
+                                                   position: .dictionaryKey(dkey))
                     } else {
                         rest.append(.dictionarySet(object: path, property: prop.name, key: dkey,
-                                                   value: embedded ? .null : try txn.collectionElement(table, key, prop.column, i)))
+                                                   value: embedded != nil ? .null : try txn.collectionElement(cls, key, prop, i)))
                     }
                 }
             }
@@ -73,18 +74,19 @@ enum ObjectSnapshot {
         return (values, rest)
     }
 
-    /// The instructions that create the embedded object `child` at `position` of
-    /// `parent`'s `property`, with its contents.
-    private static func embeddedObject(_ txn: StoreTransaction, _ child: (table: UInt32, key: UInt64), parent: WireObjectPath,
-                                       property: String, position: WireEmbeddedPosition) throws -> [WireInstruction] {
+    /// The instructions that create the embedded object `child` of class `cls` at
+    /// `position` of `parent`'s `property`, with its contents.
+    private static func embeddedObject(_ txn: StoreTransaction, _ schema: SyncSchema, _ cls: StoredClass, _ child: UInt64,
+                                       parent: WireObjectPath, property: String,
+                                       position: WireEmbeddedPosition) throws -> [WireInstruction] {
         var steps = parent.path + [WirePathElement.property(property)]
         switch position {
         case .single: break
         case .listIndex(let i): steps.append(.index(i))
         case .dictionaryKey(let k): steps.append(.key(k))
         }
-        let (values, rest) = try contents(txn, table: child.table, key: child.key,
-                                          path: WireObjectPath(parent.root, path: steps), clearing: false)
+        let (values, rest) = try contents(txn, schema, cls, key: child, path: WireObjectPath(parent.root, path: steps),
+                                          clearing: false)
         return [.createEmbeddedObject(object: parent, property: property, position: position, values: values)] + rest
     }
 }

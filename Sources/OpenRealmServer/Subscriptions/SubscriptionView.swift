@@ -1,5 +1,4 @@
 import Foundation
-import ORCore
 import OpenRealmQuery
 import OpenRealmWire
 
@@ -27,7 +26,7 @@ struct SubscriptionView: Sendable {
         var value: WirePrimaryKey
 
         /// The hidden column of classes without the partition property.
-        static let hiddenColumnName = "__partition"
+        static let hiddenColumnName = HiddenColumn.partition.rawValue
 
         /// The value as the hidden column stores it: a type tag and the value, so that
         /// `"1"` and `1` stay apart.
@@ -39,12 +38,6 @@ struct SubscriptionView: Sendable {
             case .objectId(let o): return "objectId:\(o)"
             case .uuid(let u): return "uuid:\(u.uuid.uuidString.lowercased())"
             }
-        }
-
-        /// The hidden column of `table`, added when absent.
-        static func hiddenColumn(_ txn: StoreTransaction, _ table: UInt32) throws -> UInt16 {
-            try txn.hiddenColumn(table, hiddenColumnName, type: ORC_TYPE_STRING,
-                                 flags: UInt32(ORC_PROP_OPTIONAL) | UInt32(ORC_PROP_INDEXED))
         }
 
         /// The predicate of the partition for `cls`: on the partition property when the
@@ -89,9 +82,9 @@ struct SubscriptionView: Sendable {
     }
 
     /// The classes the view may hold objects of.
-    func classNames(schema: any QuerySchema, _ txn: StoreTransaction) throws -> [String] {
+    func classNames(schema: SyncSchema) -> [String] {
         if partition != nil {
-            return try txn.classes().map(\.name).filter { !$0.hasPrefix(AppStore.reservedPrefix) && predicate(for: $0, schema: schema) != nil }
+            return schema.classes.map(\.name).filter { predicate(for: $0, schema: schema.query) != nil }
         }
         return queries.keys.sorted()
     }
@@ -101,39 +94,29 @@ struct SubscriptionView: Sendable {
     /// A class the store does not have yet, or a query that does not compile against
     /// the store's schema (its class gained the queried property only later, a rule on
     /// a property it lacks), matches nothing.
-    func matchingKeys(_ txn: StoreTransaction, schema: any QuerySchema, className: String,
+    func matchingKeys(_ txn: StoreTransaction, schema: SyncSchema, className: String,
                       domain: [UInt64]? = nil) throws -> [UInt64] {
-        guard let predicate = predicate(for: className, schema: schema) else { return [] }
-        return try Self.matching(txn, schema: schema, className: className, predicate: predicate, domain: domain)
-    }
-
-    /// The keys of the objects of `className` matching `predicate` (none when it does
-    /// not compile), optionally only among `domain`.
-    static func matching(_ txn: StoreTransaction, schema: any QuerySchema, className: String,
-                         predicate: QueryPredicate, domain: [UInt64]? = nil) throws -> [UInt64] {
-        guard let cls = schema.queryClass(named: className),
-              let program = try? QueryCompiler(schema: schema).compile(ParsedQuery(predicate: predicate), className: className)
-        else { return [] }
-        return try txn.run(program: program, table: cls.table, domain: domain)
+        guard let predicate = predicate(for: className, schema: schema.query) else { return [] }
+        return try txn.keys(matching: predicate, in: className, among: domain)
     }
 
     /// Every object in the view, as wire references, with its class and key.
-    func objects(_ txn: StoreTransaction, schema: any QuerySchema) throws -> [WireObjectRef: (StoreTransaction.ClassInfo, UInt64)] {
-        var out: [WireObjectRef: (StoreTransaction.ClassInfo, UInt64)] = [:]
-        for className in try classNames(schema: schema, txn) {
+    func objects(_ txn: StoreTransaction, schema: SyncSchema) throws -> [WireObjectRef: (StoredClass, UInt64)] {
+        var out: [WireObjectRef: (StoredClass, UInt64)] = [:]
+        for className in classNames(schema: schema) {
             // Embedded objects travel inside their owners.
-            guard let cls = try txn.findClass(className), cls.kind != ORC_CLASS_EMBEDDED else { continue }
+            guard let cls = schema.topLevelClass(named: className) else { continue }
             for key in try matchingKeys(txn, schema: schema, className: className) {
-                out[try txn.objectRef(table: cls.table, key: key)] = (cls, key)
+                out[try txn.objectRef(cls, key)] = (cls, key)
             }
         }
         return out
     }
 
     /// Whether the stored object `ref` is in the view.
-    func contains(_ txn: StoreTransaction, schema: any QuerySchema, _ ref: WireObjectRef) throws -> (StoreTransaction.ClassInfo, UInt64)? {
-        guard predicate(for: ref.className, schema: schema) != nil, let cls = try txn.findClass(ref.className),
-              cls.kind != ORC_CLASS_EMBEDDED, let key = try txn.findObject(cls.table, ref.primaryKey) else { return nil }
+    func contains(_ txn: StoreTransaction, schema: SyncSchema, _ ref: WireObjectRef) throws -> (StoredClass, UInt64)? {
+        guard predicate(for: ref.className, schema: schema.query) != nil, let cls = schema.topLevelClass(named: ref.className),
+              let key = try txn.findObject(cls, ref.primaryKey) else { return nil }
         return try matchingKeys(txn, schema: schema, className: ref.className, domain: [key]).isEmpty ? nil : (cls, key)
     }
 
@@ -153,7 +136,7 @@ struct SubscriptionView: Sendable {
     /// view (``exclusion(ofClass:)``: whether the subscriptions, the partition or
     /// the read rule leave it out is not told). Keys in the view are absent. Each query
     /// of the view runs once over all of them.
-    func exclusions(_ txn: StoreTransaction, schema: any QuerySchema, className: String,
+    func exclusions(_ txn: StoreTransaction, schema: SyncSchema, className: String,
                     keys: [UInt64]) throws -> [UInt64: String] {
         let why = exclusion(ofClass: className)
         let visible = Set(try matchingKeys(txn, schema: schema, className: className, domain: keys))
@@ -164,11 +147,9 @@ struct SubscriptionView: Sendable {
 
     /// Which of `refs` are stored objects in the view (``contains(_:schema:_:)`` for many,
     /// each class's query run once over its objects).
-    func containing(_ txn: StoreTransaction, schema: any QuerySchema, _ refs: [WireObjectRef]) throws -> Set<WireObjectRef> {
+    func containing(_ txn: StoreTransaction, schema: SyncSchema, _ refs: [WireObjectRef]) throws -> Set<WireObjectRef> {
         let stored = try txn.storedObjects(refs) { className in
-            guard predicate(for: className, schema: schema) != nil, let cls = try txn.findClass(className),
-                  cls.kind != ORC_CLASS_EMBEDDED else { return nil }
-            return cls.table
+            predicate(for: className, schema: schema.query) != nil ? schema.topLevelClass(named: className) : nil
         }
         var out: Set<WireObjectRef> = []
         for (className, objects) in stored {

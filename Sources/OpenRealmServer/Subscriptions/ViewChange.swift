@@ -33,7 +33,7 @@ enum ViewChange {
         let record = try ViewRecord(view)
         try store.environment.write { txn in
             try session.app.recordPendingProgress(txn)
-            let schema = try AppStore.querySchema(txn)
+            let schema = try txn.schema()
             let objects = try view.objects(txn, schema: schema)
             viewObjects = Set(objects.keys)
             var held: Set<WireObjectRef> = []
@@ -51,10 +51,10 @@ enum ViewChange {
             let ordered = objects.map { entry in (entry.key.description, entry.key, entry.value.0, entry.value.1) }.sorted { $0.0 < $1.0 }
             for (_, ref, cls, key) in ordered {
                 if uncertain.contains(ref) {
-                    instructions += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
+                    instructions += try ObjectSnapshot.instructions(txn, schema, cls, key: key, clearingEveryCollection: true)
                     snapshots.insert(ref)
                 } else if !held.contains(ref) {
-                    instructions += try ObjectSnapshot.instructions(txn, cls, key: key)
+                    instructions += try ObjectSnapshot.instructions(txn, schema, cls, key: key)
                     snapshots.insert(ref)
                 }
             }
