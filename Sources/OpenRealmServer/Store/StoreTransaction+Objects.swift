@@ -81,6 +81,7 @@ extension StoreTransaction {
 
     /// Erases an object.
     func erase(_ table: UInt32, _ key: UInt64) throws {
+        unitCache.objectErased()
         try StoreError.check(orc_obj_erase(handle, table, key), "erase object")
     }
 
