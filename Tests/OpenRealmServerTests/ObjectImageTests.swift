@@ -7,10 +7,10 @@ import OpenRealmWire
 
 /// Objects read as images (``ObjectReading/images(_:)``) and rendered by
 /// ``ObjectSnapshot`` give, instruction for instruction, what the snapshot read from the
-/// store's objects directly gives, for objects with every kind of property: single
-/// values and nulls, links (to a missing object too), lists, sets and dictionaries of
-/// values and of links, and embedded objects as a single link, in a list and in a
-/// dictionary, nested.
+/// store's objects directly gave before images (``StoreReadSnapshot``, kept here as the
+/// reference), for objects with every kind of property: single values and nulls, links
+/// (to a missing object too), lists, sets and dictionaries of values and of links, and
+/// embedded objects as a single link, in a list and in a dictionary, nested.
 final class ObjectImageTests: XCTestCase {
     var directory: URL!
     var store: StoreEnvironment!
@@ -125,7 +125,7 @@ final class ObjectImageTests: XCTestCase {
                 let cls = try XCTUnwrap(schema.topLevelClass(named: ref.className))
                 let key = try XCTUnwrap(try txn.findObject(cls, ref.primaryKey))
                 for clearing in [false, true] {
-                    let old = try ObjectSnapshot.instructions(txn, schema, cls, key: key, clearingEveryCollection: clearing)
+                    let old = try StoreReadSnapshot.instructions(txn, schema, cls, key: key, clearingEveryCollection: clearing)
                     let new = ObjectSnapshot.instructions(image, clearingEveryCollection: clearing)
                     XCTAssertEqual(new, old, "\(ref), clearing every collection: \(clearing)")
                     for instruction in new { kinds.insert(Self.kind(instruction)) }
@@ -172,5 +172,94 @@ final class ObjectImageTests: XCTestCase {
             let unknownProperty = try QueryParser.parse("colour == 'red'").normalized().predicate
             XCTAssertEqual(try txn.matching(unknownProperty, in: "Item", among: nil), [], "a predicate that does not fit matches nothing")
         }
+    }
+}
+
+/// The snapshot as the server made it before images: read from the store object by
+/// object, property by property (the reference the image path must equal).
+enum StoreReadSnapshot {
+    /// The instructions for object `key` of `cls`.
+    ///
+    /// - Parameter clearingEveryCollection: whether to clear every collection property
+    ///   first, even empty ones, and to null empty embedded links (for a client whose
+    ///   copy may differ, such as one whose write is reverted); otherwise only non-empty
+    ///   collections are cleared.
+    static func instructions(_ txn: StoreTransaction, _ schema: SyncSchema, _ cls: StoredClass, key: UInt64,
+                             clearingEveryCollection: Bool = false) throws -> [WireInstruction] {
+        let ref = try txn.objectRef(cls, key)
+        let (values, rest) = try contents(txn, schema, cls, key: key, path: WireObjectPath(ref),
+                                          clearing: clearingEveryCollection)
+        return [.createObject(className: ref.className, primaryKey: ref.primaryKey, values: values)] + rest
+    }
+
+    /// The single values of object `key` of `cls` (for its create instruction), and the
+    /// instructions that fill its collections and embedded objects, addressed by `path`.
+    private static func contents(_ txn: StoreTransaction, _ schema: SyncSchema, _ cls: StoredClass, key: UInt64,
+                                 path: WireObjectPath, clearing: Bool) throws -> ([WirePropertyValue], [WireInstruction]) {
+        var values: [WirePropertyValue] = []
+        var rest: [WireInstruction] = []
+        // The server's own columns (the hidden partition and clocks) are not among the properties.
+        for prop in cls.properties where !prop.isPrimaryKey {
+            let embedded = schema.embeddedTarget(of: prop)
+            let size = prop.collection == .none ? 0 : try txn.collectionSize(cls, key, prop)
+            // A client that already holds the object gets its collections replaced, not appended to.
+            if prop.collection != .none && (clearing || size > 0) {
+                rest.append(.clearCollection(object: path, property: prop.name))
+            }
+            switch prop.collection {
+            case .none:
+                if let embedded {
+                    if let child = try txn.embeddedObject(cls, key, prop) {
+                        rest += try embeddedObject(txn, schema, embedded, child, parent: path, property: prop.name, position: .single)
+                    } else if clearing {
+                        rest.append(.set(object: path, property: prop.name, value: .null))
+                    }
+                } else {
+                    values.append(WirePropertyValue(prop.name, try txn.value(cls, key, prop)))
+                }
+            case .list:
+                for i in 0..<size {
+                    if let embedded, let child = try txn.embeddedObject(cls, key, prop, at: i) {
+                        rest += try embeddedObject(txn, schema, embedded, child, parent: path, property: prop.name,
+                                                   position: .listIndex(UInt64(i)))
+                    } else {
+                        rest.append(.listInsert(object: path, property: prop.name, index: UInt64(i),
+                                                value: try txn.collectionElement(cls, key, prop, i)))
+                    }
+                }
+            case .set:
+                for i in 0..<size {
+                    rest.append(.setInsert(object: path, property: prop.name, value: try txn.collectionElement(cls, key, prop, i)))
+                }
+            case .dictionary:
+                for i in 0..<size {
+                    let dkey = try txn.dictionaryKey(cls, key, prop, i)
+                    if let embedded, let child = try txn.embeddedObject(cls, key, prop, at: i) {
+                        rest += try embeddedObject(txn, schema, embedded, child, parent: path, property: prop.name,
+                                                   position: .dictionaryKey(dkey))
+                    } else {
+                        rest.append(.dictionarySet(object: path, property: prop.name, key: dkey,
+                                                   value: embedded != nil ? .null : try txn.collectionElement(cls, key, prop, i)))
+                    }
+                }
+            }
+        }
+        return (values, rest)
+    }
+
+    /// The instructions that create the embedded object `child` of class `cls` at
+    /// `position` of `parent`'s `property`, with its contents.
+    private static func embeddedObject(_ txn: StoreTransaction, _ schema: SyncSchema, _ cls: StoredClass, _ child: UInt64,
+                                       parent: WireObjectPath, property: String,
+                                       position: WireEmbeddedPosition) throws -> [WireInstruction] {
+        var steps = parent.path + [WirePathElement.property(property)]
+        switch position {
+        case .single: break
+        case .listIndex(let i): steps.append(.index(i))
+        case .dictionaryKey(let k): steps.append(.key(k))
+        }
+        let (values, rest) = try contents(txn, schema, cls, key: child, path: WireObjectPath(parent.root, path: steps),
+                                          clearing: false)
+        return [.createEmbeddedObject(object: parent, property: property, position: position, values: values)] + rest
     }
 }

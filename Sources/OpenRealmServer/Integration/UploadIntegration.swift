@@ -306,8 +306,8 @@ enum UploadIntegration {
         // erased when it may not hold them), and the partition values stamped.
         for ref in refused.isEmpty ? [] : objects where refused[ref] != nil {
             copies.sent(ref)
-            if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
-                reply += try ObjectSnapshot.instructions(txn, schema, cls, key: key, clearingEveryCollection: true)
+            if try session.view.contains(txn, schema: schema, ref), let image = try txn.images([ref]).first {
+                reply += ObjectSnapshot.instructions(image, clearingEveryCollection: true)
                 copies.recordWhole(ref, version: version)
             } else {
                 reply.append(.eraseObject(WireObjectPath(ref)))
@@ -328,8 +328,8 @@ enum UploadIntegration {
             for ref in objects where refused[ref] == nil
                 && (bootstrapped.sentWhole(ref, after: base) || resentSince.contains(ref) || copies.isOwed(ref))
                 && copies.sendsNow(ref, in: changeset.clientVersion) {
-                if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
-                    reply += try ObjectSnapshot.instructions(txn, schema, cls, key: key, clearingEveryCollection: true)
+                if try session.view.contains(txn, schema: schema, ref), let image = try txn.images([ref]).first {
+                    reply += ObjectSnapshot.instructions(image, clearingEveryCollection: true)
                     copies.recordWhole(ref, version: version)
                 }
             }
@@ -352,7 +352,7 @@ enum UploadIntegration {
             originServerVersion: changeset.lastIntegratedServerVersion))
         try txn.recordIntegrated(session.fileIdent, clientVersion: changeset.clientVersion)
         try txn.recordUpload(session.fileIdent, base: changeset.lastIntegratedServerVersion, version: version)
-        let fanOut = try ChangesetFanOut(applied, to: others, txn, schema)
+        let fanOut = try ChangesetFanOut(applied, to: others, objects: txn, membership: LiveMembership(txn, schema: schema))
         return IntegratedChangeset(session: session, changeset: changeset, version: version, objects: objects,
                                    refused: refused, reply: reply, originView: originView, fanOut: fanOut)
     }

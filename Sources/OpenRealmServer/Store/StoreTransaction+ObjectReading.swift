@@ -23,6 +23,7 @@ extension StoreTransaction: ObjectReading {
             let keys = try keys(matching: predicate, in: className)
             var out: [WireObjectRef] = []
             out.reserveCapacity(keys.count)
+            unitCache.objectKeys.reserveCapacity(unitCache.objectKeys.count + keys.count)
             for key in keys {
                 let ref = try objectRef(cls, key)
                 unitCache.objectKeys[ref] = key
@@ -46,8 +47,11 @@ extension StoreTransaction: ObjectReading {
         let schema = try schema()
         var out: [ObjectImage] = []
         out.reserveCapacity(refs.count)
+        // Runs of one class are the rule (a view's objects, sorted): look the class up per run.
+        var last: StoredClass?
         for ref in refs {
-            guard let cls = schema.topLevelClass(named: ref.className), let key = try key(of: ref, cls) else { continue }
+            if last?.name != ref.className { last = schema.topLevelClass(named: ref.className) }
+            guard let cls = last, let key = try key(of: ref, cls) else { continue }
             out.append(ObjectImage(ref: ref, properties: try imageProperties(schema, cls, key)))
         }
         return out

@@ -115,7 +115,7 @@ extension StoreTransaction {
         try createEmbedded(cls.slot.table, key, prop.slot.column, index: index, dictionaryKey: dictionaryKey)
     }
 
-    // MARK: Queries and batches
+    // MARK: Queries
 
     /// The keys of the objects of `className` matching `predicate` (the query AST,
     /// compiled against the unit's schema), optionally only among `domain`. A class the
@@ -128,14 +128,6 @@ extension StoreTransaction {
               let program = try? QueryCompiler(schema: schema).compile(ParsedQuery(predicate: predicate), className: className)
         else { return [] }
         return try run(program: program, table: cls.table, domain: domain)
-    }
-
-    /// The stored objects among `refs`, with their keys, grouped by class in the order
-    /// the classes first appear (``storedObjects(_:table:)``). `storedClass` gives a
-    /// class, or nil to leave its objects out; it is asked once per class.
-    func storedObjects(_ refs: [WireObjectRef], storedClass: (String) throws -> StoredClass?) throws
-        -> [(className: String, objects: [(ref: WireObjectRef, key: UInt64)])] {
-        try storedObjects(refs) { name in try storedClass(name)?.slot.table }
     }
 
     /// The ORCore value to store for `value`; null for a link to a missing object.
