@@ -50,7 +50,7 @@ final class ClockStorageTests: ServerTestCase {
             let clocks = try XCTUnwrap(try rowClocks(txn, 1))
             XCTAssertEqual(clocks.stamps, ["title": stamp(2_000, origin), "status": stamp(2_100, origin), "score": stamp(2_000, origin)])
             // The hidden column is not part of what the server queries.
-            let schema = try AppStore.querySchema(txn)
+            let schema = try txn.schema().query
             XCTAssertNil(schema.queryClass(named: "Task")?.property(named: Integrator.clockColumnName))
             XCTAssertNotNil(schema.queryClass(named: "Task")?.property(named: "title"))
         }

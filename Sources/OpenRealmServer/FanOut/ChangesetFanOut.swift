@@ -1,6 +1,4 @@
 import Foundation
-import ORCore
-import OpenRealmQuery
 import OpenRealmWire
 
 /// What the other sessions of an app receive of one integrated changeset, worked out
@@ -16,15 +14,16 @@ import OpenRealmWire
 ///
 /// Sessions are grouped by those decisions, so that:
 /// - a view query runs once per distinct predicate and object, not once per session
-///   (a thousand sessions with the same subscription and no per-user rule share one
-///   run; sessions whose read rules differ each get their own predicate and run);
+///   (``ViewMembership``; a thousand sessions with the same subscription and no
+///   per-user rule share one run; sessions whose read rules differ each get their own
+///   predicate and run);
 /// - an object entering many views is read from the store once;
 /// - the download a group receives is encoded once per distinct set of per-session
 ///   header fields (session number, query version, acknowledged client version), and
 ///   the same bytes are handed to every connection of the group (``EncodedMessage``).
 ///
-/// Call ``init(_:to:_:_:)`` in the write transaction that integrated the changeset
-/// (with the app's lock held), ``applyViews()`` before the next changeset of the same
+/// Call ``init(_:to:objects:membership:)`` in the write transaction that integrated the
+/// changeset (with the app's lock held), ``applyViews()`` before the next changeset of the same
 /// transaction is integrated, then ``send(serverVersion:originFileIdent:originClientVersion:timestamp:)``
 /// after the transaction committed, still under the lock, so every session sees
 /// changes in server version order.
@@ -50,13 +49,6 @@ struct ChangesetFanOut {
         let clientVersion: UInt64
     }
 
-    /// A view query's outcome for one object: the same predicate on the same object
-    /// answers the same within one transaction.
-    private struct Membership: Hashable {
-        let ref: WireObjectRef
-        let predicate: QueryPredicate
-    }
-
     /// The header fields of a download that differ between sessions; with the group,
     /// they decide its bytes.
     private struct FrameKey: Hashable {
@@ -75,10 +67,12 @@ struct ChangesetFanOut {
     private var leaving: [[WireObjectRef]] = []
 
     /// Works out what each of `others` receives of `applied` (the changeset as the
-    /// server integrated it), reading views and snapshots in `txn`.
+    /// server integrated it): whether each object is in each session's view now by
+    /// `membership`, the objects that enter views read from `objects`.
     ///
     /// - Throws: the store's errors (reading an object, running a view query).
-    init(_ applied: [WireInstruction], to others: [ServerSession], _ txn: StoreTransaction, _ schema: any QuerySchema) throws {
+    init(_ applied: [WireInstruction], to others: [ServerSession], objects: some ObjectReading,
+         membership: some ViewMembership) throws {
         // No one else to tell (an app with one session, a bulk upload): no work at all.
         guard !others.isEmpty else { return }
         // The objects in order of first appearance, and each instruction's object.
@@ -99,36 +93,13 @@ struct ChangesetFanOut {
             leaving = [[]]
             return
         }
-        var located: [WireObjectRef: (StoreTransaction.ClassInfo, UInt64)?] = [:]
-        var members: [Membership: Bool] = [:]
         var snapshots: [Int: [WireInstruction]] = [:]
         var groupOf: [[Decision]: Int] = [:]
 
-        func locate(_ ref: WireObjectRef) throws -> (StoreTransaction.ClassInfo, UInt64)? {
-            if let known = located[ref] { return known }
-            var found: (StoreTransaction.ClassInfo, UInt64)?
-            if let cls = try txn.findClass(ref.className), cls.kind != ORC_CLASS_EMBEDDED,
-               let key = try txn.findObject(cls.table, ref.primaryKey) {
-                found = (cls, key)
-            }
-            located[ref] = .some(found)
-            return found
-        }
-        // Whether `ref` is in `view` now (what ``SubscriptionView/contains(_:schema:_:)`` answers).
-        func isInView(_ view: SubscriptionView, _ ref: WireObjectRef) throws -> Bool {
-            guard let predicate = view.predicate(for: ref.className, schema: schema),
-                  let (_, key) = try locate(ref) else { return false }
-            let membership = Membership(ref: ref, predicate: predicate)
-            if let known = members[membership] { return known }
-            let inView = !(try SubscriptionView.matching(txn, schema: schema, className: ref.className,
-                                                         predicate: predicate, domain: [key])).isEmpty
-            members[membership] = inView
-            return inView
-        }
         func snapshot(_ i: Int) throws -> [WireInstruction] {
             if let known = snapshots[i] { return known }
-            guard let (cls, key) = try locate(refs[i]) else { return [] }
-            let instructions = try ObjectSnapshot.instructions(txn, cls, key: key)
+            guard let image = try objects.images([refs[i]]).first else { return [] }
+            let instructions = ObjectSnapshot.instructions(image)
             snapshots[i] = instructions
             return instructions
         }
@@ -139,7 +110,7 @@ struct ChangesetFanOut {
             decisions.reserveCapacity(refs.count)
             for ref in refs {
                 let before = other.viewObjects.contains(ref)
-                let now = try isInView(other.view, ref)
+                let now = try membership.isInView(other.view, ref)
                 switch (before, now) {
                 case (true, true): decisions.append(.forward)
                 case (false, true): decisions.append(.enter)

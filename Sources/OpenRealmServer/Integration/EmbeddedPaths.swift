@@ -1,4 +1,3 @@
-import ORCore
 import OpenRealmSyncCore
 import OpenRealmWire
 
@@ -11,11 +10,12 @@ enum EmbeddedPaths {
     ///
     /// - Throws: ``SyncFailure`` `badChangeset` for an unknown or reserved class, or an
     ///   embedded class (embedded objects are reached by paths from their owner).
-    static func topLevelClass(_ txn: StoreTransaction, _ name: String) throws -> StoreTransaction.ClassInfo {
-        guard !name.hasPrefix(AppStore.reservedPrefix), let cls = try txn.findClass(name) else {
+    static func topLevelClass(_ schema: SyncSchema, _ name: String) throws -> StoredClass {
+        // The schema holds no reserved class.
+        guard let cls = schema.storedClass(named: name) else {
             throw SyncFailure(.badChangeset, "unknown class '\(name)'")
         }
-        guard cls.kind != ORC_CLASS_EMBEDDED else {
+        guard !cls.isEmbedded else {
             throw SyncFailure(.badChangeset, "class '\(name)' is embedded: its objects are reached by a path from their top-level owner")
         }
         return cls
@@ -30,11 +30,11 @@ enum EmbeddedPaths {
     ///   class, and naming the step for a path that does not fit the schema (an unknown
     ///   property, a property that does not link to an embedded class, a collection
     ///   without its index or key, a step of the wrong kind).
-    static func resolve(_ txn: StoreTransaction, _ path: WireObjectPath) throws -> (StoreTransaction.ClassInfo, UInt64?) {
+    static func resolve(_ txn: StoreTransaction, _ path: WireObjectPath) throws -> (StoredClass, UInt64?) {
+        let schema = try txn.schema()
+        let root = try topLevelClass(schema, path.root.className)
         do {
-            // The store's topLevelClass throws rather than answer nil.
-            let found = try ObjectPathWalk.resolve(path, in: StoreObjectPaths(txn: txn))!
-            return (found.cls, found.key)
+            return try txn.resolve(path, from: root, in: schema)
         } catch let misfit as ObjectPathMisfit {
             throw SyncFailure(.badChangeset, misfit.description)
         }
@@ -44,43 +44,5 @@ enum EmbeddedPaths {
     /// of its properties' names in the owner's clocks; empty for a top-level object.
     static func clockPrefix(_ path: WireObjectPath) -> String {
         path.path.map(\.description).joined()
-    }
-}
-
-/// The store as the shared walk reads it.
-private struct StoreObjectPaths: ObjectPathStore {
-    let txn: StoreTransaction
-
-    func name(of cls: StoreTransaction.ClassInfo) -> String { cls.name }
-
-    func topLevelClass(_ name: String) throws -> StoreTransaction.ClassInfo? { try EmbeddedPaths.topLevelClass(txn, name) }
-
-    func object(_ cls: StoreTransaction.ClassInfo, primaryKey: WirePrimaryKey) throws -> UInt64? {
-        try txn.findObject(cls.table, primaryKey)
-    }
-
-    func property(_ cls: StoreTransaction.ClassInfo, named name: String) throws -> StoreTransaction.PropertyInfo? {
-        try txn.findProperty(cls.table, name)
-    }
-
-    func embeddedTarget(_ prop: StoreTransaction.PropertyInfo) throws -> StoreTransaction.ClassInfo? {
-        try txn.linksToEmbedded(prop) ? try txn.classInfo(table: prop.linkTable) : nil
-    }
-
-    func collection(of prop: StoreTransaction.PropertyInfo) -> orc_collection { prop.collection }
-
-    func link(_ cls: StoreTransaction.ClassInfo, _ key: UInt64, _ prop: StoreTransaction.PropertyInfo) throws -> UInt64? {
-        try txn.linkTarget(cls.table, key, prop.column)?.key
-    }
-
-    func listElement(_ cls: StoreTransaction.ClassInfo, _ key: UInt64, _ prop: StoreTransaction.PropertyInfo,
-                     _ index: UInt64) throws -> UInt64? {
-        index < UInt64(try txn.collectionSize(cls.table, key, prop.column))
-            ? try txn.collectionLink(cls.table, key, prop.column, Int(index))?.key : nil
-    }
-
-    func dictionaryElement(_ cls: StoreTransaction.ClassInfo, _ key: UInt64, _ prop: StoreTransaction.PropertyInfo,
-                           _ dictionaryKey: String) throws -> UInt64? {
-        try txn.dictionaryLink(cls.table, key, prop.column, dictionaryKey)?.key
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import ORCore
 import OpenRealmSyncCore
 import OpenRealmWire
 
@@ -42,7 +41,7 @@ struct Integrator {
     /// erased.
     private var clocks: [WireObjectRef: ObjectClocks] = [:]
     /// Per class, its clock column, once found or added.
-    private var clockColumns: [UInt32: UInt16] = [:]
+    private var clockColumns: [String: StoredProperty] = [:]
     /// The `__clocks` table of a store written before the clocks moved into the rows,
     /// while it holds rows (looked up on first use; `.some(nil)`: none).
     private var legacyTable: LegacyClockTable??
@@ -51,20 +50,17 @@ struct Integrator {
     private var legacyRows: [WireObjectRef: UInt64] = [:]
 
     private struct ObjectRow {
-        let table: UInt32, key: UInt64
+        let cls: StoredClass, key: UInt64
     }
     private struct ObjectClocks {
         var stamps: PropertyClocks
         /// Nil once the object is erased (and not created again).
         var row: ObjectRow?
     }
-    private struct LegacyClockTable {
-        let table: UInt32, clocks: UInt16
-    }
 
     /// The hidden column of every synced class that holds its objects' clocks
     /// (``PropertyClocks/encoded()``), added to a class on the first write of clocks.
-    static let clockColumnName = "__clocks"
+    static let clockColumnName = HiddenColumn.clocks.rawValue
 
     init(txn: StoreTransaction, developmentMode: Bool, stamp: WriteStamp) {
         self.txn = txn
@@ -98,59 +94,59 @@ struct Integrator {
     private mutating func apply(_ instruction: WireInstruction) throws -> WireInstruction? {
         switch instruction {
         case .addClass, .addProperty:
-            try AppStore.applySchema(txn, instruction, allowingChanges: developmentMode)
+            try txn.applySchema(instruction, allowingChanges: developmentMode)
             return instruction
         case .createObject(let className, let pk, var values):
             let cls = try syncedClass(className)
             let ref = WireObjectRef(className: className, primaryKey: pk)
             if let partition, !values.contains(where: { $0.name == partition.field }),
-               let field = try txn.findProperty(cls.table, partition.field), field.collection == ORC_COLL_NONE, !field.isPrimaryKey {
+               let field = cls.column(named: partition.field), field.collection == .none, !field.isPrimaryKey {
                 values.append(WirePropertyValue(partition.field, partition.value.value))
                 stamped.append(ref)
             }
-            var props: [(StoreTransaction.PropertyInfo, WireValue)] = []
+            var props: [(StoredProperty, WireValue)] = []
             for v in values { props.append((try singleProperty(cls, v.name), v.value)) }
-            if let key = try txn.findObject(cls.table, pk) {
-                var clock = try loadClocks(ref, row: ObjectRow(table: cls.table, key: key))
+            if let key = try txn.findObject(cls, pk) {
+                var clock = try loadClocks(ref, row: ObjectRow(cls: cls, key: key))
                 var kept: [WirePropertyValue] = []
                 for (prop, value) in props where !prop.isPrimaryKey {
                     // `>=`: an equal stamp is this changeset's own earlier write, which a later one replaces.
                     guard clock[prop.name].map({ stamp >= $0 }) ?? true else { continue }
-                    try txn.set(cls.table, key, prop.column, try storable(value))
+                    try txn.set(cls, key, prop, value)
                     clock[prop.name] = stamp
                     kept.append(WirePropertyValue(prop.name, value))
                 }
                 clocks[ref]?.stamps = clock
                 return .createObject(className: className, primaryKey: pk, values: kept)
             }
-            guard cls.primaryKeyColumn >= 0 else { throw SyncFailure(.badChangeset, "class '\(className)' has no primary key") }
-            var pairs: [(UInt16, orc_value)] = [(UInt16(cls.primaryKeyColumn), try storable(pk.value))]
+            guard let primaryKey = cls.primaryKey else { throw SyncFailure(.badChangeset, "class '\(className)' has no primary key") }
+            var pairs: [(StoredProperty, WireValue)] = [(primaryKey, pk.value)]
             var clock = PropertyClocks()
             for (prop, value) in props where !prop.isPrimaryKey {
-                pairs.append((prop.column, try storable(value)))
+                pairs.append((prop, value))
                 clock[prop.name] = stamp
             }
-            let key = try txn.createObject(cls.table, pairs)
-            if let partition, try txn.findProperty(cls.table, partition.field) == nil {
+            let key = try txn.createObject(cls, pairs)
+            if let partition, cls.column(named: partition.field) == nil {
                 // A class without the partition property: the object's partition is kept
                 // out of band, in the hidden column, and never sent to clients.
-                let column = try SubscriptionView.Partition.hiddenColumn(txn, cls.table)
-                try txn.set(cls.table, key, column, try storable(.string(partition.storedValue)))
+                let column = try txn.addHiddenColumn(.partition, to: cls)
+                try txn.set(cls, key, column, .string(partition.storedValue))
             }
-            clocks[ref] = ObjectClocks(stamps: clock, row: ObjectRow(table: cls.table, key: key))
+            clocks[ref] = ObjectClocks(stamps: clock, row: ObjectRow(cls: cls, key: key))
             return .createObject(className: className, primaryKey: pk, values: values)
         case .eraseObject(let path):
             let (cls, key) = try target(path)
             guard let key else { return nil }
             if path.isEmbedded {
-                try txn.erase(cls.table, key)
+                try txn.erase(cls, key)
                 var clock = try loadClocks(path.root)
                 clock.removeStamps(under: EmbeddedPaths.clockPrefix(path))
                 clocks[path.root]?.stamps = clock
             } else {
                 // Read first: a store's old `__clocks` row of the object goes too.
-                _ = try loadClocks(path.root, row: ObjectRow(table: cls.table, key: key))
-                try txn.erase(cls.table, key)
+                _ = try loadClocks(path.root, row: ObjectRow(cls: cls, key: key))
+                try txn.erase(cls, key)
                 clocks[path.root] = ObjectClocks(stamps: PropertyClocks(), row: nil)
             }
             return instruction
@@ -159,10 +155,10 @@ struct Integrator {
             guard let key else { return nil }
             let prop = try singleProperty(cls, property)
             if prop.isPrimaryKey { return nil }
-            if try txn.linksToEmbedded(prop), value != .null {
+            if try txn.schema().embeddedTarget(of: prop) != nil, value != .null {
                 throw SyncFailure(.badChangeset, "set of \(path).\(property): a link to an embedded object is created with createEmbeddedObject, not set")
             }
-            var clock = try loadClocks(path.root, row: path.isEmbedded ? nil : ObjectRow(table: cls.table, key: key))
+            var clock = try loadClocks(path.root, row: path.isEmbedded ? nil : ObjectRow(cls: cls, key: key))
             let name = Self.clockName(path, prop.name)
             if let name {
                 // `>=`: an equal stamp is this changeset's own earlier write (a set after the
@@ -170,95 +166,95 @@ struct Integrator {
                 guard clock[name].map({ stamp >= $0 }) ?? true else { return nil }
                 clock[name] = stamp
             }
-            try txn.set(cls.table, key, prop.column, try storable(value))
+            try txn.set(cls, key, prop, value)
             clocks[path.root]?.stamps = clock
             return instruction
         case .addInteger(let path, let property, let delta):
             let (cls, key) = try target(path)
             guard let key else { return nil }
-            try txn.addInteger(cls.table, key, try singleProperty(cls, property).column, delta)
+            try txn.addInteger(cls, key, try singleProperty(cls, property), delta)
             return instruction
         case .listInsert(let path, let property, let index, let value):
-            guard let (table, key, col) = try collection(path, property) else { return nil }
-            let size = try txn.collectionSize(table, key, col)
+            guard let (cls, key, prop) = try collection(path, property) else { return nil }
+            let size = try txn.collectionSize(cls, key, prop)
             let at = Int(min(index, UInt64(size)))
-            try txn.listInsert(table, key, col, at, try storable(value))
+            try txn.listInsert(cls, key, prop, at, value)
             return .listInsert(object: path, property: property, index: UInt64(at), value: value)
         case .listSet(let path, let property, let index, let value):
-            guard let (table, key, col) = try collection(path, property),
-                  index < UInt64(try txn.collectionSize(table, key, col)) else { return nil }
-            try txn.listSet(table, key, col, Int(index), try storable(value))
+            guard let (cls, key, prop) = try collection(path, property),
+                  index < UInt64(try txn.collectionSize(cls, key, prop)) else { return nil }
+            try txn.listSet(cls, key, prop, Int(index), value)
             return instruction
         case .listErase(let path, let property, let index):
-            guard let (table, key, col) = try collection(path, property),
-                  index < UInt64(try txn.collectionSize(table, key, col)) else { return nil }
-            try txn.listErase(table, key, col, Int(index))
+            guard let (cls, key, prop) = try collection(path, property),
+                  index < UInt64(try txn.collectionSize(cls, key, prop)) else { return nil }
+            try txn.listErase(cls, key, prop, Int(index))
             return instruction
         case .listMove(let path, let property, let from, let to):
-            guard let (table, key, col) = try collection(path, property) else { return nil }
-            let size = UInt64(try txn.collectionSize(table, key, col))
+            guard let (cls, key, prop) = try collection(path, property) else { return nil }
+            let size = UInt64(try txn.collectionSize(cls, key, prop))
             guard from < size, to < size else { return nil }
-            try txn.listMove(table, key, col, Int(from), Int(to))
+            try txn.listMove(cls, key, prop, Int(from), Int(to))
             return instruction
         case .clearCollection(let path, let property):
-            guard let (table, key, col) = try collection(path, property) else { return nil }
-            try txn.clearCollection(table, key, col)
+            guard let (cls, key, prop) = try collection(path, property) else { return nil }
+            try txn.clearCollection(cls, key, prop)
             return instruction
         case .setInsert(let path, let property, let value):
-            guard let (table, key, col) = try collection(path, property) else { return nil }
-            try txn.setInsert(table, key, col, try storable(value))
+            guard let (cls, key, prop) = try collection(path, property) else { return nil }
+            try txn.setInsert(cls, key, prop, value)
             return instruction
         case .setErase(let path, let property, let value):
-            guard let (table, key, col) = try collection(path, property) else { return nil }
-            try txn.setErase(table, key, col, try storable(value))
+            guard let (cls, key, prop) = try collection(path, property) else { return nil }
+            try txn.setErase(cls, key, prop, value)
             return instruction
         case .dictionarySet(let path, let property, let dkey, let value):
-            guard let (table, key, col) = try collection(path, property) else { return nil }
-            try txn.dictionarySet(table, key, col, dkey, try storable(value))
+            guard let (cls, key, prop) = try collection(path, property) else { return nil }
+            try txn.dictionarySet(cls, key, prop, dkey, value)
             return instruction
         case .dictionaryErase(let path, let property, let dkey):
-            guard let (table, key, col) = try collection(path, property) else { return nil }
-            try txn.dictionaryErase(table, key, col, dkey)
+            guard let (cls, key, prop) = try collection(path, property) else { return nil }
+            try txn.dictionaryErase(cls, key, prop, dkey)
             return instruction
         case .createEmbeddedObject(let path, let property, let position, let values):
             let (cls, key) = try target(path)
             guard let key else { return nil }
-            guard let prop = try txn.findProperty(cls.table, property) else {
+            guard let prop = cls.column(named: property) else {
                 throw SyncFailure(.badChangeset, "class '\(cls.name)' has no property '\(property)'")
             }
-            guard try txn.linksToEmbedded(prop) else {
+            let schema = try txn.schema()
+            guard let childClass = schema.embeddedTarget(of: prop) else {
                 throw SyncFailure(.badChangeset, "property '\(cls.name).\(property)' does not link to an embedded class")
             }
-            let childClass = try txn.classInfo(table: prop.linkTable)
-            var props: [(StoreTransaction.PropertyInfo, WireValue)] = []
+            var props: [(StoredProperty, WireValue)] = []
             for v in values { props.append((try singleProperty(childClass, v.name), v.value)) }
             let child: UInt64
             let integrated: WireEmbeddedPosition
             var step: WirePathElement?
             switch (position, prop.collection) {
-            case (.single, ORC_COLL_NONE):
-                child = try txn.createEmbedded(cls.table, key, prop.column)
+            case (.single, .none):
+                child = try txn.createEmbedded(cls, key, prop)
                 integrated = .single
-            case (.listIndex(let index), ORC_COLL_LIST):
-                let at = Int(min(index, UInt64(try txn.collectionSize(cls.table, key, prop.column))))
-                child = try txn.createEmbedded(cls.table, key, prop.column, index: at)
+            case (.listIndex(let index), .list):
+                let at = Int(min(index, UInt64(try txn.collectionSize(cls, key, prop))))
+                child = try txn.createEmbedded(cls, key, prop, index: at)
                 integrated = .listIndex(UInt64(at))
                 step = .index(UInt64(at))
-            case (.dictionaryKey(let dkey), ORC_COLL_DICT):
-                child = try txn.createEmbedded(cls.table, key, prop.column, dictionaryKey: dkey)
+            case (.dictionaryKey(let dkey), .dictionary):
+                child = try txn.createEmbedded(cls, key, prop, dictionaryKey: dkey)
                 integrated = .dictionaryKey(dkey)
                 step = .key(dkey)
             default:
                 throw SyncFailure(.badChangeset, "createEmbeddedObject on \(path).\(property): position \(position) does not fit the property's kind")
             }
             let childPath = WireObjectPath(path.root, path: path.path + [.property(property)] + (step.map { [$0] } ?? []))
-            var clock = try loadClocks(path.root, row: path.isEmbedded ? nil : ObjectRow(table: cls.table, key: key))
+            var clock = try loadClocks(path.root, row: path.isEmbedded ? nil : ObjectRow(cls: cls, key: key))
             clock.removeStamps(under: EmbeddedPaths.clockPrefix(childPath))
             for (p, value) in props where !p.isPrimaryKey {
-                if try txn.linksToEmbedded(p), value != .null {
+                if schema.embeddedTarget(of: p) != nil, value != .null {
                     throw SyncFailure(.badChangeset, "createEmbeddedObject on \(path).\(property): '\(p.name)' links to an embedded object; create it with its own createEmbeddedObject")
                 }
-                try txn.set(childClass.table, child, p.column, try storable(value))
+                try txn.set(childClass, child, p, value)
                 if let name = Self.clockName(childPath, p.name) { clock[name] = stamp }
             }
             clocks[path.root]?.stamps = clock
@@ -270,13 +266,12 @@ struct Integrator {
     /// erases the old `__clocks` rows read.
     private mutating func finish() throws {
         if let legacy = legacyTable ?? nil {
-            for key in legacyRows.values { try txn.erase(legacy.table, key) }
+            try txn.eraseLegacyClocks(Array(legacyRows.values), in: legacy)
         }
         for entry in clocks.values {
             guard let row = entry.row else { continue }
             defer { txn.scratch.reset() }
-            guard let encoded = try txn.orcValue(.binary(entry.stamps.encoded())) else { continue }
-            try txn.set(row.table, row.key, try clockColumn(row.table, adding: true)!, encoded)
+            try txn.set(row.cls, row.key, try clockColumn(row.cls, adding: true)!, .binary(entry.stamps.encoded()))
         }
     }
 
@@ -290,14 +285,14 @@ struct Integrator {
             row = given
         } else {
             let cls = try syncedClass(ref.className)
-            guard let key = try txn.findObject(cls.table, ref.primaryKey) else {
+            guard let key = try txn.findObject(cls, ref.primaryKey) else {
                 throw StoreError(status: 0, "the owner \(ref) of an embedded object is missing")
             }
-            row = ObjectRow(table: cls.table, key: key)
+            row = ObjectRow(cls: cls, key: key)
         }
         var c = PropertyClocks()
-        if let column = try clockColumn(row.table, adding: false),
-           case .binary(let bytes) = try txn.get(row.table, row.key, column) {
+        if let column = try clockColumn(row.cls, adding: false),
+           case .binary(let bytes) = try txn.value(row.cls, row.key, column) {
             c = PropertyClocks(decoding: bytes)
         } else if let legacy = try legacyClocks(ref) {
             c = legacy
@@ -306,13 +301,13 @@ struct Integrator {
         return c
     }
 
-    /// The clock column of `table`; when the class has none, nil, or (`adding`) a new one.
-    private mutating func clockColumn(_ table: UInt32, adding: Bool) throws -> UInt16? {
-        if let known = clockColumns[table] { return known }
-        let column = adding
-            ? try txn.hiddenColumn(table, Self.clockColumnName, type: ORC_TYPE_BINARY, flags: UInt32(ORC_PROP_OPTIONAL))
-            : try txn.findProperty(table, Self.clockColumnName)?.column
-        if let column { clockColumns[table] = column }
+    /// The clock column of `cls`; when the class has none, nil, or (`adding`) a new one.
+    private mutating func clockColumn(_ cls: StoredClass, adding: Bool) throws -> StoredProperty? {
+        if let known = clockColumns[cls.name] { return known }
+        // The class as the schema has it now: the changeset may have added its column.
+        let current = try txn.schema().storedClass(named: cls.name) ?? cls
+        let column = adding ? try txn.addHiddenColumn(.clocks, to: current) : current.hiddenColumn(.clocks)
+        if let column { clockColumns[cls.name] = column }
         return column
     }
 
@@ -320,28 +315,21 @@ struct Integrator {
     /// of a store written before they moved into the rows; nil when it has none.
     private mutating func legacyClocks(_ ref: WireObjectRef) throws -> PropertyClocks? {
         if legacyTable == nil {
-            var found: LegacyClockTable?
-            if let cls = try txn.findClass("__clocks"), try txn.count(cls.table) > 0,
-               let column = try txn.findProperty(cls.table, "clocks")?.column {
-                found = LegacyClockTable(table: cls.table, clocks: column)
-            }
-            legacyTable = .some(found)
+            legacyTable = .some(try txn.legacyClockTable())
         }
-        guard let legacy = legacyTable ?? nil,
-              let key = try txn.findObject(legacy.table, .string(PropertyClocks.key(ref))) else { return nil }
+        guard let legacy = legacyTable ?? nil, let (key, bytes) = try txn.legacyClocks(ref, in: legacy) else { return nil }
         legacyRows[ref] = key
-        guard case .binary(let bytes) = try txn.get(legacy.table, key, legacy.clocks) else { return PropertyClocks() }
-        return PropertyClocks(decoding: bytes)
+        return bytes.map { PropertyClocks(decoding: $0) } ?? PropertyClocks()
     }
 
-    private func syncedClass(_ name: String) throws -> StoreTransaction.ClassInfo {
-        try EmbeddedPaths.topLevelClass(txn, name)
+    private func syncedClass(_ name: String) throws -> StoredClass {
+        try EmbeddedPaths.topLevelClass(try txn.schema(), name)
     }
 
     /// The class and key of the object a path names; the key is nil when the object
     /// does not exist (erased, or a list position or key that is gone: the instruction
     /// loses).
-    private func target(_ path: WireObjectPath) throws -> (StoreTransaction.ClassInfo, UInt64?) {
+    private func target(_ path: WireObjectPath) throws -> (StoredClass, UInt64?) {
         try EmbeddedPaths.resolve(txn, path)
     }
 
@@ -354,34 +342,27 @@ struct Integrator {
         return EmbeddedPaths.clockPrefix(path) + "." + property
     }
 
-    private func singleProperty(_ cls: StoreTransaction.ClassInfo, _ name: String) throws -> StoreTransaction.PropertyInfo {
-        guard !name.hasPrefix(AppStore.reservedPrefix), let prop = try txn.findProperty(cls.table, name) else {
+    private func singleProperty(_ cls: StoredClass, _ name: String) throws -> StoredProperty {
+        // The server's hidden columns are not the client's to write.
+        guard let prop = cls.property(named: name) else {
             throw SyncFailure(.badChangeset, "class '\(cls.name)' has no property '\(name)'")
         }
-        guard prop.collection == ORC_COLL_NONE else {
+        guard prop.collection == .none else {
             throw SyncFailure(.badChangeset, "property '\(cls.name).\(name)' is a collection, not a single value")
         }
         return prop
     }
 
-    private func collection(_ path: WireObjectPath, _ name: String) throws -> (UInt32, UInt64, UInt16)? {
+    private func collection(_ path: WireObjectPath, _ name: String) throws -> (StoredClass, UInt64, StoredProperty)? {
         let (cls, key) = try target(path)
         guard let key else { return nil }
-        guard let prop = try txn.findProperty(cls.table, name) else {
+        guard let prop = cls.column(named: name) else {
             throw SyncFailure(.badChangeset, "class '\(cls.name)' has no property '\(name)'")
         }
-        guard prop.collection != ORC_COLL_NONE else {
+        guard prop.collection != .none else {
             throw SyncFailure(.badChangeset, "property '\(cls.name).\(name)' is not a collection")
         }
-        return (cls.table, key, prop.column)
-    }
-
-    /// The ORCore value to store; a link to a missing object stores null.
-    private func storable(_ value: WireValue) throws -> orc_value {
-        if let v = try txn.orcValue(value) { return v }
-        var null = orc_value()
-        null.type = ORC_TYPE_NULL
-        return null
+        return (cls, key, prop)
     }
 
     private static func name(_ i: WireInstruction) -> String {

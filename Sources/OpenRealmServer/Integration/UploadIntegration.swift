@@ -271,7 +271,7 @@ enum UploadIntegration {
         }
         // Refusals are rare: with none, nothing is looked up per object or instruction.
         func unrefused(_ refs: [WireObjectRef]) -> [WireObjectRef] { refused.isEmpty ? refs : refs.filter { refused[$0] == nil } }
-        let schemaBefore = try AppStore.querySchema(txn)
+        let schemaBefore = try txn.schema()
         var creating: Set<WireObjectRef> = []
         for case .createObject(let className, let primaryKey, _) in changeset.instructions {
             creating.insert(WireObjectRef(className: className, primaryKey: primaryKey))
@@ -296,7 +296,7 @@ enum UploadIntegration {
                                     stamp: WriteStamp(timestamp: changeset.timestamp, originFileIdent: session.fileIdent))
         integrator.partition = session.view.partition
         let applied = try integrator.apply(allowed)
-        let schema = try AppStore.querySchema(txn)
+        let schema = try txn.schema()
         var late = try authorizer.refusals(txn, schema: schema, unrefused(objects), at: .after)
         late.merge(try authorizer.linkRefusals(txn, schema: schema, applied)) { first, _ in first }
         if !late.isEmpty { throw LateRefusals(writes: late) }
@@ -306,8 +306,8 @@ enum UploadIntegration {
         // erased when it may not hold them), and the partition values stamped.
         for ref in refused.isEmpty ? [] : objects where refused[ref] != nil {
             copies.sent(ref)
-            if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
-                reply += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
+            if try session.view.contains(txn, schema: schema, ref), let image = try txn.images([ref]).first {
+                reply += ObjectSnapshot.instructions(image, clearingEveryCollection: true)
                 copies.recordWhole(ref, version: version)
             } else {
                 reply.append(.eraseObject(WireObjectPath(ref)))
@@ -328,8 +328,8 @@ enum UploadIntegration {
             for ref in objects where refused[ref] == nil
                 && (bootstrapped.sentWhole(ref, after: base) || resentSince.contains(ref) || copies.isOwed(ref))
                 && copies.sendsNow(ref, in: changeset.clientVersion) {
-                if let (cls, key) = try session.view.contains(txn, schema: schema, ref) {
-                    reply += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
+                if try session.view.contains(txn, schema: schema, ref), let image = try txn.images([ref]).first {
+                    reply += ObjectSnapshot.instructions(image, clearingEveryCollection: true)
                     copies.recordWhole(ref, version: version)
                 }
             }
@@ -352,7 +352,7 @@ enum UploadIntegration {
             originServerVersion: changeset.lastIntegratedServerVersion))
         try txn.recordIntegrated(session.fileIdent, clientVersion: changeset.clientVersion)
         try txn.recordUpload(session.fileIdent, base: changeset.lastIntegratedServerVersion, version: version)
-        let fanOut = try ChangesetFanOut(applied, to: others, txn, schema)
+        let fanOut = try ChangesetFanOut(applied, to: others, objects: txn, membership: LiveMembership(txn, schema: schema))
         return IntegratedChangeset(session: session, changeset: changeset, version: version, objects: objects,
                                    refused: refused, reply: reply, originView: originView, fanOut: fanOut)
     }

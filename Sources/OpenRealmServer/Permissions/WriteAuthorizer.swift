@@ -26,7 +26,7 @@ struct WriteAuthorizer {
     /// not create (`creating`) is refused like one the view hides: erasing or changing
     /// a missing key answers as a hidden one does, so the answer does not tell which
     /// keys exist. After it, objects that no longer exist are absent.
-    func refusals(_ txn: StoreTransaction, schema: any QuerySchema, _ refs: [WireObjectRef],
+    func refusals(_ objects: some ObjectReading, schema: SyncSchema, _ refs: [WireObjectRef],
                   at moment: Moment, creating: Set<WireObjectRef> = []) throws -> [WireObjectRef: String] {
         // A changeset's objects are mostly of one class: decide per run of a class.
         var lastClass = ""
@@ -41,33 +41,40 @@ struct WriteAuthorizer {
             return !unchecked
         }
         guard !checked.isEmpty else { return [:] }
-        let stored = try txn.storedObjects(checked) {
-            try txn.findClass($0)?.table
-        }
+        let found = try objects.existing(checked)
         let when = moment == .before ? "" : " after the write"
         var out: [WireObjectRef: String] = [:]
-        if moment == .before {
-            var found: Set<WireObjectRef> = []
-            for (_, objects) in stored { for object in objects { found.insert(object.ref) } }
-            for ref in checked where !found.contains(ref) && !creating.contains(ref) {
-                out[ref] = "write to \(ref) not allowed: \(view.exclusion(ofClass: ref.className))"
+        // The stored ones per class, in the order the classes first appear.
+        var stored: [(className: String, refs: [WireObjectRef])] = []
+        var groupOf: [String: Int] = [:]
+        for ref in checked {
+            guard found.contains(ref) else {
+                if moment == .before && !creating.contains(ref) {
+                    out[ref] = "write to \(ref) not allowed: \(view.exclusion(ofClass: ref.className))"
+                }
+                continue
+            }
+            if let group = groupOf[ref.className] {
+                stored[group].refs.append(ref)
+            } else {
+                groupOf[ref.className] = stored.count
+                stored.append((ref.className, [ref]))
             }
         }
-        for (className, objects) in stored {
-            let excluded = try view.exclusions(txn, schema: schema, className: className, keys: objects.map(\.key))
-            var inView: [(ref: WireObjectRef, key: UInt64)] = []
-            for object in objects {
-                if let why = excluded[object.key] {
-                    out[object.ref] = "write to \(object.ref) not allowed: \(why)\(when)"
+        for (className, members) in stored {
+            let excluded = try view.exclusions(objects, schema: schema, className: className, refs: members)
+            var inView: [WireObjectRef] = []
+            for ref in members {
+                if let why = excluded[ref] {
+                    out[ref] = "write to \(ref) not allowed: \(why)\(when)"
                 } else {
-                    inView.append(object)
+                    inView.append(ref)
                 }
             }
             guard let rule = view.permissions.writeRule(className), !inView.isEmpty else { continue }
-            let writable = Set(try SubscriptionView.matching(txn, schema: schema, className: className, predicate: rule,
-                                                             domain: inView.map(\.key)))
-            for object in inView where !writable.contains(object.key) {
-                out[object.ref] = "write to \(object.ref) not allowed: the write rule of class '\(className)' does not allow it\(when)"
+            let writable = Set(try objects.matching(rule, in: className, among: inView))
+            for ref in inView where !writable.contains(ref) {
+                out[ref] = "write to \(ref) not allowed: the write rule of class '\(className)' does not allow it\(when)"
             }
         }
         return out
@@ -78,7 +85,7 @@ struct WriteAuthorizer {
     /// server's own classes, or to an object that is not in the session's view after the
     /// changeset — hidden or missing alike, so that a link's fate does not tell whether
     /// its target exists.
-    func linkRefusals(_ txn: StoreTransaction, schema: any QuerySchema, _ instructions: [WireInstruction]) throws
+    func linkRefusals(_ objects: some ObjectReading, schema: SyncSchema, _ instructions: [WireInstruction]) throws
         -> [WireObjectRef: String] {
         var targets: [(writer: WireObjectRef, target: WireObjectRef)] = []
         for instruction in instructions {
@@ -92,7 +99,7 @@ struct WriteAuthorizer {
         for (_, target) in targets where !target.className.hasPrefix(AppStore.reservedPrefix) && seen.insert(target).inserted {
             distinct.append(target)
         }
-        let visible = try view.containing(txn, schema: schema, distinct)
+        let visible = try view.containing(objects, schema: schema, distinct)
         var out: [WireObjectRef: String] = [:]
         for (writer, target) in targets where !visible.contains(target) && out[writer] == nil {
             out[writer] = "write to \(writer) not allowed: it links to an object that is not in the session's view"

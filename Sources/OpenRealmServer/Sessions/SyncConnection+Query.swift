@@ -21,7 +21,7 @@ extension SyncConnection {
                         throw SyncFailure(.badProgress, "query version \(m.queryVersion) is not above the last one, \(session.lastQueryVersion)")
                     }
                     session.lastQueryVersion = m.queryVersion
-                    let schema = try store.environment.read { try AppStore.querySchema($0) }
+                    let schema = try store.environment.read { try $0.schema().query }
                     var accepted: [String: ParsedQuery] = [:]
                     for q in m.queries {
                         accepted[q.className] = try SubscriptionValidator.validate(

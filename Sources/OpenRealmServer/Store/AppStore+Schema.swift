@@ -1,10 +1,10 @@
 import Foundation
 import ORCore
-import OpenRealmQuery
 import OpenRealmWire
 
-/// The synced schema: additive changes clients declare in development mode, and the
-/// schema as the query compiler sees it.
+/// The synced schema's additive changes, which clients declare in development mode
+/// (``SchemaWriting/applySchema(_:allowingChanges:)``) and operators apply
+/// (``applyConfiguredSchema(_:)``). The engine reads the schema as a ``SyncSchema``.
 extension AppStore {
     /// Applies a schema instruction: adds the class or property unless it exists with
     /// the same definition. Without `allowingChanges` (an app not in development mode)
@@ -82,21 +82,5 @@ extension AppStore {
         default:
             return
         }
-    }
-
-    /// The synced classes (not the server's own tables) as the query compiler sees them.
-    static func querySchema(_ txn: StoreTransaction) throws -> QuerySchemaList {
-        let classes = try txn.classes().filter { !$0.name.hasPrefix(reservedPrefix) }
-        let names = Dictionary(uniqueKeysWithValues: classes.map { ($0.table, $0.name) })
-        return QuerySchemaList(try classes.map { cls in
-            let props = try txn.properties(of: cls.table).compactMap { p -> QuerySchemaProperty? in
-                // The clocks are the server's alone; `__partition` stays, for partitions' predicates.
-                guard p.name != Integrator.clockColumnName, let type = QueryPropertyType(rawValue: UInt8(p.type.rawValue)),
-                      let collection = QueryCollectionKind(rawValue: UInt8(p.collection.rawValue)) else { return nil }
-                return QuerySchemaProperty(name: p.name, column: p.column, type: type, collection: collection,
-                                           isOptional: p.isOptional, linkTargetClass: type == .link ? names[p.linkTable] : nil)
-            }
-            return QuerySchemaClass(name: cls.name, table: cls.table, isEmbedded: cls.kind == ORC_CLASS_EMBEDDED, properties: props)
-        })
     }
 }

@@ -56,10 +56,4 @@ extension StoreTransaction {
         }
         return child
     }
-
-    /// Whether property `prop` links to an embedded class (single, list or dictionary).
-    func linksToEmbedded(_ prop: PropertyInfo) throws -> Bool {
-        guard prop.type == ORC_TYPE_LINK else { return false }
-        return try classInfo(table: prop.linkTable).kind == ORC_CLASS_EMBEDDED
-    }
 }

@@ -19,32 +19,6 @@ extension StoreTransaction {
         }
     }
 
-    /// The stored objects among `refs`, with their keys, grouped by class in the order
-    /// the classes first appear. `table` gives a class's table, or nil to leave its
-    /// objects out; it is asked once per class.
-    func storedObjects(_ refs: [WireObjectRef], table: (String) throws -> UInt32?) throws
-        -> [(className: String, objects: [(ref: WireObjectRef, key: UInt64)])] {
-        var groups: [(className: String, objects: [(ref: WireObjectRef, key: UInt64)])] = []
-        var classes: [String: (group: Int, table: UInt32)?] = [:]   // nil: left out
-        for ref in refs {
-            let known: (group: Int, table: UInt32)?
-            if let seen = classes[ref.className] {
-                known = seen
-            } else {
-                if let found = try table(ref.className) {
-                    groups.append((ref.className, []))
-                    known = (groups.count - 1, found)
-                } else {
-                    known = nil
-                }
-                classes[ref.className] = known
-            }
-            guard let known, let key = try findObject(known.table, ref.primaryKey) else { continue }
-            groups[known.group].objects.append((ref, key))
-        }
-        return groups.filter { !$0.objects.isEmpty }
-    }
-
     /// Creates an object from (column, value) pairs (the primary key among them).
     func createObject(_ table: UInt32, _ values: [(UInt16, orc_value)]) throws -> UInt64 {
         var key: UInt64 = 0
@@ -81,6 +55,7 @@ extension StoreTransaction {
 
     /// Erases an object.
     func erase(_ table: UInt32, _ key: UInt64) throws {
+        unitCache.objectErased()
         try StoreError.check(orc_obj_erase(handle, table, key), "erase object")
     }
 

@@ -12,6 +12,8 @@ final class StoreTransaction {
     let handle: OpaquePointer
     /// Scratch memory for strings and bytes handed to ORCore during one call.
     let scratch = ValueScratch()
+    /// What the transaction remembers between the engine's calls (the synced schema).
+    let unitCache = StoreUnitCache()
 
     /// State that callers keep in memory for the length of a write transaction and write
     /// once, at its end, by type (``deferredWrite(_:)``).
@@ -126,6 +128,7 @@ final class StoreTransaction {
     /// Adds a class; returns its table id.
     func addClass(_ name: String, kind: orc_class_kind) throws -> UInt32 {
         var table: UInt32 = 0
+        unitCache.schemaChanged()
         try StoreError.check(orc_class_add(handle, name, kind, &table), "add class '\(name)'")
         return table
     }
@@ -135,6 +138,7 @@ final class StoreTransaction {
     func addProperty(_ table: UInt32, name: String, type: orc_type, collection: orc_collection = ORC_COLL_NONE,
                      flags: UInt32 = 0, linkTable: UInt32 = 0) throws -> UInt16 {
         var col: UInt16 = 0
+        unitCache.schemaChanged()
         let status = name.withCString { cname -> Int32 in
             var spec = orc_prop_spec(name: cname, type: type, collection: collection, flags: flags, link_table: linkTable)
             return orc_prop_add(handle, table, &spec, &col)
@@ -152,6 +156,7 @@ final class StoreTransaction {
 
     /// Makes `column` the class's primary key.
     func setPrimaryKey(_ table: UInt32, column: UInt16) throws {
+        unitCache.schemaChanged()
         try StoreError.check(orc_class_set_primary_key(handle, table, Int32(column)), "set primary key")
     }
 

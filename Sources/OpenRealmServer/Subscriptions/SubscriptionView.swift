@@ -1,5 +1,4 @@
 import Foundation
-import ORCore
 import OpenRealmQuery
 import OpenRealmWire
 
@@ -27,7 +26,7 @@ struct SubscriptionView: Sendable {
         var value: WirePrimaryKey
 
         /// The hidden column of classes without the partition property.
-        static let hiddenColumnName = "__partition"
+        static let hiddenColumnName = HiddenColumn.partition.rawValue
 
         /// The value as the hidden column stores it: a type tag and the value, so that
         /// `"1"` and `1` stay apart.
@@ -39,12 +38,6 @@ struct SubscriptionView: Sendable {
             case .objectId(let o): return "objectId:\(o)"
             case .uuid(let u): return "uuid:\(u.uuid.uuidString.lowercased())"
             }
-        }
-
-        /// The hidden column of `table`, added when absent.
-        static func hiddenColumn(_ txn: StoreTransaction, _ table: UInt32) throws -> UInt16 {
-            try txn.hiddenColumn(table, hiddenColumnName, type: ORC_TYPE_STRING,
-                                 flags: UInt32(ORC_PROP_OPTIONAL) | UInt32(ORC_PROP_INDEXED))
         }
 
         /// The predicate of the partition for `cls`: on the partition property when the
@@ -89,52 +82,34 @@ struct SubscriptionView: Sendable {
     }
 
     /// The classes the view may hold objects of.
-    func classNames(schema: any QuerySchema, _ txn: StoreTransaction) throws -> [String] {
+    func classNames(schema: SyncSchema) -> [String] {
         if partition != nil {
-            return try txn.classes().map(\.name).filter { !$0.hasPrefix(AppStore.reservedPrefix) && predicate(for: $0, schema: schema) != nil }
+            return schema.classes.map(\.name).filter { predicate(for: $0, schema: schema.query) != nil }
         }
         return queries.keys.sorted()
     }
 
-    /// The keys of the objects of `className` in the view, optionally only among `domain`.
+    /// Every object in the view.
     ///
-    /// A class the store does not have yet, or a query that does not compile against
-    /// the store's schema (its class gained the queried property only later, a rule on
-    /// a property it lacks), matches nothing.
-    func matchingKeys(_ txn: StoreTransaction, schema: any QuerySchema, className: String,
-                      domain: [UInt64]? = nil) throws -> [UInt64] {
-        guard let predicate = predicate(for: className, schema: schema) else { return [] }
-        return try Self.matching(txn, schema: schema, className: className, predicate: predicate, domain: domain)
-    }
-
-    /// The keys of the objects of `className` matching `predicate` (none when it does
-    /// not compile), optionally only among `domain`.
-    static func matching(_ txn: StoreTransaction, schema: any QuerySchema, className: String,
-                         predicate: QueryPredicate, domain: [UInt64]? = nil) throws -> [UInt64] {
-        guard let cls = schema.queryClass(named: className),
-              let program = try? QueryCompiler(schema: schema).compile(ParsedQuery(predicate: predicate), className: className)
-        else { return [] }
-        return try txn.run(program: program, table: cls.table, domain: domain)
-    }
-
-    /// Every object in the view, as wire references, with its class and key.
-    func objects(_ txn: StoreTransaction, schema: any QuerySchema) throws -> [WireObjectRef: (StoreTransaction.ClassInfo, UInt64)] {
-        var out: [WireObjectRef: (StoreTransaction.ClassInfo, UInt64)] = [:]
-        for className in try classNames(schema: schema, txn) {
+    /// A class the store does not have yet, or a query that does not fit the store's
+    /// schema (its class gained the queried property only later, a rule on a property
+    /// it lacks), matches nothing.
+    func objects(_ objects: some ObjectReading, schema: SyncSchema) throws -> Set<WireObjectRef> {
+        var out: Set<WireObjectRef> = []
+        for className in classNames(schema: schema) {
             // Embedded objects travel inside their owners.
-            guard let cls = try txn.findClass(className), cls.kind != ORC_CLASS_EMBEDDED else { continue }
-            for key in try matchingKeys(txn, schema: schema, className: className) {
-                out[try txn.objectRef(table: cls.table, key: key)] = (cls, key)
-            }
+            guard schema.topLevelClass(named: className) != nil,
+                  let predicate = predicate(for: className, schema: schema.query) else { continue }
+            out.formUnion(try objects.matching(predicate, in: className, among: nil))
         }
         return out
     }
 
     /// Whether the stored object `ref` is in the view.
-    func contains(_ txn: StoreTransaction, schema: any QuerySchema, _ ref: WireObjectRef) throws -> (StoreTransaction.ClassInfo, UInt64)? {
-        guard predicate(for: ref.className, schema: schema) != nil, let cls = try txn.findClass(ref.className),
-              cls.kind != ORC_CLASS_EMBEDDED, let key = try txn.findObject(cls.table, ref.primaryKey) else { return nil }
-        return try matchingKeys(txn, schema: schema, className: ref.className, domain: [key]).isEmpty ? nil : (cls, key)
+    func contains(_ objects: some ObjectReading, schema: SyncSchema, _ ref: WireObjectRef) throws -> Bool {
+        guard let predicate = predicate(for: ref.className, schema: schema.query),
+              schema.topLevelClass(named: ref.className) != nil else { return false }
+        return !(try objects.matching(predicate, in: ref.className, among: [ref])).isEmpty
     }
 
     /// The one reason given for a write to an object the session cannot see: outside
@@ -149,35 +124,51 @@ struct SubscriptionView: Sendable {
         return Self.outsideView
     }
 
-    /// Why each of the stored objects `keys` (distinct keys of `className`) is not in the
-    /// view (``exclusion(ofClass:)``: whether the subscriptions, the partition or
-    /// the read rule leave it out is not told). Keys in the view are absent. Each query
-    /// of the view runs once over all of them.
-    func exclusions(_ txn: StoreTransaction, schema: any QuerySchema, className: String,
-                    keys: [UInt64]) throws -> [UInt64: String] {
+    /// Why each of the stored objects `refs` (distinct objects of `className`) is not in
+    /// the view (``exclusion(ofClass:)``: whether the subscriptions, the partition or
+    /// the read rule leave it out is not told). Objects in the view are absent. Each
+    /// query of the view runs once over all of them.
+    func exclusions(_ objects: some ObjectReading, schema: SyncSchema, className: String,
+                    refs: [WireObjectRef]) throws -> [WireObjectRef: String] {
         let why = exclusion(ofClass: className)
-        let visible = Set(try matchingKeys(txn, schema: schema, className: className, domain: keys))
-        var out: [UInt64: String] = [:]
-        for key in keys where !visible.contains(key) { out[key] = why }
+        var visible: Set<WireObjectRef> = []
+        if let predicate = predicate(for: className, schema: schema.query) {
+            visible = Set(try objects.matching(predicate, in: className, among: refs))
+        }
+        var out: [WireObjectRef: String] = [:]
+        for ref in refs where !visible.contains(ref) { out[ref] = why }
         return out
     }
 
     /// Which of `refs` are stored objects in the view (``contains(_:schema:_:)`` for many,
     /// each class's query run once over its objects).
-    func containing(_ txn: StoreTransaction, schema: any QuerySchema, _ refs: [WireObjectRef]) throws -> Set<WireObjectRef> {
-        let stored = try txn.storedObjects(refs) { className in
-            guard predicate(for: className, schema: schema) != nil, let cls = try txn.findClass(className),
-                  cls.kind != ORC_CLASS_EMBEDDED else { return nil }
-            return cls.table
+    func containing(_ objects: some ObjectReading, schema: SyncSchema, _ refs: [WireObjectRef]) throws -> Set<WireObjectRef> {
+        // Per class the view may hold, in the order the classes first appear.
+        var groups: [(className: String, predicate: QueryPredicate, refs: [WireObjectRef])] = []
+        var groupOf: [String: Int?] = [:]
+        for ref in refs {
+            let group: Int?
+            if let known = groupOf[ref.className] {
+                group = known
+            } else {
+                if let predicate = predicate(for: ref.className, schema: schema.query),
+                   schema.topLevelClass(named: ref.className) != nil {
+                    groups.append((ref.className, predicate, []))
+                    group = groups.count - 1
+                } else {
+                    group = nil
+                }
+                groupOf[ref.className] = .some(group)
+            }
+            if let group { groups[group].refs.append(ref) }
         }
         var out: Set<WireObjectRef> = []
-        for (className, objects) in stored {
+        for (className, predicate, members) in groups {
             if holdsEveryObject(of: className) {
-                for object in objects { out.insert(object.ref) }
-                continue
+                out.formUnion(try objects.existing(members))
+            } else {
+                out.formUnion(try objects.matching(predicate, in: className, among: members))
             }
-            let matching = Set(try matchingKeys(txn, schema: schema, className: className, domain: objects.map(\.key)))
-            for object in objects where matching.contains(object.key) { out.insert(object.ref) }
         }
         return out
     }

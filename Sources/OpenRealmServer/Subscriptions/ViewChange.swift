@@ -7,6 +7,8 @@ import OpenRealmWire
 enum ViewChange {
     /// The largest bootstrap batch, in encoded instruction bytes.
     static let bootstrapBatchBytes = 1 << 20
+    /// The most objects whose images are read at once for a bootstrap.
+    static let imageBatch = 256
 
     /// Makes `view` the session's view and sends the bootstrap that brings the client
     /// there. Call with the app's lock held.
@@ -33,9 +35,9 @@ enum ViewChange {
         let record = try ViewRecord(view)
         try store.environment.write { txn in
             try session.app.recordPendingProgress(txn)
-            let schema = try AppStore.querySchema(txn)
+            let schema = try txn.schema()
             let objects = try view.objects(txn, schema: schema)
-            viewObjects = Set(objects.keys)
+            viewObjects = objects
             var held: Set<WireObjectRef> = []
             var uncertain: Set<WireObjectRef> = []
             if session.hasHadView {
@@ -43,22 +45,23 @@ enum ViewChange {
             } else if let found = try earlierView(session, txn, current: view) {
                 // What only the client's own changesets touched it holds as the server
                 // does, when still in the view; the rest is sent (or erased) again.
-                let ownInView = found.ownOnly.filter { objects[$0] != nil }
+                let ownInView = found.ownOnly.filter { objects.contains($0) }
                 uncertain = found.touched.union(found.ownOnly.subtracting(ownInView))
-                held = Set(try found.view.objects(txn, schema: schema).keys).subtracting(uncertain).union(ownInView)
+                held = try found.view.objects(txn, schema: schema).subtracting(uncertain).union(ownInView)
             }
-            // In the order of the references' text, each text made once (not once per comparison).
-            let ordered = objects.map { entry in (entry.key.description, entry.key, entry.value.0, entry.value.1) }.sorted { $0.0 < $1.0 }
-            for (_, ref, cls, key) in ordered {
-                if uncertain.contains(ref) {
-                    instructions += try ObjectSnapshot.instructions(txn, cls, key: key, clearingEveryCollection: true)
-                    snapshots.insert(ref)
-                } else if !held.contains(ref) {
-                    instructions += try ObjectSnapshot.instructions(txn, cls, key: key)
-                    snapshots.insert(ref)
+            // In the order of the references' text, each text made once (not once per
+            // comparison); each sent whole, clearing its collections when the client's
+            // copy is uncertain.
+            let sent = objects.filter { uncertain.contains($0) || !held.contains($0) }
+                .map { ($0.description, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
+            // Read a batch of images at a time: the instructions are kept, the images not.
+            for start in stride(from: 0, to: sent.count, by: Self.imageBatch) {
+                for image in try txn.images(Array(sent[start..<min(start + Self.imageBatch, sent.count)])) {
+                    instructions += ObjectSnapshot.instructions(image, clearingEveryCollection: uncertain.contains(image.ref))
+                    snapshots.insert(image.ref)
                 }
             }
-            for (_, ref) in held.union(uncertain).filter({ objects[$0] == nil }).map({ ($0.description, $0) }).sorted(by: { $0.0 < $1.0 }) {
+            for (_, ref) in held.union(uncertain).filter({ !objects.contains($0) }).map({ ($0.description, $0) }).sorted(by: { $0.0 < $1.0 }) {
                 instructions.append(.eraseObject(WireObjectPath(ref)))
             }
             try txn.appendHistory(HistoryEntry(
