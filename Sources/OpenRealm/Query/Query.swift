@@ -116,6 +116,7 @@ public struct Query<T> {
     static func constant(_ value: Any?) -> QueryValue {
         guard let value = AnyValueConversion.unwrap(value) else { return .null }
         if let enumValue = value as? any PersistableEnum { return constant(enumValue.rawValue) }
+        if let custom = value as? any _CustomPersistable { return constant(custom.persistableValue) }
         do { return try QueryArgumentBinder.value(for: value, index: 0) } catch {
             preconditionFailure("A value of type \(type(of: value)) cannot be used in a query: \((error as? QueryError)?.message ?? "\(error)")")
         }
@@ -198,9 +199,9 @@ extension Query where T == Bool {
 // MARK: Equality and ordering
 
 extension Query where T: _Persistable {
-    public static func == (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.equal, constant(rhs)) }
+    public static func == (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.equality(.equal, rhs) }
     public static func == (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.compare(.equal, rhs) }
-    public static func != (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.notEqual, constant(rhs)) }
+    public static func != (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.equality(.notEqual, rhs) }
     public static func != (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.compare(.notEqual, rhs) }
 
     /// Whether the property's value is one of `values`.
