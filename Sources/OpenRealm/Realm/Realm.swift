@@ -77,6 +77,17 @@ public final class Realm {
         try self.init(configuration: .defaultConfiguration)
     }
 
+    /// Opens the realm at `fileURL` with the default configuration's other settings
+    /// (`Realm.Configuration.defaultConfiguration` with `fileURL` set, which clears an
+    /// in-memory identifier).
+    ///
+    /// - Throws: what `Realm(configuration:)` throws.
+    public convenience init(fileURL: URL) throws {
+        var configuration = Realm.Configuration.defaultConfiguration
+        configuration.fileURL = fileURL
+        try self.init(configuration: configuration)
+    }
+
     /// Opens (creating unless read-only) the realm the configuration names, checking
     /// the models against the stored schema and running the migration if the schema
     /// version rose.

@@ -50,7 +50,8 @@ package final class RealmCoordinator: @unchecked Sendable {
     /// has not got it open.
     static func coordinator(for configuration: Realm.Configuration) throws(RealmError) -> RealmCoordinator {
         if configuration.encryptionKey != nil {
-            throw RealmError(.fail, "Encrypted realms are not supported by OpenRealm: open the realm without an encryptionKey.")
+            throw RealmError(.fail, "Encrypted realms are not supported by OpenRealm: open the realm without an encryptionKey.",
+                             fileURL: configuration.fileURL)
         }
         let path = try configuration.resolvedPath()
         return try openFiles.coordinator(path) { () throws(RealmError) in try openFile(path, configuration) }
@@ -95,7 +96,7 @@ package final class RealmCoordinator: @unchecked Sendable {
         if configuration.readOnly {
             flags |= UInt32(ORC_ENV_READ_ONLY)
             if !fm.fileExists(atPath: path) {
-                throw RealmError(.fileNotFound, "Cannot open '\(path)' read-only: the file does not exist.")
+                throw RealmError(.fileNotFound, "Cannot open '\(path)' read-only: the file does not exist.", fileURL: URL(fileURLWithPath: path))
             }
         }
         var env: OpaquePointer?
@@ -125,18 +126,23 @@ package final class RealmCoordinator: @unchecked Sendable {
         return reopened!
     }
 
-    private static func check(_ status: Int32, opening path: String) throws(RealmError) {
+    /// The error for a failed open of the file at `path`, carrying the file's URL.
+    static func check(_ status: Int32, opening path: String) throws(RealmError) {
         guard status != ORC_OK else { return }
         let message = ORC.lastMessage
+        let url = URL(fileURLWithPath: path)
         switch status {
         case ORC_ERR_NOT_FOUND, 2:
-            throw RealmError(.fileNotFound, "Cannot open '\(path)': the file does not exist. \(message)")
+            throw RealmError(.fileNotFound, "Cannot open '\(path)': the file does not exist. \(message)", fileURL: url)
         case ORC_ERR_NOT_A_REALM, ORC_ERR_CORRUPT:
-            throw RealmError(.invalidDatabase, "Cannot open '\(path)': it is not a realm file or it is damaged. \(message)")
+            throw RealmError(.invalidDatabase, "Cannot open '\(path)': it is not a realm file or it is damaged. \(message)", fileURL: url)
         case 13, 1, 30:
-            throw RealmError(.filePermissionDenied, "Cannot open '\(path)': permission denied. \(message)")
+            throw RealmError(.filePermissionDenied, "Cannot open '\(path)': permission denied. \(message)", fileURL: url)
+        case 20 /* ENOTDIR */:
+            throw RealmError(.fileOperationFailed, "Cannot open '\(path)': a parent path is not a directory. \(message)", fileURL: url)
         default:
-            throw ORC.error(status, "Opening '\(path)'")
+            let error = ORC.error(status, "Opening '\(path)'")
+            throw RealmError(error.code, error.message, fileURL: url)
         }
     }
 
