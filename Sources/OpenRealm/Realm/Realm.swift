@@ -97,6 +97,7 @@ public final class Realm {
     ///   differ and no migration applies; the message lists the differences), `.fail`.
     public convenience init(configuration: Configuration) throws {
         self.init(coordinator: try Realm.openCoordinator(configuration), configuration: configuration, frozen: nil)
+        Logger.db(.trace, "Realm opened: \(_coordinator.path), schema version \(configuration.schemaVersion)")
     }
 
     /// Opens the file and brings its schema and the models together.
@@ -234,6 +235,7 @@ public final class Realm {
         let status = orc_txn_commit(txn, &version)
         _coordinator.notifier.finishCommit(holds, succeeded: status == ORC_OK, version: version)
         try ORC.check(status, "Committing the write transaction")
+        Logger.db(.trace, "Commit of version \(version): \(_coordinator.path)")
         _didCommit(version: version, skipping: tokens)
         configuration.sync?.didCommit(self)
     }

@@ -40,6 +40,7 @@ package final class RealmCoordinator: @unchecked Sendable {
     }
 
     deinit {
+        Logger.db(.detail, "Close file: \(path)")
         notifier.close()
         orc_env_close(env)
         if isInMemory { _ = orc_env_delete_files(path) }
@@ -100,6 +101,7 @@ package final class RealmCoordinator: @unchecked Sendable {
             }
         }
         var env: OpaquePointer?
+        Logger.db(.detail, "Open file: \(path)\(configuration.readOnly ? " (read-only)" : "")")
         try check(orc_env_open(path, flags, nil, &env), opening: path)
         if let shouldCompact = configuration.shouldCompactOnLaunch, !configuration.readOnly, !configuration.isInMemory {
             var info = orc_env_info()
