@@ -27,11 +27,16 @@ final class CPShape: Object {
     @Persisted var optionalMarks: Map<String, CPPoint?>
 }
 
+final class CPDrawing: Object {
+    @Persisted var title = ""
+    @Persisted var shapes: List<CPShape>
+}
+
 final class CustomPersistableEmbeddedTests: XCTestCase {
     private var realm: Realm!
 
     override func setUpWithError() throws {
-        realm = try Realm(configuration: makeInMemoryConfiguration([CPShape.self, CPPointObject.self]))
+        realm = try Realm(configuration: makeInMemoryConfiguration([CPShape.self, CPPointObject.self, CPDrawing.self]))
     }
 
     override func tearDown() {
@@ -112,5 +117,15 @@ final class CustomPersistableEmbeddedTests: XCTestCase {
         XCTAssertEqual(shapes.where { $0.origin.persistableValue.x > 1.5 }.map(\.name), ["c"])
         XCTAssertEqual(shapes.filter("origin.y == 2").count, 2)
         XCTAssertEqual(shapes.sorted(byKeyPath: "origin.y", ascending: false).first?.name, "b")
+
+        // Through a list: any element's point equal, any element's point different.
+        try realm.write {
+            realm.create(CPDrawing.self, value: ["title": "ab", "shapes": [shapes.filter("name == 'a'").first!, shapes.filter("name == 'b'").first!]] as [String: Any])
+            realm.create(CPDrawing.self, value: ["title": "a", "shapes": [shapes.filter("name == 'a'").first!]] as [String: Any])
+            realm.create(CPDrawing.self, value: ["title": "empty"])
+        }
+        let drawings = realm.objects(CPDrawing.self)
+        XCTAssertEqual(Set(drawings.where { $0.shapes.origin == CPPoint(x: 1, y: 2) }.map(\.title)), ["ab", "a"])
+        XCTAssertEqual(drawings.where { $0.shapes.origin != CPPoint(x: 1, y: 2) }.map(\.title), ["ab"])
     }
 }

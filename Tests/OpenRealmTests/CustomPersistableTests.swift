@@ -168,6 +168,11 @@ final class CustomPersistableTests: XCTestCase {
         XCTAssertEqual(reading.history.map(\.degrees), [10, 2, 5])
         XCTAssertEqual(Set(reading.tags.map(\.name)), ["a", "b"])
         XCTAssertEqual(reading.byPlace["fridge"]?.degrees, 4)
+
+        // Every value of the map within a range of persisted values.
+        let readings = realm.objects(CPReading.self)
+        XCTAssertEqual(readings.where { $0.byPlace.persistableValue.contains(0.0...200.0) }.count, 1)
+        XCTAssertEqual(readings.where { $0.byPlace.persistableValue.contains(5.0..<200.0) }.count, 0)
     }
 
     func testObjectsFromRawAndFromCustomValues() throws {
@@ -226,6 +231,15 @@ final class CustomPersistableTests: XCTestCase {
         XCTAssertEqual(readings.filter("temperature > %@", CPCelsius(degrees: 10)).count, 2)
         XCTAssertEqual(readings.filter("temperature > %@", 10.0).count, 2)
         XCTAssertEqual(readings.filter("tag IN %@", [CPTag("t0"), CPTag("t2")]).count, 2)
+
+        // A collection as its persisted type, for operators the custom type lacks.
+        XCTAssertEqual(readings.where { $0.history.persistableValue.contains(15.0...16.0) }.count, 1)
+
+        // Aggregates compute over the persisted values.
+        XCTAssertEqual(readings.max(ofProperty: "temperature") as CPCelsius?, CPCelsius(degrees: 25))
+        XCTAssertEqual(readings.sum(ofProperty: "temperature") as CPCelsius, CPCelsius(degrees: 45))
+        XCTAssertEqual(readings.min(of: \.temperature), CPCelsius(degrees: 5))
+        XCTAssertEqual(readings.where { $0.temperature > CPCelsius(degrees: 100) }.average(of: \.temperature), nil)
 
         // Sorting orders by the persisted values.
         XCTAssertEqual(readings.sorted(byKeyPath: "temperature", ascending: false).map(\.temperature.degrees), [25, 15, 5])

@@ -11,6 +11,21 @@ extension Query where T: _HasPersistedType {
     public var persistableValue: Query<T.PersistedType> { Query<T.PersistedType>(.keyPath(keyPath), collection: collection) }
 }
 
+extension Query where T: _QueryCollection, T.Element: _HasPersistedType, T.Element.PersistedType: RealmCollectionValue {
+    /// The collection as a collection of its elements' persisted type
+    /// (`$0.readings.persistableValue.contains(10.0..<20.0)`).
+    public var persistableValue: Query<AnyRealmCollection<T.Element.PersistedType>> {
+        Query<AnyRealmCollection<T.Element.PersistedType>>(.keyPath(keyPath), collection: collection)
+    }
+}
+
+extension Query where T: _QueryMap, T.Value: _HasPersistedType, T.Value.PersistedType: RealmCollectionValue {
+    /// The map as a map of its values' persisted type.
+    public var persistableValue: Query<Map<String, T.Value.PersistedType>> {
+        Query<Map<String, T.Value.PersistedType>>(.keyPath(keyPath), collection: collection)
+    }
+}
+
 // MARK: Ordering
 
 extension Query where T: _CustomPersistable, T.PersistedType: _QueryComparable {
@@ -123,19 +138,20 @@ extension Optional: OptionalOfCustomPersistable where Wrapped: _CustomPersistabl
 extension Query where T: _Persistable {
     /// `==` or `!=` with a value. A custom type stored as an embedded object compares
     /// member by member, as in the Realm Swift SDK: `$0.point == CGPoint(x: 1, y: 2)` is
-    /// `point.x == 1 AND point.y == 2` (and `!=` its negation).
+    /// `point.x == 1 AND point.y == 2`, and `!=` is `point.x != 1 OR point.y != 2` (through
+    /// a collection each comparison matches when any element's does).
     func equality(_ op: QueryOperator, _ rhs: T) -> Query<Bool> {
         if T.self is any _CustomPersistable.Type || T.self is any OptionalOfCustomPersistable.Type,
            let object = AnyValueConversion.embeddedObject(rhs) {
-            let equal = memberwiseEquality(keyPath, object)
-            return op == .equal ? equal : !equal
+            return Query<Bool>(.predicate(memberwise(op, keyPath, object)), collection: collection)
         }
         return compare(op, Self.constant(rhs))
     }
 
-    /// Every single-valued property of `object` equal to the property of the same name
-    /// under `path` (nested embedded objects member by member too).
-    private func memberwiseEquality(_ path: QueryKeyPath, _ object: ObjectBase) -> Query<Bool> {
+    /// Every single-valued property of `object` compared with `op` to the property of the
+    /// same name under `path`, joined by AND for `==` and OR for `!=` (nested embedded
+    /// objects member by member too).
+    private func memberwise(_ op: QueryOperator, _ path: QueryKeyPath, _ object: ObjectBase) -> QueryPredicate {
         var parts: [QueryPredicate] = []
         let info = object._typeInfo
         for (i, property) in info.properties.enumerated() where property.isSingleValue {
@@ -143,12 +159,12 @@ extension Query where T: _Persistable {
             memberPath.components.append(.property(property.name))
             let value = object._value(at: i)
             if property.isEmbeddedLink, let child = AnyValueConversion.embeddedObject(value) {
-                parts.append(memberwiseEquality(memberPath, child).predicate)
+                parts.append(memberwise(op, memberPath, child))
             } else {
-                parts.append(.comparison(QueryComparison(.keyPath(memberPath), .equal, .value(Self.constant(value)))))
+                parts.append(.comparison(QueryComparison(.keyPath(memberPath), op, .value(Self.constant(value)))))
             }
         }
-        let predicate: QueryPredicate = parts.isEmpty ? .truePredicate : parts.count == 1 ? parts[0] : .and(parts)
-        return Query<Bool>(.predicate(predicate), collection: collection)
+        if parts.isEmpty { return op == .equal ? .truePredicate : .falsePredicate }
+        return parts.count == 1 ? parts[0] : op == .equal ? .and(parts) : .or(parts)
     }
 }

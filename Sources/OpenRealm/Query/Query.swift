@@ -346,6 +346,7 @@ public protocol _QueryCollection {
 extension List: _QueryCollection {}
 extension MutableSet: _QueryCollection {}
 extension LinkingObjects: _QueryCollection {}
+extension AnyRealmCollection: _QueryCollection {}
 
 extension Query where T: _QueryCollection {
     /// Whether the collection holds `value` (`value IN collection`).
@@ -462,6 +463,20 @@ extension Query where T: _QueryMap {
     /// Whether any value equals `value`.
     public func contains(_ value: T.Value) -> Query<Bool> {
         Query<Bool>(.predicate(.comparison(QueryComparison(.value(Self.constant(value)), .in, .keyPath(values.keyPath)))))
+    }
+}
+
+extension Query where T: _QueryMap, T.Value: _Persistable & Comparable {
+    /// Whether every value lies in the closed range (`@min >= low AND @max <= high`).
+    public func contains(_ range: ClosedRange<T.Value>) -> Query<Bool> {
+        (aggregate(.min) as Query<T.Value>).compare(.greaterThanOrEqual, Self.constant(range.lowerBound))
+            && (aggregate(.max) as Query<T.Value>).compare(.lessThanOrEqual, Self.constant(range.upperBound))
+    }
+
+    /// Whether every value lies in the half-open range (`@min >= low AND @max < high`).
+    public func contains(_ range: Range<T.Value>) -> Query<Bool> {
+        (aggregate(.min) as Query<T.Value>).compare(.greaterThanOrEqual, Self.constant(range.lowerBound))
+            && (aggregate(.max) as Query<T.Value>).compare(.lessThan, Self.constant(range.upperBound))
     }
 }
 
