@@ -80,14 +80,14 @@ final class RealmFileTests: XCTestCase {
 
     func testOpeningBelowAFileFailsWithTheFileURL() {
         let url = URL(fileURLWithPath: "/dev/null/foo")
-        assertRealmError(.fileOperationFailed, url) {
+        assertRealmError(.fileOperationFailed, url, "Failed to open file at path '/dev/null/foo': parent path is not a directory") {
             _ = try Realm(configuration: .init(fileURL: url))
         }
     }
 
     func testOpeningAMissingFileReadOnlyNamesIt() throws {
         let url = try makeTemporaryDirectory().appendingPathComponent("absent.realm")
-        assertRealmError(.fileNotFound, url) {
+        assertRealmError(.fileNotFound, url, "Failed to open Realm file at path '\(url.path)': No such file or directory") {
             _ = try Realm(configuration: Realm.Configuration(fileURL: url, readOnly: true))
         }
     }

@@ -97,7 +97,8 @@ package final class RealmCoordinator: @unchecked Sendable {
         if configuration.readOnly {
             flags |= UInt32(ORC_ENV_READ_ONLY)
             if !fm.fileExists(atPath: path) {
-                throw RealmError(.fileNotFound, "Cannot open '\(path)' read-only: the file does not exist.", fileURL: URL(fileURLWithPath: path))
+                throw RealmError(.fileNotFound, "Failed to open Realm file at path '\(path)': No such file or directory",
+                                 fileURL: URL(fileURLWithPath: path))
             }
         }
         var env: OpaquePointer?
@@ -128,20 +129,22 @@ package final class RealmCoordinator: @unchecked Sendable {
         return reopened!
     }
 
-    /// The error for a failed open of the file at `path`, carrying the file's URL.
+    /// The error for a failed open of the file at `path`, carrying the file's URL; the
+    /// file system's failures in the Realm Swift SDK's words.
     static func check(_ status: Int32, opening path: String) throws(RealmError) {
         guard status != ORC_OK else { return }
         let message = ORC.lastMessage
         let url = URL(fileURLWithPath: path)
         switch status {
         case ORC_ERR_NOT_FOUND, 2:
-            throw RealmError(.fileNotFound, "Cannot open '\(path)': the file does not exist. \(message)", fileURL: url)
+            throw RealmError(.fileNotFound, "Failed to open Realm file at path '\(path)': No such file or directory", fileURL: url)
         case ORC_ERR_NOT_A_REALM, ORC_ERR_CORRUPT:
             throw RealmError(.invalidDatabase, "Cannot open '\(path)': it is not a realm file or it is damaged. \(message)", fileURL: url)
         case 13, 1, 30:
-            throw RealmError(.filePermissionDenied, "Cannot open '\(path)': permission denied. \(message)", fileURL: url)
+            throw RealmError(.filePermissionDenied, "Failed to open Realm file at path '\(path)': \(String(cString: strerror(status))). "
+                             + "Please use a path where your app has read-write permissions.", fileURL: url)
         case 20 /* ENOTDIR */:
-            throw RealmError(.fileOperationFailed, "Cannot open '\(path)': a parent path is not a directory. \(message)", fileURL: url)
+            throw RealmError(.fileOperationFailed, "Failed to open file at path '\(path)': parent path is not a directory", fileURL: url)
         default:
             let error = ORC.error(status, "Opening '\(path)'")
             throw RealmError(error.code, error.message, fileURL: url)
