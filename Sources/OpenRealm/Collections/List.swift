@@ -73,8 +73,8 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         var found = 0
         let context = _ORWriteContext(realm: location.realm, policy: .error, arena: ByteArena())
         if let object = element as? ObjectBase, object._realm == nil { return nil }
-        guard var value = try? element._orEncode(context) else { return nil }
         if Element._orIsEmbedded { return indices.first { self[$0] == element } }
+        guard var value = try? element._orEncode(context) else { return nil }
         return orc_coll_find(location.txn, location.table, location.key, location.column, &value, &found) == ORC_OK ? found : nil
     }
 
@@ -98,7 +98,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
                 throw RealmError(.invalidArgument, "Index \(index) is out of bounds (must be at most \(location.size())) in '\(location.name)'.")
             }
             if Element._orIsEmbedded {
-                let source = (element as! ObjectBase)._detachedCopy()
+                let source = AnyValueConversion.embeddedObject(element)!._detachedCopy()
                 var child: UInt64 = 0
                 try location.check(orc_obj_create_embedded(txn, location.table, location.key, location.column, index, nil, &child), "Inserting into")
                 try location.realm._fillEmbedded(source, key: child, policy: .error)
@@ -131,7 +131,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         guard let location else { unmanaged[index] = object; return }
         location.write("replace in") { context, txn in
             if Element._orIsEmbedded {
-                let source = (object as! ObjectBase)._detachedCopy()
+                let source = AnyValueConversion.embeddedObject(object)!._detachedCopy()
                 try location.check(orc_list_erase(txn, location.table, location.key, location.column, index), "Replacing in")
                 var child: UInt64 = 0
                 try location.check(orc_obj_create_embedded(txn, location.table, location.key, location.column, index, nil, &child), "Replacing in")
@@ -199,11 +199,12 @@ extension List: _Persistable {
 extension List: CollectionAssignable {
     func _orAssign(to object: ObjectBase, index: Int, context: _ORWriteContext) throws {
         // Embedded elements are copied before the clear, which may delete them (`list = list`).
-        let source = Element._orIsEmbedded ? elements.map { ($0 as! ObjectBase)._detachedCopy() as! Element } : elements
+        let source = elements
+        let detached = Element._orIsEmbedded ? source.map { AnyValueConversion.embeddedObject($0)!._detachedCopy() } : []
         let target = List(managed: object, index: index)
         let location = target.location!
         if Element._orIsEmbedded && context.policy == .modified {
-            try Self.updateEmbeddedInPlace(location, source, context)
+            try Self.updateEmbeddedInPlace(location, detached, context)
             return
         }
         try location.check(orc_coll_clear(location.realm.writeTxn!, location.table, location.key, location.column), "Clearing")
@@ -212,7 +213,7 @@ extension List: CollectionAssignable {
             if Element._orIsEmbedded {
                 var child: UInt64 = 0
                 try location.check(orc_obj_create_embedded(txn, location.table, location.key, location.column, i, nil, &child), "Inserting into")
-                try location.realm._fillEmbedded(element as! ObjectBase, key: child, policy: context.policy)
+                try location.realm._fillEmbedded(detached[i], key: child, policy: context.policy)
             } else {
                 var value = try element._orEncode(context)
                 try location.check(orc_list_insert(txn, location.table, location.key, location.column, i, &value), "Inserting into")
@@ -226,16 +227,16 @@ extension List {
     /// does it: the existing elements are updated in place position by position (their
     /// accessors stay valid), elements past the old count are added and those past the
     /// new count removed.
-    fileprivate static func updateEmbeddedInPlace(_ location: CollectionLocation, _ source: [Element], _ context: _ORWriteContext) throws {
+    fileprivate static func updateEmbeddedInPlace(_ location: CollectionLocation, _ source: [ObjectBase], _ context: _ORWriteContext) throws {
         let existing = location.linkKeys()
         let txn = location.realm.writeTxn!
         for (i, element) in source.enumerated() {
             if i < existing.count {
-                try location.realm._fillEmbedded(element as! ObjectBase, key: existing[i], policy: .modified)
+                try location.realm._fillEmbedded(element, key: existing[i], policy: .modified)
             } else {
                 var child: UInt64 = 0
                 try location.check(orc_obj_create_embedded(txn, location.table, location.key, location.column, i, nil, &child), "Inserting into")
-                try location.realm._fillEmbedded(element as! ObjectBase, key: child, policy: .modified)
+                try location.realm._fillEmbedded(element, key: child, policy: .modified)
             }
         }
         for i in stride(from: existing.count - 1, through: source.count, by: -1) {
@@ -247,7 +248,7 @@ extension List {
 extension List: EmbeddedCollection {
     func _orDetachedElements() -> Any? {
         guard Element._orIsEmbedded, location != nil else { return nil }
-        return map { ($0 as! ObjectBase)._detachedCopy() }
+        return map { AnyValueConversion.embeddedObject($0)!._detachedCopy() }
     }
 }
 

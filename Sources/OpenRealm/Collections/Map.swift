@@ -60,7 +60,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
     public func updateValue(_ value: Value, forKey key: Key) {
         guard let location else { unmanaged[key] = value; return }
         location.write("set in") { context, txn in
-            if Value._orIsEmbedded, let object = AnyValueConversion.unwrap(value) as? ObjectBase {
+            if Value._orIsEmbedded, let object = AnyValueConversion.embeddedObject(value) {
                 let source = object._detachedCopy()
                 var child: UInt64 = 0
                 var dictKey = context.arena.string(key._orKey)
@@ -114,6 +114,9 @@ extension Map: _Persistable {
     public static var _orDescriptor: _ORPropertyDescriptor {
         var descriptor = Value._orDescriptor
         descriptor.collection = ORC_COLL_DICT
+        // A custom type stored as an embedded object may be missing from a map even
+        // where it is not optional (it reads as its default), as in the Realm Swift SDK.
+        if Value.self is any _CustomPersistable.Type && descriptor.type == ORC_TYPE_LINK { descriptor.optional = true }
         return descriptor
     }
     public static func _orDefault() -> Map<Key, Value> { Map() }
@@ -147,7 +150,7 @@ extension Map: CollectionAssignable {
     func _orAssign(to object: ObjectBase, index: Int, context: _ORWriteContext) throws {
         // Embedded values are copied before the clear, which may delete them (`map = map`).
         let source = entries
-        let detached = Value._orIsEmbedded ? source.map { (AnyValueConversion.unwrap($0.1) as? ObjectBase)?._detachedCopy() } : []
+        let detached = Value._orIsEmbedded ? source.map { AnyValueConversion.embeddedObject($0.1)?._detachedCopy() } : []
         let target = Map(managed: object, index: index)
         let location = target.location!
         try location.check(orc_coll_clear(location.realm.writeTxn!, location.table, location.key, location.column), "Clearing")
@@ -172,7 +175,7 @@ extension Map: EmbeddedCollection {
         guard Value._orIsEmbedded, location != nil else { return nil }
         var result: [String: Any] = [:]
         for (key, value) in self {
-            result[key._orKey] = (AnyValueConversion.unwrap(value) as? ObjectBase)?._detachedCopy() ?? NSNull()
+            result[key._orKey] = AnyValueConversion.embeddedObject(value)?._detachedCopy() ?? NSNull()
         }
         return result
     }

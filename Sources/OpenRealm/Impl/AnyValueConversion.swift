@@ -11,6 +11,14 @@ enum AnyValueConversion {
         return value
     }
 
+    /// The embedded object a value stands for: the object itself, or the object a
+    /// `CustomPersistable` value is stored as; nil for nil.
+    static func embeddedObject(_ value: Any?) -> ObjectBase? {
+        guard let value = unwrap(value) else { return nil }
+        if let custom = value as? any _CustomPersistable { return custom.persistableValue as? ObjectBase }
+        return value as? ObjectBase
+    }
+
     /// The elements of a sequence given untyped (an array, a set, a `List`), each converted
     /// to `Element`, for a property of type `collection` (named in the error); none for nil.
     static func elements<Element: _Persistable>(of value: Any?, as _: Element.Type, for collection: String,

@@ -82,7 +82,7 @@ extension ObjectBase {
         let copy = type(of: self).init()
         for (i, property) in info.properties.enumerated() where property.isStored {
             var value = property.field.getAny(self, i)
-            if let child = AnyValueConversion.unwrap(value) as? EmbeddedObject {
+            if let child = AnyValueConversion.embeddedObject(value) as? EmbeddedObject {
                 value = child._detachedCopy()
             } else if let collection = value as? EmbeddedCollection, let detached = collection._orDetachedElements() {
                 value = detached

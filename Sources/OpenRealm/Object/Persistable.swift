@@ -40,6 +40,12 @@ public protocol _PersistableValue: _Persistable {
 /// A non-optional type that can also be stored as `Optional<Self>`.
 public protocol _OptionalPersistable: _PersistableValue {
     static var _orValueDescriptor: _ORPropertyDescriptor { get }
+    /// Decodes a stored value (never null) for `Optional<Self>`: nil where a value that
+    /// does not convert to `Self` reads as nil (`FailableCustomPersistable`).
+    static func _orDecodeInsideOptional(_ value: orc_value, _ realm: Realm?) -> Self?
+    /// Converts a value given by name (never nil) for `Optional<Self>`: nil where a
+    /// value that does not convert becomes nil (`FailableCustomPersistable`).
+    static func _orFromAnyInsideOptional(_ value: Any?, _ context: _ORWriteContext?) throws -> Self?
 }
 
 /// Types that may be `@Persisted(indexed: true)`.
@@ -96,6 +102,10 @@ extension _PersistableValue {
 
 extension _OptionalPersistable {
     public static var _orDescriptor: _ORPropertyDescriptor { _orValueDescriptor }
+    public static func _orDecodeInsideOptional(_ value: orc_value, _ realm: Realm?) -> Self? { _orDecode(value, realm) }
+    public static func _orFromAnyInsideOptional(_ value: Any?, _ context: _ORWriteContext?) throws -> Self? {
+        try _orFromAny(value, context)
+    }
 }
 
 // MARK: Optional
@@ -114,7 +124,7 @@ extension Optional: _Persistable where Wrapped: _OptionalPersistable {
             object._requireNotStale()
             realm.requireWrite()
             do {
-                try realm._setEmbedded(object, index, value.map { $0 as! ObjectBase }, policy: .error)
+                try realm._setEmbedded(object, index, AnyValueConversion.embeddedObject(value), policy: .error)
             } catch {
                 realm._failWrite(error)
             }
@@ -135,13 +145,13 @@ extension Optional: _Persistable where Wrapped: _OptionalPersistable {
 
     public static func _orFromAny(_ value: Any?, _ context: _ORWriteContext?) throws -> Self {
         guard let value = AnyValueConversion.unwrap(value) else { return nil }
-        return try Wrapped._orFromAny(value, context)
+        return try Wrapped._orFromAnyInsideOptional(value, context)
     }
 }
 
 extension Optional: _PersistableValue where Wrapped: _OptionalPersistable {
     public static func _orDecode(_ value: orc_value, _ realm: Realm?) -> Self {
-        value.type == ORC_TYPE_NULL ? nil : Wrapped._orDecode(value, realm)
+        value.type == ORC_TYPE_NULL ? nil : Wrapped._orDecodeInsideOptional(value, realm)
     }
     public func _orEncode(_ context: _ORWriteContext) throws -> orc_value {
         guard let self else { return orc_value(type: ORC_TYPE_NULL) }

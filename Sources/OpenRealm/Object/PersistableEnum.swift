@@ -10,8 +10,10 @@ import ORCore
 ///
 /// A property holding a raw value no case matches reads as the first case. Enums can
 /// also be the elements of `List`, `MutableSet` and `Map`.
-public protocol PersistableEnum: _OptionalPersistable, RawRepresentable, CaseIterable, RealmCollectionValue
-where RawValue: _OptionalPersistable {}
+///
+/// An enum is stored as its raw value: that is its `PersistedType`.
+public protocol PersistableEnum: _OptionalPersistable, RawRepresentable, CaseIterable, RealmCollectionValue, _HasPersistedType
+where RawValue: _OptionalPersistable, PersistedType == RawValue {}
 
 extension PersistableEnum {
     public static var _orValueDescriptor: _ORPropertyDescriptor {

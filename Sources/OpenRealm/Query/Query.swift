@@ -116,6 +116,7 @@ public struct Query<T> {
     static func constant(_ value: Any?) -> QueryValue {
         guard let value = AnyValueConversion.unwrap(value) else { return .null }
         if let enumValue = value as? any PersistableEnum { return constant(enumValue.rawValue) }
+        if let custom = value as? any _CustomPersistable { return constant(custom.persistableValue) }
         do { return try QueryArgumentBinder.value(for: value, index: 0) } catch {
             preconditionFailure("A value of type \(type(of: value)) cannot be used in a query: \((error as? QueryError)?.message ?? "\(error)")")
         }
@@ -198,9 +199,9 @@ extension Query where T == Bool {
 // MARK: Equality and ordering
 
 extension Query where T: _Persistable {
-    public static func == (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.equal, constant(rhs)) }
+    public static func == (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.equality(.equal, rhs) }
     public static func == (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.compare(.equal, rhs) }
-    public static func != (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.notEqual, constant(rhs)) }
+    public static func != (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.equality(.notEqual, rhs) }
     public static func != (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.compare(.notEqual, rhs) }
 
     /// Whether the property's value is one of `values`.
@@ -345,6 +346,7 @@ public protocol _QueryCollection {
 extension List: _QueryCollection {}
 extension MutableSet: _QueryCollection {}
 extension LinkingObjects: _QueryCollection {}
+extension AnyRealmCollection: _QueryCollection {}
 
 extension Query where T: _QueryCollection {
     /// Whether the collection holds `value` (`value IN collection`).
@@ -461,6 +463,20 @@ extension Query where T: _QueryMap {
     /// Whether any value equals `value`.
     public func contains(_ value: T.Value) -> Query<Bool> {
         Query<Bool>(.predicate(.comparison(QueryComparison(.value(Self.constant(value)), .in, .keyPath(values.keyPath)))))
+    }
+}
+
+extension Query where T: _QueryMap, T.Value: _Persistable & Comparable {
+    /// Whether every value lies in the closed range (`@min >= low AND @max <= high`).
+    public func contains(_ range: ClosedRange<T.Value>) -> Query<Bool> {
+        (aggregate(.min) as Query<T.Value>).compare(.greaterThanOrEqual, Self.constant(range.lowerBound))
+            && (aggregate(.max) as Query<T.Value>).compare(.lessThanOrEqual, Self.constant(range.upperBound))
+    }
+
+    /// Whether every value lies in the half-open range (`@min >= low AND @max < high`).
+    public func contains(_ range: Range<T.Value>) -> Query<Bool> {
+        (aggregate(.min) as Query<T.Value>).compare(.greaterThanOrEqual, Self.constant(range.lowerBound))
+            && (aggregate(.max) as Query<T.Value>).compare(.lessThan, Self.constant(range.upperBound))
     }
 }
 

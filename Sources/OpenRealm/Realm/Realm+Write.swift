@@ -225,7 +225,7 @@ extension Realm {
         }
         for (i, value) in later {
             if properties[i].isEmbeddedLink {
-                try _setEmbedded(object, i, AnyValueConversion.unwrap(value as Any) as? ObjectBase, policy: policy)
+                try _setEmbedded(object, i, AnyValueConversion.embeddedObject(value), policy: policy)
                 properties[i].field.releaseUnmanaged(object, properties[i].offset)
             } else if let collection = value as? CollectionAssignable {
                 try collection._orAssign(to: object, index: i, context: context)
@@ -304,7 +304,7 @@ extension Realm {
                 property.field.releaseUnmanaged(target, property.offset)
             }
             if property.isEmbeddedLink {
-                try _setEmbedded(target, i, AnyValueConversion.unwrap(value) as? ObjectBase, policy: policy)
+                try _setEmbedded(target, i, AnyValueConversion.embeddedObject(value), policy: policy)
             } else if property.descriptor.collection != ORC_COLL_NONE {
                 if let collection = value as? CollectionAssignable {
                     try collection._orAssign(to: target, index: i, context: context)

@@ -77,6 +77,17 @@ public final class Realm {
         try self.init(configuration: .defaultConfiguration)
     }
 
+    /// Opens the realm at `fileURL` with the default configuration's other settings
+    /// (`Realm.Configuration.defaultConfiguration` with `fileURL` set, which clears an
+    /// in-memory identifier).
+    ///
+    /// - Throws: what `Realm(configuration:)` throws.
+    public convenience init(fileURL: URL) throws {
+        var configuration = Realm.Configuration.defaultConfiguration
+        configuration.fileURL = fileURL
+        try self.init(configuration: configuration)
+    }
+
     /// Opens (creating unless read-only) the realm the configuration names, checking
     /// the models against the stored schema and running the migration if the schema
     /// version rose.
@@ -86,6 +97,7 @@ public final class Realm {
     ///   differ and no migration applies; the message lists the differences), `.fail`.
     public convenience init(configuration: Configuration) throws {
         self.init(coordinator: try Realm.openCoordinator(configuration), configuration: configuration, frozen: nil)
+        Logger.db(.trace, "Realm opened: \(_coordinator.path), schema version \(configuration.schemaVersion)")
     }
 
     /// Opens the file and brings its schema and the models together.
@@ -223,6 +235,7 @@ public final class Realm {
         let status = orc_txn_commit(txn, &version)
         _coordinator.notifier.finishCommit(holds, succeeded: status == ORC_OK, version: version)
         try ORC.check(status, "Committing the write transaction")
+        Logger.db(.trace, "Commit of version \(version): \(_coordinator.path)")
         _didCommit(version: version, skipping: tokens)
         configuration.sync?.didCommit(self)
     }

@@ -40,6 +40,7 @@ package final class RealmCoordinator: @unchecked Sendable {
     }
 
     deinit {
+        Logger.db(.detail, "Close file: \(path)")
         notifier.close()
         orc_env_close(env)
         if isInMemory { _ = orc_env_delete_files(path) }
@@ -50,7 +51,8 @@ package final class RealmCoordinator: @unchecked Sendable {
     /// has not got it open.
     static func coordinator(for configuration: Realm.Configuration) throws(RealmError) -> RealmCoordinator {
         if configuration.encryptionKey != nil {
-            throw RealmError(.fail, "Encrypted realms are not supported by OpenRealm: open the realm without an encryptionKey.")
+            throw RealmError(.fail, "Encrypted realms are not supported by OpenRealm: open the realm without an encryptionKey.",
+                             fileURL: configuration.fileURL)
         }
         let path = try configuration.resolvedPath()
         return try openFiles.coordinator(path) { () throws(RealmError) in try openFile(path, configuration) }
@@ -95,10 +97,12 @@ package final class RealmCoordinator: @unchecked Sendable {
         if configuration.readOnly {
             flags |= UInt32(ORC_ENV_READ_ONLY)
             if !fm.fileExists(atPath: path) {
-                throw RealmError(.fileNotFound, "Cannot open '\(path)' read-only: the file does not exist.")
+                throw RealmError(.fileNotFound, "Failed to open Realm file at path '\(path)': No such file or directory",
+                                 fileURL: URL(fileURLWithPath: path))
             }
         }
         var env: OpaquePointer?
+        Logger.db(.detail, "Open file: \(path)\(configuration.readOnly ? " (read-only)" : "")")
         try check(orc_env_open(path, flags, nil, &env), opening: path)
         if let shouldCompact = configuration.shouldCompactOnLaunch, !configuration.readOnly, !configuration.isInMemory {
             var info = orc_env_info()
@@ -125,18 +129,25 @@ package final class RealmCoordinator: @unchecked Sendable {
         return reopened!
     }
 
-    private static func check(_ status: Int32, opening path: String) throws(RealmError) {
+    /// The error for a failed open of the file at `path`, carrying the file's URL; the
+    /// file system's failures in the Realm Swift SDK's words.
+    static func check(_ status: Int32, opening path: String) throws(RealmError) {
         guard status != ORC_OK else { return }
         let message = ORC.lastMessage
+        let url = URL(fileURLWithPath: path)
         switch status {
         case ORC_ERR_NOT_FOUND, 2:
-            throw RealmError(.fileNotFound, "Cannot open '\(path)': the file does not exist. \(message)")
+            throw RealmError(.fileNotFound, "Failed to open Realm file at path '\(path)': No such file or directory", fileURL: url)
         case ORC_ERR_NOT_A_REALM, ORC_ERR_CORRUPT:
-            throw RealmError(.invalidDatabase, "Cannot open '\(path)': it is not a realm file or it is damaged. \(message)")
+            throw RealmError(.invalidDatabase, "Cannot open '\(path)': it is not a realm file or it is damaged. \(message)", fileURL: url)
         case 13, 1, 30:
-            throw RealmError(.filePermissionDenied, "Cannot open '\(path)': permission denied. \(message)")
+            throw RealmError(.filePermissionDenied, "Failed to open Realm file at path '\(path)': \(String(cString: strerror(status))). "
+                             + "Please use a path where your app has read-write permissions.", fileURL: url)
+        case 20 /* ENOTDIR */:
+            throw RealmError(.fileOperationFailed, "Failed to open file at path '\(path)': parent path is not a directory", fileURL: url)
         default:
-            throw ORC.error(status, "Opening '\(path)'")
+            let error = ORC.error(status, "Opening '\(path)'")
+            throw RealmError(error.code, error.message, fileURL: url)
         }
     }
 

@@ -32,10 +32,12 @@ extension QueryError {
 
 extension QueryArgumentBinder {
     /// The local API's rule for query arguments of its own types: a `PersistableEnum`
-    /// stands for its raw value. OpenRealmQuery cannot name `PersistableEnum`, so the
-    /// callers that bind a user's arguments (`filter`, subscriptions) hand it this.
-    package static func persistableEnumRawValue(_ argument: Any) -> Any? {
-        (argument as? any PersistableEnum)?.rawValue
+    /// stands for its raw value, a `CustomPersistable` value for its persisted value.
+    /// OpenRealmQuery cannot name those protocols, so the callers that bind a user's
+    /// arguments (`filter`, subscriptions) hand it this.
+    package static func persistedStandIn(_ argument: Any) -> Any? {
+        if let enumValue = argument as? any PersistableEnum { return enumValue.rawValue }
+        return (argument as? any _CustomPersistable)?.persistableValue
     }
 }
 

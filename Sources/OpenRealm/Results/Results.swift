@@ -137,7 +137,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         let parsed: ParsedQuery
         do {
             parsed = try QueryParser.parse(predicateFormat, arguments: arguments,
-                                           rawValue: QueryArgumentBinder.persistableEnumRawValue)
+                                           rawValue: QueryArgumentBinder.persistedStandIn)
         } catch let error as QueryError {
             throw error.realmError
         }

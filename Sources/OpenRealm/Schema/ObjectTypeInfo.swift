@@ -132,7 +132,12 @@ final class ObjectTypeInfo: @unchecked Sendable {
         var primaryKeyIndex: Int?
         for (name, offset, field) in fields {
             let options = field.options(probe, offset)
-            let descriptor = field.valueType._orDescriptor
+            var descriptor = field.valueType._orDescriptor
+            if field.valueType is any _CustomPersistable.Type && descriptor.type == ORC_TYPE_LINK {
+                // A custom type stored as an embedded object is stored nullable even where
+                // it is not optional (null reads as its default), as in the Realm Swift SDK.
+                descriptor.optional = true
+            }
             var origin: String?
             if descriptor.isLinkingObjects {
                 origin = (field.declaredValue(probe, offset) as? any _LinkingObjectsProtocol)?._originPropertyName

@@ -20,7 +20,7 @@ public struct RealmError: Swift.Error, Equatable, Hashable, CustomStringConverti
     public enum Code: Int, Sendable, CaseIterable {
         /// A failure with no more specific code.
         case fail = 1
-        /// The file could not be opened or written (I/O error, a directory, ...).
+        /// The file could not be opened or written (I/O error, a directory, not a regular file, ...).
         case fileAccess = 2
         /// The process may not open or create the file.
         case filePermissionDenied = 3
@@ -38,6 +38,9 @@ public struct RealmError: Swift.Error, Equatable, Hashable, CustomStringConverti
         case schemaMismatch = 10
         /// A Flexible Sync subscription set was rejected.
         case subscriptionFailed = 13
+        /// A file operation failed in a way no more specific code names (a path through
+        /// something that is not a directory).
+        case fileOperationFailed = 19
         /// The file is not a realm, or is damaged.
         case invalidDatabase = 100
         /// A query string or typed query is malformed or does not fit the schema.
@@ -60,10 +63,14 @@ public struct RealmError: Swift.Error, Equatable, Hashable, CustomStringConverti
     public let code: Code
     /// The message naming the cause.
     public let message: String
+    /// The file the error is about, for errors opening or reading a realm file (the
+    /// Realm Swift SDK's `Realm.Error.fileURL`); nil otherwise.
+    public let fileURL: URL?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, fileURL: URL? = nil) {
         self.code = code
         self.message = message
+        self.fileURL = fileURL
     }
 
     public var errorCode: Int { code.rawValue }
@@ -81,6 +88,7 @@ public struct RealmError: Swift.Error, Equatable, Hashable, CustomStringConverti
     public static var addressSpaceExhausted: Code { .addressSpaceExhausted }
     public static var schemaMismatch: Code { .schemaMismatch }
     public static var subscriptionFailed: Code { .subscriptionFailed }
+    public static var fileOperationFailed: Code { .fileOperationFailed }
     public static var invalidDatabase: Code { .invalidDatabase }
     public static var invalidQuery: Code { .invalidQuery }
     public static var invalidValue: Code { .invalidValue }

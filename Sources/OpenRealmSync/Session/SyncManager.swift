@@ -23,16 +23,17 @@ public final class SyncManager: Sendable {
     private struct UncheckedHandler: @unchecked Sendable {
         let call: (Error, SyncSession?) -> Void
     }
-    private let logSettings = Mutex<(level: SyncLogLevel, logger: SyncLogFunction?)>((.info, nil))
+    private let logSettings = Mutex<(level: SyncLogLevel?, logger: SyncLogFunction?)>((nil, nil))
 
-    /// The most detailed level logged (`.info` unless set).
+    /// The most detailed level logged. Until it is set, the shared `Logger`'s level
+    /// (`.info` by default) decides.
     public var logLevel: SyncLogLevel {
-        get { logSettings.withLock { $0.level } }
+        get { logSettings.withLock { $0.level } ?? SyncLogLevel(rawValue: Int(Logger.shared.level.rawValue)) ?? .info }
         set { logSettings.withLock { $0.level = newValue } }
     }
 
-    /// Receives the log lines at or below ``logLevel``; nil (the default) writes them to
-    /// standard error, prefixed with the time and level.
+    /// Receives the log lines at or below ``logLevel``; nil (the default) passes them to
+    /// `Logger.shared` (whose default writes them to standard error) with `"Sync: "` first.
     public var logger: SyncLogFunction? {
         get { logSettings.withLock { $0.logger } }
         set { logSettings.withLock { $0.logger = newValue } }
@@ -40,14 +41,18 @@ public final class SyncManager: Sendable {
 
     /// Logs `message` when `level` is enabled; the message is built only then.
     func log(_ level: SyncLogLevel, _ message: @autoclosure () -> String) {
-        let (enabled, logger) = logSettings.withLock { ($0.level >= level && level != .off, $0.logger) }
+        guard level != .off else { return }
+        let (setLevel, logger) = logSettings.withLock { ($0.level, $0.logger) }
+        let shared = Logger.shared
+        let sharedLevel = LogLevel(rawValue: UInt(level.rawValue)) ?? .all
+        // The shared logger's own level applies when this manager's was never set.
+        let enabled = setLevel.map { $0 >= level } ?? shared.isEnabled(sharedLevel)
         guard enabled else { return }
         let text = message()
         if let logger {
             logger(level, text)
         } else {
-            let line = String(format: "%.3f", Date().timeIntervalSince1970) + " sync \(level): \(text)\n"
-            FileHandle.standardError.write(Data(line.utf8))
+            shared.write(sharedLevel, "Sync: " + text)
         }
     }
 

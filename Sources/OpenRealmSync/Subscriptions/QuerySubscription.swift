@@ -48,7 +48,7 @@ public struct QuerySubscription<T: Object> {
 enum SubscriptionQuery {
     static func canonical(_ text: String, _ args: [Any]) -> Result<String, RealmError> {
         do {
-            let parsed = try QueryParser.parse(text, arguments: args, rawValue: QueryArgumentBinder.persistableEnumRawValue)
+            let parsed = try QueryParser.parse(text, arguments: args, rawValue: QueryArgumentBinder.persistedStandIn)
             return .success(QueryRenderer.render(parsed))
         } catch let error as QueryError {
             return .failure(RealmError(.invalidQuery, "Invalid subscription query '\(text)': \(error.message)"))

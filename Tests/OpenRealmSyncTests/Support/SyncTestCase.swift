@@ -48,7 +48,7 @@ class SyncTestCase: XCTestCase {
         configuration.trustedProxies = serverTrustedProxies
         configuration.passwordHashRounds = 1024
         configuration.mailer = serverMailer
-        var logger = Logger(label: "openrealm-sync-test-server")
+        var logger = Logging.Logger(label: "openrealm-sync-test-server")
         logger.logLevel = .critical
         let server = try SyncServer(configuration: configuration, logger: logger)
         self.server = server
