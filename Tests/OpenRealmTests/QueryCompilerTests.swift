@@ -442,6 +442,14 @@ final class QueryCompilerTests: XCTestCase {
         assertCompileFails("TRUEPREDICATE DISTINCT(dogs.name)", kind: .typeMismatch, mentions: ["DISTINCT", "'Person.dogs.name'"])
         assertCompileFails("TRUEPREDICATE SORT(dog ASC)", kind: .typeMismatch, mentions: ["SORT", "'Person.dog'"])
         assertCompileFails("age == $0", kind: .badArgument, mentions: ["$0"])
+        // Constants the operator cannot take, whatever the other side (ORCore refuses them too).
+        assertCompileFails("true CONTAINS anything", kind: .typeMismatch, mentions: ["'CONTAINS'", "true", "bool"])
+        assertCompileFails("5 BEGINSWITH[c] anything", kind: .typeMismatch, mentions: ["'BEGINSWITH'", "5", "int"])
+        assertCompileFails("anything LIKE 5", kind: .typeMismatch, mentions: ["'LIKE'", "5"])
+        assertCompileFails("5 BEGINSWITH 5", kind: .typeMismatch, mentions: ["'BEGINSWITH'", "5"])
+        assertCompileFails("true < false", kind: .typeMismatch, mentions: ["'<'", "true", "bool"])
+        assertCompileFails("$0 == $1", [QueryValue.link(table: dog, key: 1), QueryValue.link(table: person, key: 1)],
+                           kind: .typeMismatch, mentions: ["cannot compare"])
     }
 
     func testDeepPredicatesStopAtORCoresLimit() throws {

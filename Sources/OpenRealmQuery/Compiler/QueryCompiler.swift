@@ -25,7 +25,8 @@ import Foundation
 /// - `nil` only against optional properties, links, mixed, missing dictionary keys,
 ///   paths through a to-one link, and @min / @max / @avg; never with `<`, `>`, ...
 /// - `<`, `<=`, `>`, `>=`, BETWEEN never on bools or objects.
-/// - BEGINSWITH, ENDSWITH, CONTAINS, LIKE only on strings, binaries and mixed;
+/// - BEGINSWITH, ENDSWITH, CONTAINS, LIKE only on strings, binaries and mixed, and
+///   only with string, binary or nil constants (also against a mixed property);
 ///   `[c]` / `[d]` only on those too.
 ///
 /// Placeholders must be bound first (``ParsedQuery/binding(_:rawValue:)``).
@@ -275,11 +276,29 @@ package struct QueryCompiler {
         case .list(let l): ys = l
         default: return
         }
+        try checkConstant(x, op: op)
         for y in ys {
-            let ok = x == .null || y == .null || (x.isNumeric && y.isNumeric) || x.typeName == y.typeName
+            try checkConstant(y, op: op)
+            var ok = x == .null || y == .null || (x.isNumeric && y.isNumeric) || x.typeName == y.typeName
+            if case .link(let a, _) = x, case .link(let b, _) = y, a != b { ok = false }
             if !ok {
                 throw QueryError(.typeMismatch, "Invalid query: cannot compare \(QueryRenderer.value(x)) (\(x.typeName)) with \(QueryRenderer.value(y)) (\(y.typeName))")
             }
+        }
+    }
+
+    /// Refuses a constant the operator cannot take, as ORCore's compiler does whatever
+    /// the other side: a bool or object ordered, anything but a string, bytes or nil under
+    /// BEGINSWITH / ENDSWITH / CONTAINS / LIKE.
+    private func checkConstant(_ v: QueryValue, op: QueryOperator) throws {
+        let bad: Bool
+        switch v {
+        case .bool, .link: bad = op.isOrdering || op.isStringOperator
+        case .string, .binary, .null: bad = false
+        default: bad = op.isStringOperator
+        }
+        if bad {
+            throw QueryError(.typeMismatch, "Invalid query: '\(op.token)' cannot take \(QueryRenderer.value(v)) (\(v.typeName))")
         }
     }
 
@@ -299,7 +318,10 @@ package struct QueryCompiler {
         }
         if op.isOrdering, case .bool = v { throw mismatch() }
         if op.isOrdering, case .link = v { throw mismatch() }
-        if side.type == .mixed { return v }
+        if side.type == .mixed {
+            try checkConstant(v, op: op)
+            return v
+        }
         if side.type.isNumeric, v.isNumeric { return Self.exactNumber(v, as: side.type) }
         switch (side.type, v) {
         case (.bool, .bool), (.string, .string), (.binary, .binary), (.timestamp, .timestamp),
