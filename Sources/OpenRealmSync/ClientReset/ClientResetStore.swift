@@ -44,13 +44,8 @@ enum ClientResetStore {
     /// when it has it; else as committed).
     static func unsyncedChanges(_ txn: ORCoreTransaction, after base: UInt64,
                                 pending: [UInt64: [WireInstruction]]) throws -> [WireInstruction] {
-        let integrated = Set(SyncProgressStore.integrations(txn).map(\.local))
-        let head = txn.version
         var out: [WireInstruction] = []
-        var v = base + 1
-        while v <= head {
-            defer { v += 1 }
-            if integrated.contains(v) { continue }
+        for v in ChangesetReader.localVersions(txn, after: base, through: txn.version) {
             out += try pending[v] ?? ChangesetReader.instructions(txn.handle, version: v)
         }
         return out

@@ -28,6 +28,15 @@ enum ChangesetReader {
         var values: [WirePropertyValue]
     }
 
+    /// The versions of the local commits in (after, head], oldest first, lazily: every
+    /// commit but those that integrated a download (the server's changes, never
+    /// uploaded). Walk it forwards to read them all, or `reversed()` to find the last.
+    static func localVersions(_ txn: ORCoreTransaction, after: UInt64, through head: UInt64)
+        -> some BidirectionalCollection<UInt64> {
+        let integrated = head > after ? Set(SyncProgressStore.integrations(txn).map(\.local)) : []
+        return (after..<max(after, head)).lazy.map { $0 + 1 }.filter { !integrated.contains($0) }
+    }
+
     /// The local commits in (after, head] that carry synced changes, in order, with their
     /// instructions: commits that integrated a download (the server's changes) and
     /// commits with nothing to sync are left out. One conversion serves them all.
@@ -35,11 +44,9 @@ enum ChangesetReader {
     /// - Throws: ``ORCoreError`` when a log entry was trimmed or is damaged.
     static func localChanges(_ txn: ORCoreTransaction, after: UInt64, through head: UInt64) throws
         -> [(version: UInt64, instructions: [WireInstruction])] {
-        guard head > after else { return [] }
-        let integrated = Set(SyncProgressStore.integrations(txn).map(\.local))
         let values = ValueConversion(txn: txn.handle)
         var out: [(version: UInt64, instructions: [WireInstruction])] = []
-        for v in (after + 1)...head where !integrated.contains(v) {
+        for v in localVersions(txn, after: after, through: head) {
             let instructions = try instructions(txn.handle, version: v, values: values)
             if !instructions.isEmpty { out.append((v, instructions)) }
         }

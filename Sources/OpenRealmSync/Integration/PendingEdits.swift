@@ -199,13 +199,8 @@ struct PendingEdits {
                 transformed.insert(v)
             }
         }
-        let integrated = Set(SyncProgressStore.integrations(txn).map(\.local))
-        let head = txn.version
         let values = ValueConversion(txn: txn.handle)
-        var v = base + 1
-        while v <= head {
-            defer { v += 1 }
-            if integrated.contains(v) || byVersion[v] != nil { continue }
+        for v in ChangesetReader.localVersions(txn, after: base, through: txn.version) where byVersion[v] == nil {
             byVersion[v] = try ChangesetReader.instructions(txn.handle, version: v, values: values)
         }
     }

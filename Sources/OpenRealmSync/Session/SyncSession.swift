@@ -472,14 +472,10 @@ public final class SyncSession: @unchecked Sendable {
     func lastContentVersion(upTo head: UInt64) -> UInt64? {
         try? file.read { txn -> UInt64? in
             let progress = SyncProgressStore.progress(txn)
-            let integrated = Set(SyncProgressStore.integrations(txn).map(\.local))
             let base = max(progress.acknowledgedClientVersion, SyncProgressStore.uploadBase(txn))
-            var v = head
-            while v > base {
-                if !integrated.contains(v), let i = try? ChangesetReader.instructions(txn.handle, version: v), !i.isEmpty { return v }
-                v -= 1
+            return ChangesetReader.localVersions(txn, after: base, through: head).reversed().first { v in
+                (try? ChangesetReader.instructions(txn.handle, version: v))?.isEmpty == false
             }
-            return nil
         } ?? nil
     }
 
