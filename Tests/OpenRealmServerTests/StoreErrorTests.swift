@@ -7,19 +7,15 @@ import OpenRealmSyncCore
 /// The store's failures are the sync core's ``ORCoreError`` (``StoreError`` is its name
 /// here) and keep ORCore's status from the call that failed.
 final class StoreErrorTests: XCTestCase {
-    var directory: URL!
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-errors-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
+    /// An app directory of its own, removed when the test ends.
+    func appDirectory(_ name: String) -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("store-errors-\(UUID().uuidString)/\(name)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        return url
     }
 
     func testADamagedStoreFailsToOpenWithItsStatus() throws {
-        let appDirectory = directory.appendingPathComponent("damaged")
+        let appDirectory = appDirectory("damaged")
         try FileManager.default.createDirectory(at: appDirectory, withIntermediateDirectories: true)
         let file = appDirectory.appendingPathComponent("server.realm")
         try Data(repeating: 0xA5, count: 64 << 10).write(to: file)
@@ -33,10 +29,10 @@ final class StoreErrorTests: XCTestCase {
     }
 
     func testTheOperatorsReadOnlyOpenKeepsORCoresStatuses() throws {
-        let appDirectory = directory.appendingPathComponent("app")
+        let appDirectory = appDirectory("app")
         let path = appDirectory.appendingPathComponent("server.realm").path
         do { _ = try AppStore(appId: "app", directory: appDirectory) }
-        XCTAssertThrowsError(try StoreFile(path: directory.appendingPathComponent("missing.realm").path)) { error in
+        XCTAssertThrowsError(try StoreFile(path: appDirectory.appendingPathComponent("missing.realm").path)) { error in
             XCTAssertEqual((error as? StoreError)?.status, ORC_ERR_NOT_FOUND, "\(error)")
             XCTAssertEqual((error as? StoreError)?.isNotFound, true)
         }

@@ -9,20 +9,16 @@ import RealmSwift
 /// file's coordinator owns, which only the coordinator closes; an ORCore failure is
 /// reported as a `SyncError` that keeps ORCore's status in its underlying error.
 final class FileAccessTests: XCTestCase {
-    var directory: URL!
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.resolvingSymlinksInPath()
-            .appendingPathComponent("openrealm-file-access-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
-    }
+    /// The test's realm file, in a directory removed when the test ends.
+    lazy var fileURL: URL = {
+        let url = FileManager.default.temporaryDirectory.resolvingSymlinksInPath()
+            .appendingPathComponent("openrealm-file-access-\(UUID().uuidString).realm")
+        addTeardownBlock { _ = try? Realm.deleteFiles(for: Realm.Configuration(fileURL: url)) }
+        return url
+    }()
 
     func configuration(readOnly: Bool = false) -> Realm.Configuration {
-        var config = Realm.Configuration(fileURL: directory.appendingPathComponent("access.realm"))
+        var config = Realm.Configuration(fileURL: fileURL)
         config.objectTypes = [BulkItem.self, BulkNote.self]
         config.readOnly = readOnly
         return config
