@@ -68,7 +68,7 @@ enum SyncWorkloads {
         defer { server.stop() }
         let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("openrealm-bench-clients-\(getpid())")
         defer { try? FileManager.default.removeItem(at: root) }
-        let appId = "openrealm-bench"
+        let appId = SyncServerProcess.appId
         let app = App(id: appId, configuration: AppConfiguration(baseURL: server.baseURL, rootDirectory: root))
         var figures = SyncFigures()
 
