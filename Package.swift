@@ -181,6 +181,7 @@ let package = Package(
                 "ORCore",
                 "RealmSwift",
                 "OpenRealmSync",
+                "OpenRealmSyncCore",
                 "OpenRealmWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -216,6 +217,12 @@ let package = Package(
             path: "Tests/OpenRealmWireTests"
         ),
         .testTarget(
+            // The owner of ORCore handles (environments, transactions, metadata, errors).
+            name: "OpenRealmSyncCoreTests",
+            dependencies: ["OpenRealmSyncCore", "ORCore"],
+            path: "Tests/OpenRealmSyncCoreTests"
+        ),
+        .testTarget(
             name: "OpenRealmServerTests",
             dependencies: ["OpenRealmServer", "OpenRealmWire", "OpenRealmSyncCore", .product(name: "Logging", package: "swift-log"),
                            .product(name: "Crypto", package: "swift-crypto"),
@@ -239,7 +246,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenRealmSyncTests",
-            dependencies: ["RealmSwift", "OpenRealmSync", "OpenRealmServer", "OpenRealmWire", "ORCore",
+            dependencies: ["RealmSwift", "OpenRealmSync", "OpenRealmServer", "OpenRealmWire", "OpenRealmSyncCore", "ORCore",
                            // Built so that TourTests can run it.
                            "openrealm-tour",
                            .product(name: "Logging", package: "swift-log"),

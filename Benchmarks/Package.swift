@@ -13,9 +13,6 @@ let package = Package(
         .package(name: "OpenRealm", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
-        // The simulated sync clients of the fan-out workload speak the wire protocol over
-        // swift-nio's WebSocket client (the versions the root package already resolves).
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.65.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
     ],
     targets: [
@@ -43,10 +40,6 @@ let package = Package(
                 .product(name: "OpenRealmServer", package: "OpenRealm"),
                 .product(name: "OpenRealmWire", package: "OpenRealm"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/openrealm-bench"

@@ -14,7 +14,7 @@ final class ClockStorageTests: ServerTestCase {
     func withStoppedServer(_ body: (StoreTransaction) throws -> Void) throws {
         stopServer()
         do {
-            let store = try StoreEnvironment(path: storePath)
+            let store = try ORCoreEnvironment.openStore(path: storePath)
             try store.write(body)
         }
         try startServer()

@@ -13,12 +13,12 @@ import OpenRealmWire
 /// embedded objects as a single link, in a list and in a dictionary, nested.
 final class ObjectImageTests: XCTestCase {
     var directory: URL!
-    var store: StoreEnvironment!
+    var store: ORCoreEnvironment!
 
     override func setUpWithError() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-images-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try StoreEnvironment(path: directory.appendingPathComponent("store.realm").path)
+        store = try ORCoreEnvironment.openStore(path: directory.appendingPathComponent("store.realm").path)
         try store.write { txn in
             var integrator = Integrator(txn: txn, developmentMode: true,
                                         stamp: WriteStamp(timestamp: WireHybridTimestamp(milliseconds: 1_000), originFileIdent: 1))

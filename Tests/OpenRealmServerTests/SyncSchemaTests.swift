@@ -1,6 +1,7 @@
 import Foundation
 import ORCore
 import XCTest
+import OpenRealmSyncCore
 import OpenRealmWire
 @testable import OpenRealmServer
 
@@ -9,12 +10,12 @@ import OpenRealmWire
 /// clocks, and a unit's cached schema built again once the unit changes the schema.
 final class SyncSchemaTests: XCTestCase {
     var directory: URL!
-    var store: StoreEnvironment!
+    var store: ORCoreEnvironment!
 
     override func setUpWithError() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-syncschema-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try StoreEnvironment(path: directory.appendingPathComponent("store.realm").path)
+        store = try ORCoreEnvironment.openStore(path: directory.appendingPathComponent("store.realm").path)
     }
 
     override func tearDownWithError() throws {

@@ -29,7 +29,7 @@ final class ObjectCreatorTests: XCTestCase {
     func apply(_ realm: Realm, _ instructions: [WireInstruction]) throws -> Int {
         let file = FileAccess(coordinator: realm._coordinator)
         let skipped = try file.write { txn -> Int in
-            var applier = ChangesetApplier(txn: txn)
+            var applier = ChangesetApplier(txn: txn.handle)
             applier.apply(instructions)
             return applier.skipped
         }.0

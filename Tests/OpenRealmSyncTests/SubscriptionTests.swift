@@ -325,7 +325,7 @@ final class SubscriptionTests: SyncTestCase {
         XCTAssertEqual(store.load().latest.entries.map(\.name), ["all_teams"])
         XCTAssertEqual(store.load().latest.state, .complete)
         // The file keeps the state as the text earlier builds wrote and read.
-        let json = try XCTUnwrap(try store.file.read { FileMetadata.bytes($0, SubscriptionStore.metadataKey) })
+        let json = try XCTUnwrap(try store.file.read { try $0.metaBytes(SubscriptionStore.metadataKey) })
         XCTAssertTrue(String(decoding: json, as: UTF8.self).contains(#""state":"complete""#))
     }
 }

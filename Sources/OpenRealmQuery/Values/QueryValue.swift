@@ -42,31 +42,30 @@ package enum QueryValue: Hashable, Sendable {
         self = .timestamp(seconds: t.seconds, nanoseconds: t.nanoseconds)
     }
 
-    /// A short name of the value's type for messages ("int", "string", "ObjectId", ...).
-    package var typeName: String {
+    /// The value's type, as a property would hold it (nil for null).
+    package var propertyType: QueryPropertyType? {
         switch self {
-        case .null: return "null"
-        case .bool: return "bool"
-        case .int: return "int"
-        case .float: return "float"
-        case .double: return "double"
-        case .string: return "string"
-        case .binary: return "binary"
-        case .timestamp: return "date"
-        case .decimal: return "decimal128"
-        case .objectId: return "ObjectId"
-        case .uuid: return "UUID"
-        case .link: return "object"
+        case .null: return nil
+        case .bool: return .bool
+        case .int: return .int
+        case .float: return .float
+        case .double: return .double
+        case .string: return .string
+        case .binary: return .binary
+        case .timestamp: return .timestamp
+        case .decimal: return .decimal
+        case .objectId: return .objectId
+        case .uuid: return .uuid
+        case .link: return .link
         }
     }
 
+    /// A short name of the value's type for messages ("int", "string", "ObjectId", ...):
+    /// the property type's name (``QueryPropertyType/name``), or "null".
+    package var typeName: String { propertyType?.name ?? "null" }
+
     /// Whether the value is a number ORCore compares across types (int, float, double, decimal).
-    package var isNumeric: Bool {
-        switch self {
-        case .int, .float, .double, .decimal: return true
-        default: return false
-        }
-    }
+    package var isNumeric: Bool { propertyType?.isNumeric ?? false }
 }
 
 /// A Swift value that a query argument may be: the local API adopts it for `Object`

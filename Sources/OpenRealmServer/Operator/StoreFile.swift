@@ -1,5 +1,6 @@
 import Foundation
 import ORCore
+import OpenRealmSyncCore
 
 /// An app store opened by an operator command, read-only and without the server's
 /// tables: for copying and checking, which must not write to the store they read.
@@ -8,7 +9,7 @@ import ORCore
 /// process: its read transaction sees one committed snapshot, and the writer never
 /// reuses the pages of a snapshot a reader holds.
 final class StoreFile {
-    private let environment: StoreEnvironment
+    private let environment: ORCoreEnvironment
     var handle: OpaquePointer { environment.handle }
     var path: String { environment.path }
 
@@ -17,7 +18,7 @@ final class StoreFile {
     ///
     /// - Throws: ``StoreError`` naming the file and ORCore's reason.
     init(path: String, verify: Bool = false) throws {
-        environment = try StoreEnvironment(readingExisting: path, verify: verify)
+        environment = try ORCoreEnvironment.openExistingStore(path: path, verify: verify)
     }
 
     /// The latest committed version of the file (ORCore's, not the server version).
@@ -36,7 +37,7 @@ final class StoreFile {
                 return
             }
             attempt += 1
-            guard status == ORC_ERR_BUSY, attempt < 5 else { throw StoreError.orcore(status, "copy '\(path)' to '\(destination)'") }
+            guard status == ORC_ERR_BUSY, attempt < 5 else { throw StoreError.failure(status, "copy '\(path)' to '\(destination)'") }
             var txn: OpaquePointer?
             if orc_txn_begin(handle, Int32(ORC_TXN_READ), &txn) == ORC_OK { orc_txn_abort(txn) }
         }
@@ -45,11 +46,6 @@ final class StoreFile {
     /// `orc_env_check`: nil when the file is consistent, else how many problems it found
     /// and the first one.
     func check() -> (problems: Int, first: String)? {
-        var problems = 0
-        let status = orc_env_check(handle, &problems)
-        if status == ORC_OK { return nil }
-        var message = String(cString: orc_last_error())
-        if message.isEmpty { message = String(cString: orc_strerror(status)) }
-        return (max(problems, 1), message)
+        environment.check().map { (problems: $0.problems, first: $0.first.message) }
     }
 }

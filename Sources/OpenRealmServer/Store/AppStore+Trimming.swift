@@ -1,4 +1,5 @@
 import Foundation
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// History trimming. The history is needed to transform a changeset against what others
@@ -111,7 +112,7 @@ extension AppStore {
 /// after it, in version order, as 16-byte pairs (version, base; little-endian) in the
 /// metadata value `server.uploads.<file>`. Stores written before kept the pairs as text
 /// in the `uploadsAfterBase` column: read once, then moved.
-final class UploadRecords: DeferredStoreWrite {
+final class UploadRecords: ORCoreDeferredWrite {
     /// One file's record, and whether an older store's text column held it.
     struct File {
         var record: UploadRecord

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import ORCore
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// The embedded store of one app: one ORCore environment at
@@ -35,7 +36,7 @@ import OpenRealmWire
 package final class AppStore: @unchecked Sendable {
     /// The app id.
     let appId: String
-    let environment: StoreEnvironment
+    let environment: ORCoreEnvironment
 
     /// Prefix of the server's own tables.
     static let reservedPrefix = "__"
@@ -45,7 +46,7 @@ package final class AppStore: @unchecked Sendable {
         self.appId = appId
         try DataDirectory.makeDirectories(directory.path, what: "the store directory of app '\(appId)'")
         let path = directory.appendingPathComponent("server.realm").path
-        environment = try StoreEnvironment(path: path)
+        environment = try ORCoreEnvironment.openStore(path: path)
         // Stores an earlier build made are readable by others (0644 in 0755): tighten them
         // (the store's own directory and files only: the registry tightens `apps/`).
         for (file, mode) in [(directory.path, 0o700), (path, 0o600), (path + "-lock", 0o600)] as [(String, mode_t)] {

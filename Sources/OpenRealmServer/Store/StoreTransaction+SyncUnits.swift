@@ -4,41 +4,41 @@ import OpenRealmWire
 /// the store's own functions (`AppStore+History`, `+Trimming`, `+ClientFiles`,
 /// `+BootstrapCopies`).
 extension StoreTransaction: HistoryWriting, ClientFileWriting {
-    func historyFloor() throws -> UInt64 { try AppStore.historyFloor(self) }
+    package func historyFloor() throws -> UInt64 { try AppStore.historyFloor(self) }
 
-    func historyEntry(_ serverVersion: UInt64) throws -> HistoryEntry? { try AppStore.historyEntry(self, serverVersion) }
+    package func historyEntry(_ serverVersion: UInt64) throws -> HistoryEntry? { try AppStore.historyEntry(self, serverVersion) }
 
-    func appendHistory(_ entry: HistoryEntry) throws { try AppStore.appendHistory(self, entry) }
+    package func appendHistory(_ entry: HistoryEntry) throws { try AppStore.appendHistory(self, entry) }
 
-    func clientFile(_ ident: UInt64) throws -> ClientFileRecord? { try AppStore.clientFile(self, ident: ident) }
+    package func clientFile(_ ident: UInt64) throws -> ClientFileRecord? { try AppStore.clientFile(self, ident: ident) }
 
-    func uploadBase(_ ident: UInt64) throws -> UInt64 { try AppStore.uploadBase(self, ident: ident) }
+    package func uploadBase(_ ident: UInt64) throws -> UInt64 { try AppStore.uploadBase(self, ident: ident) }
 
-    func completedView(_ ident: UInt64) throws -> CompletedView? {
+    package func completedView(_ ident: UInt64) throws -> CompletedView? {
         guard let row = try readRow("__client_files", .int(Int64(ident))),
               let at = row.int("viewServerVersion"), at > 0, let record = row.string("view") else { return nil }
         return CompletedView(serverVersion: UInt64(at), record: record)
     }
 
-    func bootstrapCopies(_ ident: UInt64) throws -> BootstrapCopies { try BootstrapCopies.read(self, ident: ident) }
+    package func bootstrapCopies(_ ident: UInt64) throws -> BootstrapCopies { try BootstrapCopies.read(self, ident: ident) }
 
-    func recordIntegrated(_ ident: UInt64, clientVersion: UInt64) throws {
+    package func recordIntegrated(_ ident: UInt64, clientVersion: UInt64) throws {
         try updateRow("__client_files", .int(Int64(ident)), ["lastIntegratedClientVersion": .int(Int64(clientVersion))])
     }
 
-    func recordUpload(_ ident: UInt64, base: UInt64, version: UInt64) throws {
+    package func recordUpload(_ ident: UInt64, base: UInt64, version: UInt64) throws {
         try AppStore.recordUpload(self, ident: ident, base: base, version: version)
     }
 
-    func recordProgress(_ ident: UInt64, serverVersion: UInt64) throws {
+    package func recordProgress(_ ident: UInt64, serverVersion: UInt64) throws {
         try AppStore.recordProgress(self, ident: ident, serverVersion: serverVersion)
     }
 
-    func setCompletedView(_ ident: UInt64, _ view: CompletedView) throws {
+    package func setCompletedView(_ ident: UInt64, _ view: CompletedView) throws {
         try updateRow("__client_files", .int(Int64(ident)), [
             "viewServerVersion": .int(Int64(view.serverVersion)), "view": .string(view.record),
         ])
     }
 
-    func setBootstrapCopies(_ copies: BootstrapCopies, for ident: UInt64) throws { try copies.write(self, ident: ident) }
+    package func setBootstrapCopies(_ copies: BootstrapCopies, for ident: UInt64) throws { try copies.write(self, ident: ident) }
 }

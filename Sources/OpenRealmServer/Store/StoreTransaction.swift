@@ -2,46 +2,18 @@ import Foundation
 import ORCore
 import OpenRealmSyncCore
 
-/// A live ORCore transaction, valid only inside the ``StoreEnvironment/read(_:)`` or
-/// ``StoreEnvironment/write(_:)`` body that received it. Every call checks its status
-/// and throws ``StoreError`` at once.
-///
-/// Strings ORCore returns point into the map; the methods here copy them into Swift
-/// values before returning, so nothing read outlives the transaction by accident.
-final class StoreTransaction {
-    let handle: OpaquePointer
-    /// Scratch memory for strings and bytes handed to ORCore during one call.
-    let scratch = ValueScratch()
-    /// What the transaction remembers between the engine's calls (the synced schema).
-    let unitCache = StoreUnitCache()
+/// The server's name for a live ORCore transaction: the sync core's
+/// ``ORCoreTransaction`` (its handle, scratch memory, deferred writes and metadata
+/// values), valid only inside the ``ORCoreEnvironment/read(_:)`` or
+/// ``ORCoreEnvironment/write(_:)`` body that received it. The schema, object, row and
+/// value access the server needs are extensions here and in `StoreTransaction+*.swift`;
+/// every call checks its status and throws ``StoreError`` at once.
+typealias StoreTransaction = ORCoreTransaction
 
-    /// State that callers keep in memory for the length of a write transaction and write
-    /// once, at its end, by type (``deferredWrite(_:)``).
-    private var deferred: [ObjectIdentifier: any DeferredStoreWrite] = [:]
-    private var deferredOrder: [any DeferredStoreWrite] = []
-
-    init(_ handle: OpaquePointer) {
-        self.handle = handle
-    }
-
-    /// The transaction's one `W`, made by `make` on first use; its
-    /// ``DeferredStoreWrite/write(_:)`` runs when the write body returns, before the
-    /// commit (``StoreEnvironment/write(_:)``). An aborted transaction drops it.
-    func deferredWrite<W: DeferredStoreWrite>(_ make: () -> W) -> W {
-        if let existing = deferred[ObjectIdentifier(W.self)] as? W { return existing }
-        let made = make()
-        deferred[ObjectIdentifier(W.self)] = made
-        deferredOrder.append(made)
-        return made
-    }
-
-    /// Runs the deferred writes, in the order they were first used.
-    func finishDeferredWrites() throws {
-        let writes = deferredOrder
-        deferredOrder = []
-        deferred = [:]
-        for write in writes { try write.write(self) }
-    }
+extension StoreTransaction {
+    /// What the transaction remembers between the engine's calls (the synced schema,
+    /// object keys).
+    var unitCache: StoreUnitCache { state { StoreUnitCache() } }
 
     // MARK: Schema
 
@@ -159,56 +131,4 @@ final class StoreTransaction {
         unitCache.schemaChanged()
         try StoreError.check(orc_class_set_primary_key(handle, table, Int32(column)), "set primary key")
     }
-
-    // MARK: Metadata
-
-    /// A metadata value as a little-endian UInt64, or nil when absent.
-    func metaUInt64(_ name: String) throws -> UInt64? {
-        var data: UnsafeRawPointer?
-        var size = 0
-        let status = orc_meta_get(handle, name, &data, &size)
-        if status == ORC_ERR_NOT_FOUND { return nil }
-        try StoreError.check(status, "read metadata '\(name)'")
-        guard size == 8, let data else { throw StoreError(status: 0, "metadata '\(name)' holds \(size) bytes, not 8") }
-        var value: UInt64 = 0
-        withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: UnsafeRawBufferPointer(start: data, count: 8)) }
-        return UInt64(littleEndian: value)
-    }
-
-    /// Stores a metadata value as a little-endian UInt64.
-    func setMeta(_ name: String, _ value: UInt64) throws {
-        var le = value.littleEndian
-        try withUnsafeBytes(of: &le) { bytes in
-            try StoreError.check(orc_meta_set(handle, name, bytes.baseAddress, 8), "write metadata '\(name)'")
-        }
-    }
-
-    /// A metadata value's bytes, or nil when absent.
-    func metaBytes(_ name: String) throws -> [UInt8]? {
-        var data: UnsafeRawPointer?
-        var size = 0
-        let status = orc_meta_get(handle, name, &data, &size)
-        if status == ORC_ERR_NOT_FOUND { return nil }
-        try StoreError.check(status, "read metadata '\(name)'")
-        guard size > 0, let data else { return [] }
-        return Array(UnsafeRawBufferPointer(start: data, count: size))
-    }
-
-    /// Stores a metadata value's bytes; empty bytes delete it.
-    func setMeta(_ name: String, bytes: [UInt8]) throws {
-        guard !bytes.isEmpty else {
-            let status = orc_meta_delete(handle, name)
-            if status != ORC_ERR_NOT_FOUND { try StoreError.check(status, "delete metadata '\(name)'") }
-            return
-        }
-        try bytes.withUnsafeBytes { raw in
-            try StoreError.check(orc_meta_set(handle, name, raw.baseAddress, raw.count), "write metadata '\(name)'")
-        }
-    }
-}
-
-/// What a caller of a write transaction keeps in memory and writes once, at its end
-/// (``StoreTransaction/deferredWrite(_:)``).
-protocol DeferredStoreWrite: AnyObject {
-    func write(_ txn: StoreTransaction) throws
 }

@@ -1,6 +1,7 @@
 import Foundation
 import ORCore
 import OpenRealm
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// What a realm file keeps about a client reset under way (`docs/PROTOCOL.md` §6.4), so
@@ -18,22 +19,22 @@ enum ClientResetStore {
     static let markerKey = "openrealm.sync.reset"
 
     /// The base of the reset under way, or nil when none is.
-    static func marker(_ txn: OpaquePointer) -> UInt64? {
-        FileMetadata.uint64s(txn, markerKey).first
+    static func marker(_ txn: ORCoreTransaction) -> UInt64? {
+        (try? txn.metaUInt64s(markerKey))?.first
     }
 
-    static func setMarker(_ txn: OpaquePointer, base: UInt64?) throws {
+    static func setMarker(_ txn: ORCoreTransaction, base: UInt64?) throws {
         if let base {
-            try FileMetadata.setUInt64s(txn, markerKey, [base])
+            try txn.setMeta(markerKey, uint64s: [base])
         } else {
-            _ = orc_meta_delete(txn, markerKey)
+            try? txn.deleteMeta(markerKey)
         }
     }
 
     /// The version the sync consumer of the changeset log holds from: the acknowledged
     /// version, and during a reset no later than its base, so that the unsynced changes
     /// stay readable until they are recovered.
-    static func logHoldVersion(_ txn: OpaquePointer, _ progress: SyncProgressStore.Progress) -> UInt64 {
+    static func logHoldVersion(_ txn: ORCoreTransaction, _ progress: SyncProgressStore.Progress) -> UInt64 {
         guard let base = marker(txn) else { return progress.acknowledgedClientVersion }
         return min(base, progress.acknowledgedClientVersion)
     }
@@ -41,16 +42,11 @@ enum ClientResetStore {
     /// The unsynced local changes after `base`, oldest first: each commit that was not a
     /// download, as the client holds it (`pending`, transformed past later list edits,
     /// when it has it; else as committed).
-    static func unsyncedChanges(_ txn: OpaquePointer, after base: UInt64,
+    static func unsyncedChanges(_ txn: ORCoreTransaction, after base: UInt64,
                                 pending: [UInt64: [WireInstruction]]) throws -> [WireInstruction] {
-        let integrated = Set(SyncProgressStore.integrations(txn).map(\.local))
-        let head = orc_txn_version(txn)
         var out: [WireInstruction] = []
-        var v = base + 1
-        while v <= head {
-            defer { v += 1 }
-            if integrated.contains(v) { continue }
-            out += try pending[v] ?? ChangesetReader.instructions(txn, version: v)
+        for v in ChangesetReader.localVersions(txn, after: base, through: txn.version) {
+            out += try pending[v] ?? ChangesetReader.instructions(txn.handle, version: v)
         }
         return out
     }

@@ -71,6 +71,7 @@ struct FreshState {
 
     private func check(_ status: Int32, _ what: String) throws {
         guard status != ORC_OK else { return }
-        throw SyncError(.clientResetError, "Client reset: \(what) failed: \(String(cString: orc_last_error()))")
+        let failure = ORCoreError.failure(status, "Client reset: \(what) failed")
+        throw SyncError(.clientResetError, failure.message, underlyingError: failure)
     }
 }

@@ -97,14 +97,14 @@ extension SyncSession {
             outcome = try file.write { txn -> ([WireInstruction], UInt64) in
                 let base = ClientResetStore.marker(txn) ?? SyncProgressStore.uploadBase(txn)
                 let unsynced = recover ? try ClientResetStore.unsyncedChanges(txn, after: base, pending: pendingByVersion) : []
-                try FreshState(txn: txn).replace(with: bootstrap)
-                let version = orc_txn_version(txn) + 1
+                try FreshState(txn: txn.handle).replace(with: bootstrap)
+                let version = txn.version + 1
                 // Everything up to this commit is the server's state: never uploaded.
-                try FileMetadata.setUInt64s(txn, SyncProgressStore.uploadBaseKey, [version])
+                try txn.setMeta(SyncProgressStore.uploadBaseKey, uint64s: [version])
                 try SyncProgressStore.setProgress(txn, SyncProgressStore.Progress(serverVersion: serverVersion, acknowledgedClientVersion: version))
                 try SyncProgressStore.setIntegrations(txn, [(version, serverVersion)])
                 try ClientResetStore.setMarker(txn, base: nil)
-                _ = orc_log_hold(txn, SyncProgressStore.logConsumer, version)
+                _ = orc_log_hold(txn.handle, SyncProgressStore.logConsumer, version)
                 return (unsynced, version)
             }.0
         } catch {
@@ -123,7 +123,7 @@ extension SyncSession {
         if recover, !unsynced.isEmpty {
             do {
                 _ = try file.write { txn in
-                    var applier = ChangesetApplier(txn: txn)
+                    var applier = ChangesetApplier(txn: txn.handle)
                     applier.apply(unsynced)
                 }
             } catch where !discardOnFailure {

@@ -1,6 +1,7 @@
 import Foundation
 import ORCore
 import OpenRealm
+import OpenRealmSyncCore
 
 /// `writeCopy(configuration:)` when the source or the destination is synced.
 enum SyncedCopy {
@@ -29,35 +30,27 @@ enum SyncedCopy {
         }
         // The copy is a new client of its user: no identity; what it holds is already on
         // the server (or, from a local realm, is uploaded as new).
-        var env: OpaquePointer?
-        guard orc_env_open(url.path, 0, nil, &env) == ORC_OK, let env else {
-            throw RealmError(.fileAccess, "Opening the copy '\(url.path)' failed: \(String(cString: orc_last_error()))")
-        }
-        defer { orc_env_close(env) }
-        var txn: OpaquePointer?
-        guard orc_txn_begin(env, Int32(ORC_TXN_WRITE), &txn) == ORC_OK, let txn else {
-            throw RealmError(.fileAccess, "Preparing the copy '\(url.path)' failed: \(String(cString: orc_last_error()))")
+        let copy: ORCoreEnvironment
+        do { copy = try ORCoreEnvironment(path: url.path) } catch {
+            throw RealmError(.fileAccess, "Opening the copy '\(url.path)' failed: \(error.message)")
         }
         do {
-            try SyncProgressStore.setIdentity(txn, nil)
-            _ = orc_meta_delete(txn, SyncProgressStore.progressKey)
-            _ = orc_meta_delete(txn, SyncProgressStore.integrationsKey)
-            _ = orc_meta_delete(txn, CommitStamps.key)
-            _ = orc_meta_delete(txn, SyncProgressStore.viewServerVersionKey)
-            _ = orc_meta_delete(txn, PendingEdits.metadataKey)
-            _ = orc_log_release(txn, SyncProgressStore.logConsumer)
-            if source != nil {
-                try FileMetadata.setUInt64s(txn, SyncProgressStore.uploadBaseKey, [orc_txn_version(txn) + 1])
+            try copy.write { txn in
+                try SyncProgressStore.setIdentity(txn, nil)
+                for key in [SyncProgressStore.progressKey, SyncProgressStore.integrationsKey, CommitStamps.key,
+                            SyncProgressStore.viewServerVersionKey, PendingEdits.metadataKey] {
+                    try? txn.deleteMeta(key)
+                }
+                _ = orc_log_release(txn.handle, SyncProgressStore.logConsumer)
+                if source != nil {
+                    try txn.setMeta(SyncProgressStore.uploadBaseKey, uint64s: [txn.version + 1])
+                }
+                if destination == nil || destination?.enableFlexibleSync == false {
+                    try? txn.deleteMeta(SubscriptionStore.metadataKey)
+                }
             }
-            if destination == nil || destination?.enableFlexibleSync == false {
-                _ = orc_meta_delete(txn, SubscriptionStore.metadataKey)
-            }
-        } catch {
-            orc_txn_abort(txn)
-            throw error
-        }
-        guard orc_txn_commit(txn, nil) == ORC_OK else {
-            throw RealmError(.fileAccess, "Preparing the copy '\(url.path)' failed: \(String(cString: orc_last_error()))")
+        } catch let failure as ORCoreError {
+            throw RealmError(.fileAccess, "Preparing the copy '\(url.path)' failed: \(failure.message)")
         }
     }
 }

@@ -60,12 +60,18 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, LocalizedErro
     public let serverCode: SyncErrorCode?
     /// For `.writeRejected`: each reverted write.
     public let compensatingWriteInfo: [CompensatingWriteInfo]?
+    /// The failure beneath this one, when the client's own storage failed: the engine's
+    /// error, which keeps ORCore's status code (as an `NSError`: domain `ORCore`, the
+    /// status as its code).
+    public let underlyingError: (any Error & Sendable)?
 
-    public init(_ code: Code, _ message: String, serverCode: SyncErrorCode? = nil, compensatingWriteInfo: [CompensatingWriteInfo]? = nil) {
+    public init(_ code: Code, _ message: String, serverCode: SyncErrorCode? = nil, compensatingWriteInfo: [CompensatingWriteInfo]? = nil,
+                underlyingError: (any Error & Sendable)? = nil) {
         self.code = code
         self.message = message
         self.serverCode = serverCode
         self.compensatingWriteInfo = compensatingWriteInfo
+        self.underlyingError = underlyingError
     }
 
     public var errorCode: Int { code.rawValue }

@@ -1,5 +1,6 @@
 import Foundation
 import ORCore
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// Reads a local commit from the ORCore changeset log as wire instructions
@@ -27,19 +28,26 @@ enum ChangesetReader {
         var values: [WirePropertyValue]
     }
 
+    /// The versions of the local commits in (after, head], oldest first, lazily: every
+    /// commit but those that integrated a download (the server's changes, never
+    /// uploaded). Walk it forwards to read them all, or `reversed()` to find the last.
+    static func localVersions(_ txn: ORCoreTransaction, after: UInt64, through head: UInt64)
+        -> some BidirectionalCollection<UInt64> {
+        let integrated = head > after ? Set(SyncProgressStore.integrations(txn).map(\.local)) : []
+        return (after..<max(after, head)).lazy.map { $0 + 1 }.filter { !integrated.contains($0) }
+    }
+
     /// The local commits in (after, head] that carry synced changes, in order, with their
     /// instructions: commits that integrated a download (the server's changes) and
     /// commits with nothing to sync are left out. One conversion serves them all.
     ///
-    /// - Throws: ``SyncError`` when a log entry was trimmed or is damaged.
-    static func localChanges(_ txn: OpaquePointer, after: UInt64, through head: UInt64) throws
+    /// - Throws: ``ORCoreError`` when a log entry was trimmed or is damaged.
+    static func localChanges(_ txn: ORCoreTransaction, after: UInt64, through head: UInt64) throws
         -> [(version: UInt64, instructions: [WireInstruction])] {
-        guard head > after else { return [] }
-        let integrated = Set(SyncProgressStore.integrations(txn).map(\.local))
-        let values = ValueConversion(txn: txn)
+        let values = ValueConversion(txn: txn.handle)
         var out: [(version: UInt64, instructions: [WireInstruction])] = []
-        for v in (after + 1)...head where !integrated.contains(v) {
-            let instructions = try instructions(txn, version: v, values: values)
+        for v in localVersions(txn, after: after, through: head) {
+            let instructions = try instructions(txn.handle, version: v, values: values)
             if !instructions.isEmpty { out.append((v, instructions)) }
         }
         return out
@@ -50,27 +58,24 @@ enum ChangesetReader {
     /// - Parameter values: the conversion to use (one made for `txn`); pass the same one
     ///   when reading several versions in one read transaction, so that schema lookups
     ///   are made once.
-    /// - Throws: ``SyncError`` when the log entry was trimmed or is damaged.
+    /// - Throws: ``ORCoreError`` when the log entry was trimmed or is damaged (reported
+    ///   as a `SyncError` by ``FileAccess``).
     static func instructions(_ txn: OpaquePointer, version: UInt64, values shared: ValueConversion? = nil) throws -> [WireInstruction] {
         var data: UnsafeRawPointer?
         var size = 0
         let status = orc_log_get(txn, version, &data, &size)
         if status == ORC_ERR_NOT_FOUND { return [] }
         guard status == ORC_OK, let data else {
-            throw SyncError(.otherError, "Reading local changes of version \(version) from the changeset log failed: \(String(cString: orc_last_error()))")
+            throw ORCoreError.failure(status, "Reading local changes of version \(version) from the changeset log failed")
         }
         var it = orc_changeset_iter()
-        guard orc_changeset_iter_init(&it, data, size) == ORC_OK else {
-            throw SyncError(.otherError, "The changeset of version \(version) is damaged: \(String(cString: orc_last_error()))")
-        }
+        try ORCoreError.check(orc_changeset_iter_init(&it, data, size), "The changeset of version \(version) is damaged")
         var decoded: [orc_instr] = []
         var instr = orc_instr()
         while true {
             let next = orc_changeset_iter_next(&it, &instr)
             if next == ORC_ERR_NOT_FOUND { break }
-            guard next == ORC_OK else {
-                throw SyncError(.otherError, "The changeset of version \(version) is damaged: \(String(cString: orc_last_error()))")
-            }
+            try ORCoreError.check(next, "The changeset of version \(version) is damaged")
             decoded.append(instr)
         }
         let values = shared ?? ValueConversion(txn: txn)

@@ -1,5 +1,6 @@
 import Foundation
 import ORCore
+import OpenRealmSyncCore
 import OpenRealmWire
 import Synchronization
 
@@ -37,8 +38,8 @@ enum CommitStamps {
     static let key = "openrealm.sync.stamps"
 
     /// Local version → its stamp.
-    static func all(_ txn: OpaquePointer) -> [UInt64: WireHybridTimestamp] {
-        let v = FileMetadata.uint64s(txn, key)
+    static func all(_ txn: ORCoreTransaction) -> [UInt64: WireHybridTimestamp] {
+        let v = (try? txn.metaUInt64s(key)) ?? []
         var out: [UInt64: WireHybridTimestamp] = [:]
         for i in stride(from: 0, to: v.count - v.count % 3, by: 3) {
             out[v[i]] = WireHybridTimestamp(milliseconds: v[i + 1], counter: UInt32(truncatingIfNeeded: v[i + 2]))
@@ -46,25 +47,25 @@ enum CommitStamps {
         return out
     }
 
-    private static func store(_ txn: OpaquePointer, _ stamps: [UInt64: WireHybridTimestamp]) throws {
+    private static func store(_ txn: ORCoreTransaction, _ stamps: [UInt64: WireHybridTimestamp]) throws {
         if stamps.isEmpty {
-            _ = orc_meta_delete(txn, key)
+            try? txn.deleteMeta(key)
             return
         }
-        try FileMetadata.setUInt64s(txn, key, stamps.keys.sorted().flatMap {
+        try txn.setMeta(key, uint64s: stamps.keys.sorted().flatMap {
             [$0, stamps[$0]!.milliseconds, UInt64(stamps[$0]!.counter)]
         })
     }
 
     /// Records `stamp` for the commit `txn` is about to make.
-    static func record(_ txn: OpaquePointer, _ stamp: WireHybridTimestamp) throws {
+    static func record(_ txn: ORCoreTransaction, _ stamp: WireHybridTimestamp) throws {
         var stamps = all(txn)
-        stamps[orc_txn_version(txn) + 1] = stamp
+        stamps[txn.version + 1] = stamp
         try store(txn, stamps)
     }
 
     /// Forgets the stamps of commits up to `version` (acknowledged by the server).
-    static func prune(_ txn: OpaquePointer, upTo version: UInt64) throws {
+    static func prune(_ txn: ORCoreTransaction, upTo version: UInt64) throws {
         let stamps = all(txn)
         let kept = stamps.filter { $0.key > version }
         if kept.count != stamps.count { try store(txn, kept) }
@@ -75,6 +76,6 @@ enum CommitStamps {
     /// logged out) gets no stamp; its commit is stamped when it is uploaded.
     static func stampCommit(_ path: String, _ txn: OpaquePointer) {
         guard let session = SyncSessionRegistry.shared.existing(path: path) else { return }
-        try? record(txn, session.clock.tick())
+        try? record(ORCoreTransaction(borrowing: txn), session.clock.tick())
     }
 }

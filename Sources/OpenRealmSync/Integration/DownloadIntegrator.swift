@@ -1,4 +1,5 @@
 import ORCore
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// Integrates the server's downloads into the file: keeps a bootstrap's batches until
@@ -48,7 +49,7 @@ struct DownloadIntegrator {
         if !instructions.isEmpty || updated != current {
             var pending = pendingEdits
             _ = try file.write { txn in
-                var applier = ChangesetApplier(txn: txn)
+                var applier = ChangesetApplier(txn: txn.handle)
                 if completedQuery != nil { try SyncProgressStore.setViewServerVersion(txn, updated.serverVersion) }
                 applier.apply(try pending.integrate(changesets, txn, viewServerVersion: SyncProgressStore.viewServerVersion(txn)))
                 pending.acknowledge(upTo: updated.acknowledgedClientVersion)
@@ -56,7 +57,7 @@ struct DownloadIntegrator {
                 try CommitStamps.prune(txn, upTo: updated.acknowledgedClientVersion)
                 try SyncProgressStore.setProgress(txn, updated)
                 if updated.acknowledgedClientVersion != current.acknowledgedClientVersion {
-                    _ = orc_log_hold(txn, SyncProgressStore.logConsumer, ClientResetStore.logHoldVersion(txn, updated))
+                    _ = orc_log_hold(txn.handle, SyncProgressStore.logConsumer, ClientResetStore.logHoldVersion(txn, updated))
                 }
                 try Self.recordIntegration(txn, serverVersion: updated.serverVersion, acknowledged: updated.acknowledgedClientVersion)
             }
@@ -70,9 +71,9 @@ struct DownloadIntegrator {
 
     /// Remembers that the commit being made integrates server version `serverVersion`
     /// (uploads skip it, and later local commits name it as their base).
-    private static func recordIntegration(_ txn: OpaquePointer, serverVersion: UInt64, acknowledged: UInt64) throws {
+    private static func recordIntegration(_ txn: ORCoreTransaction, serverVersion: UInt64, acknowledged: UInt64) throws {
         var list = SyncProgressStore.integrations(txn)
-        list.append((orc_txn_version(txn) + 1, serverVersion))
+        list.append((txn.version + 1, serverVersion))
         // Entries below the acknowledged version are needed only for the last one.
         if let keep = list.lastIndex(where: { $0.local <= acknowledged }), keep > 0 {
             list.removeFirst(keep)

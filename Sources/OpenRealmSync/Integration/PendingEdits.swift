@@ -47,7 +47,7 @@ struct PendingEdits {
     ///
     /// - Parameter viewServerVersion: the server version of the file's last view change
     ///   (its last completed bootstrap, this download's when it completes one).
-    mutating func integrate(_ changesets: [WireDownloadChangeset], _ txn: OpaquePointer,
+    mutating func integrate(_ changesets: [WireDownloadChangeset], _ txn: ORCoreTransaction,
                             viewServerVersion: UInt64) throws -> [WireInstruction] {
         guard changesets.contains(where: { !$0.instructions.isEmpty }) else { return [] }
         try load(txn)
@@ -132,7 +132,7 @@ struct PendingEdits {
     /// changed, and those stored stay as they are.
     ///
     /// - Throws: ``SyncError`` when a changeset does not encode or the metadata cannot be written.
-    mutating func save(_ txn: OpaquePointer) throws {
+    mutating func save(_ txn: ORCoreTransaction) throws {
         guard changed else { return }
         changed = false
         var bytes: [UInt8] = []
@@ -153,17 +153,17 @@ struct PendingEdits {
             bytes += encoded
         }
         if bytes.isEmpty {
-            _ = orc_meta_delete(txn, Self.metadataKey)
+            try? txn.deleteMeta(Self.metadataKey)
         } else {
-            try FileMetadata.set(txn, Self.metadataKey, bytes)
+            try txn.setMeta(Self.metadataKey, bytes: bytes)
         }
     }
 
     /// The transformed changesets stored by ``save(_:)``, by local version.
     ///
     /// - Throws: ``SyncError`` naming the offset when the stored bytes are damaged.
-    static func stored(_ txn: OpaquePointer) throws -> [UInt64: [WireInstruction]] {
-        guard let bytes = FileMetadata.bytes(txn, metadataKey) else { return [:] }
+    static func stored(_ txn: ORCoreTransaction) throws -> [UInt64: [WireInstruction]] {
+        guard let bytes = try? txn.metaBytes(metadataKey) else { return [:] }
         var out: [UInt64: [WireInstruction]] = [:]
         var i = 0
         func u64() -> UInt64? {
@@ -189,7 +189,7 @@ struct PendingEdits {
     /// Reads the local changesets not kept yet: the stored transformed ones, then from
     /// the changeset log the commits after the acknowledged version (and the upload
     /// base) that were not downloads.
-    private mutating func load(_ txn: OpaquePointer) throws {
+    private mutating func load(_ txn: ORCoreTransaction) throws {
         let progress = SyncProgressStore.progress(txn)
         let base = max(progress.acknowledgedClientVersion, SyncProgressStore.uploadBase(txn))
         if !restored {
@@ -199,14 +199,9 @@ struct PendingEdits {
                 transformed.insert(v)
             }
         }
-        let integrated = Set(SyncProgressStore.integrations(txn).map(\.local))
-        let head = orc_txn_version(txn)
-        let values = ValueConversion(txn: txn)
-        var v = base + 1
-        while v <= head {
-            defer { v += 1 }
-            if integrated.contains(v) || byVersion[v] != nil { continue }
-            byVersion[v] = try ChangesetReader.instructions(txn, version: v, values: values)
+        let values = ValueConversion(txn: txn.handle)
+        for v in ChangesetReader.localVersions(txn, after: base, through: txn.version) where byVersion[v] == nil {
+            byVersion[v] = try ChangesetReader.instructions(txn.handle, version: v, values: values)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ORCore
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// The sync progress a realm file keeps in its metadata (`docs/PROTOCOL.md` §1): the
@@ -21,50 +22,50 @@ enum SyncProgressStore {
         var acknowledgedClientVersion: UInt64 = 0
     }
 
-    static func identity(_ txn: OpaquePointer) -> WireFileIdentity? {
-        let v = FileMetadata.uint64s(txn, identityKey)
+    static func identity(_ txn: ORCoreTransaction) -> WireFileIdentity? {
+        let v = (try? txn.metaUInt64s(identityKey)) ?? []
         guard v.count == 2, v[0] != 0 else { return nil }
         return WireFileIdentity(ident: v[0], salt: v[1])
     }
 
-    static func setIdentity(_ txn: OpaquePointer, _ identity: WireFileIdentity?) throws {
+    static func setIdentity(_ txn: ORCoreTransaction, _ identity: WireFileIdentity?) throws {
         if let identity {
-            try FileMetadata.setUInt64s(txn, identityKey, [identity.ident, identity.salt])
+            try txn.setMeta(identityKey, uint64s: [identity.ident, identity.salt])
         } else {
-            _ = orc_meta_delete(txn, identityKey)
+            try? txn.deleteMeta(identityKey)
         }
     }
 
-    static func progress(_ txn: OpaquePointer) -> Progress {
-        let v = FileMetadata.uint64s(txn, progressKey)
+    static func progress(_ txn: ORCoreTransaction) -> Progress {
+        let v = (try? txn.metaUInt64s(progressKey)) ?? []
         guard v.count == 2 else { return Progress() }
         return Progress(serverVersion: v[0], acknowledgedClientVersion: v[1])
     }
 
-    static func setProgress(_ txn: OpaquePointer, _ p: Progress) throws {
-        try FileMetadata.setUInt64s(txn, progressKey, [p.serverVersion, p.acknowledgedClientVersion])
+    static func setProgress(_ txn: ORCoreTransaction, _ p: Progress) throws {
+        try txn.setMeta(progressKey, uint64s: [p.serverVersion, p.acknowledgedClientVersion])
     }
 
     /// (local version, server version it brought the file to), oldest first.
-    static func integrations(_ txn: OpaquePointer) -> [(local: UInt64, server: UInt64)] {
-        let v = FileMetadata.uint64s(txn, integrationsKey)
+    static func integrations(_ txn: ORCoreTransaction) -> [(local: UInt64, server: UInt64)] {
+        let v = (try? txn.metaUInt64s(integrationsKey)) ?? []
         return stride(from: 0, to: v.count - v.count % 2, by: 2).map { (v[$0], v[$0 + 1]) }
     }
 
-    static func setIntegrations(_ txn: OpaquePointer, _ list: [(local: UInt64, server: UInt64)]) throws {
-        try FileMetadata.setUInt64s(txn, integrationsKey, list.flatMap { [$0.local, $0.server] })
+    static func setIntegrations(_ txn: ORCoreTransaction, _ list: [(local: UInt64, server: UInt64)]) throws {
+        try txn.setMeta(integrationsKey, uint64s: list.flatMap { [$0.local, $0.server] })
     }
 
-    static func viewServerVersion(_ txn: OpaquePointer) -> UInt64 {
-        FileMetadata.uint64s(txn, viewServerVersionKey).first ?? 0
+    static func viewServerVersion(_ txn: ORCoreTransaction) -> UInt64 {
+        (try? txn.metaUInt64s(viewServerVersionKey))?.first ?? 0
     }
 
-    static func setViewServerVersion(_ txn: OpaquePointer, _ version: UInt64) throws {
-        try FileMetadata.setUInt64s(txn, viewServerVersionKey, [version])
+    static func setViewServerVersion(_ txn: ORCoreTransaction, _ version: UInt64) throws {
+        try txn.setMeta(viewServerVersionKey, uint64s: [version])
     }
 
-    static func uploadBase(_ txn: OpaquePointer) -> UInt64 {
-        FileMetadata.uint64s(txn, uploadBaseKey).first ?? 0
+    static func uploadBase(_ txn: ORCoreTransaction) -> UInt64 {
+        (try? txn.metaUInt64s(uploadBaseKey))?.first ?? 0
     }
 
     /// The last server version the file had integrated when it made local commit `version`.

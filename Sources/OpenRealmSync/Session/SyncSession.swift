@@ -187,7 +187,7 @@ public final class SyncSession: @unchecked Sendable {
     func start() throws {
         let pendingReset = try file.write { txn -> Bool in
             let progress = SyncProgressStore.progress(txn)
-            _ = orc_log_hold(txn, SyncProgressStore.logConsumer, ClientResetStore.logHoldVersion(txn, progress))
+            _ = orc_log_hold(txn.handle, SyncProgressStore.logConsumer, ClientResetStore.logHoldVersion(txn, progress))
             for stamp in CommitStamps.all(txn).values { clock.receive(stamp) }
             return ClientResetStore.marker(txn) != nil
         }.0
@@ -340,7 +340,7 @@ public final class SyncSession: @unchecked Sendable {
                 if reset == nil, ident.lastIntegratedClientVersion > progress.acknowledgedClientVersion {
                     progress.acknowledgedClientVersion = ident.lastIntegratedClientVersion
                     try SyncProgressStore.setProgress(txn, progress)
-                    _ = orc_log_hold(txn, SyncProgressStore.logConsumer, ClientResetStore.logHoldVersion(txn, progress))
+                    _ = orc_log_hold(txn.handle, SyncProgressStore.logConsumer, ClientResetStore.logHoldVersion(txn, progress))
                     acknowledged = progress.acknowledgedClientVersion
                 }
                 return (SyncProgressStore.uploadBase(txn), acknowledged)
@@ -472,14 +472,10 @@ public final class SyncSession: @unchecked Sendable {
     func lastContentVersion(upTo head: UInt64) -> UInt64? {
         try? file.read { txn -> UInt64? in
             let progress = SyncProgressStore.progress(txn)
-            let integrated = Set(SyncProgressStore.integrations(txn).map(\.local))
             let base = max(progress.acknowledgedClientVersion, SyncProgressStore.uploadBase(txn))
-            var v = head
-            while v > base {
-                if !integrated.contains(v), let i = try? ChangesetReader.instructions(txn, version: v), !i.isEmpty { return v }
-                v -= 1
+            return ChangesetReader.localVersions(txn, after: base, through: head).reversed().first { v in
+                (try? ChangesetReader.instructions(txn.handle, version: v))?.isEmpty == false
             }
-            return nil
         } ?? nil
     }
 

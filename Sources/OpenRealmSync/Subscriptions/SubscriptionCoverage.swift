@@ -1,6 +1,7 @@
 import Foundation
 import ORCore
 import OpenRealm
+import OpenRealmSyncCore
 import Synchronization
 
 /// Refuses local writes to classes no subscription covers (API.md §8): in a flexible
@@ -31,7 +32,8 @@ enum SubscriptionCoverage {
         if let cached, cached.version == version {
             classes = cached.classes
         } else {
-            let stored = FileMetadata.json(txn, SubscriptionStore.metadataKey, as: SubscriptionStore.Stored.self) ?? SubscriptionStore.Stored()
+            let stored = (try? ORCoreTransaction(borrowing: txn).metaJSON(SubscriptionStore.metadataKey, as: SubscriptionStore.Stored.self))
+                ?? SubscriptionStore.Stored()
             classes = Set(stored.latest.entries.map(\.className))
             cache.withLock { $0[path] = (version, classes) }
         }

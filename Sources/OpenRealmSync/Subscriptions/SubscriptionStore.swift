@@ -1,5 +1,6 @@
 import Foundation
 import OpenRealm
+import OpenRealmSyncCore
 import Synchronization
 
 /// The subscription sets of a flexible sync realm, kept inside the realm file (metadata
@@ -56,18 +57,18 @@ struct SubscriptionStore: Sendable {
     var path: String { file.path }
 
     func load() -> Stored {
-        (try? file.read { FileMetadata.json($0, Self.metadataKey, as: Stored.self) } ?? nil) ?? Stored()
+        (try? file.read { try $0.metaJSON(Self.metadataKey, as: Stored.self) }) ?? Stored()
     }
 
     /// Commits `entries` as a new version; older pending versions become superseded.
     func commit(_ entries: [Entry]) throws -> Int64 {
         let (version, _) = try file.write { txn -> Int64 in
-            var stored = FileMetadata.json(txn, Self.metadataKey, as: Stored.self) ?? Stored()
+            var stored = (try? txn.metaJSON(Self.metadataKey, as: Stored.self)) ?? Stored()
             let version = stored.latest.version + 1
             for i in stored.sets.indices where stored.sets[i].state == .pending { stored.sets[i].state = .superseded }
             stored.sets.append(VersionRecord(version: version, state: .pending, errorMessage: nil, entries: entries))
             if stored.sets.count > Self.keptVersions { stored.sets.removeFirst(stored.sets.count - Self.keptVersions) }
-            try FileMetadata.setJSON(txn, Self.metadataKey, stored)
+            try txn.setMeta(Self.metadataKey, json: stored)
             return version
         }
         return version
@@ -77,7 +78,7 @@ struct SubscriptionStore: Sendable {
     /// superseded) or error with the server's message.
     func setState(_ version: Int64, complete: Bool, errorMessage: String?) throws {
         _ = try file.write { txn in
-            var stored = FileMetadata.json(txn, Self.metadataKey, as: Stored.self) ?? Stored()
+            var stored = (try? txn.metaJSON(Self.metadataKey, as: Stored.self)) ?? Stored()
             for i in stored.sets.indices {
                 if stored.sets[i].version == version {
                     stored.sets[i].state = complete ? .complete : .error
@@ -86,7 +87,7 @@ struct SubscriptionStore: Sendable {
                     stored.sets[i].state = .superseded
                 }
             }
-            try FileMetadata.setJSON(txn, Self.metadataKey, stored)
+            try txn.setMeta(Self.metadataKey, json: stored)
         }
         SubscriptionWaiters.shared.resolve(path: path, version: version,
                                            error: complete ? nil : RealmError(.subscriptionFailed, errorMessage ?? "The server refused subscription set version \(version)."))

@@ -9,7 +9,7 @@ import NIOSSL
 /// ``CertificateProbe`` for the server's chain, to say whether the certificate expired,
 /// names another host or comes from an untrusted authority (the TLS library itself only
 /// says "CERTIFICATE_VERIFY_FAILED").
-package struct TLSFailure: Error, Sendable, CustomStringConvertible {
+@_spi(SyncTransport) public struct TLSFailure: Error, Sendable, CustomStringConvertible {
     enum Kind: Sendable {
         /// The server's certificate did not verify (chain, dates or host name).
         case certificateRejected
@@ -32,7 +32,7 @@ package struct TLSFailure: Error, Sendable, CustomStringConvertible {
     /// trusted roots: the sync session stops with the error instead of retrying.
     package var isPermanent: Bool { kind != .interrupted }
 
-    package var description: String { "TLS with \(server) failed: \(reason)" }
+    public var description: String { "TLS with \(server) failed: \(reason)" }
 
     /// The failure of a TLS client connection that closed before its handshake completed,
     /// or nil when TLS was not the cause (the handshake completed, or nothing TLS-related

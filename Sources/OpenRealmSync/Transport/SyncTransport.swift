@@ -30,7 +30,7 @@ package protocol SyncTransportConnection: AnyObject, Sendable {
 
 /// What a connection reports. After one of the ends (`closed`, `tlsFailed`,
 /// `upgradeRefused`) nothing more comes.
-package enum SyncTransportEvent: Sendable {
+@_spi(SyncTransport) public enum SyncTransportEvent: Sendable {
     /// Open: frames may be written, and the session's `bind` goes first.
     case opened
     /// One frame from the server.
@@ -45,7 +45,7 @@ package enum SyncTransportEvent: Sendable {
 }
 
 /// The TLS settings of a `wss://` connection.
-package struct SyncTransportTLS: Sendable {
+@_spi(SyncTransport) public struct SyncTransportTLS: Sendable {
     let context: NIOSSLContext
     /// The trusted roots, in words, for error messages ("the system's trust store").
     let trust: String

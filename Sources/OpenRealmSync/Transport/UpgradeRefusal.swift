@@ -10,7 +10,7 @@ import Foundation
 /// stops with a ``SyncError`` the app sees, instead of retrying quietly for ever. A
 /// server error, a proxy whose server is down (`502`, `503`, `504`), a timeout (`408`)
 /// or a rate limit (`429`) may pass, and the session retries after its backoff.
-package struct UpgradeRefusal: Error, Sendable, CustomStringConvertible {
+@_spi(SyncTransport) public struct UpgradeRefusal: Error, Sendable, CustomStringConvertible {
     /// `host:port` the request went to.
     let server: String
     let status: Int
@@ -36,7 +36,7 @@ package struct UpgradeRefusal: Error, Sendable, CustomStringConvertible {
     /// app's base URL.
     package var isPermanent: Bool { !(status >= 500 || status == 408 || status == 429) }
 
-    package var description: String {
+    public var description: String {
         var text = "\(server) answered the sync WebSocket's upgrade request with HTTP \(status)"
             + (reasonPhrase.isEmpty ? "" : " \(reasonPhrase)") + " instead of 101 Switching Protocols"
         if let detail {

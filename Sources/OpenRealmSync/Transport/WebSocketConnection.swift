@@ -13,9 +13,14 @@ import NIOWebSocket
 /// Events are reported through the closures given at creation, on a NIO event loop
 /// thread; the owner hops to its own queue. `send` and `close` may be called from any
 /// thread.
-package final class WebSocketConnection: SyncTransportConnection, @unchecked Sendable {
-    package typealias Event = SyncTransportEvent
-    package typealias TLS = SyncTransportTLS
+///
+/// Public as SPI (`@_spi(SyncTransport) import OpenRealmSync`) for the tools that speak
+/// the protocol themselves over the client's own socket: `openrealm-chaos`'s simulated
+/// clients and the benchmark package's (a package of its own, which cannot see
+/// `package` declarations). Not part of the SDK's API.
+@_spi(SyncTransport) public final class WebSocketConnection: SyncTransportConnection, @unchecked Sendable {
+    public typealias Event = SyncTransportEvent
+    public typealias TLS = SyncTransportTLS
 
     private let url: URL
     private let tls: TLS?
@@ -35,17 +40,17 @@ package final class WebSocketConnection: SyncTransportConnection, @unchecked Sen
     static let maxMessageSize = (16 << 20) + 64
 
     /// A connection to `url`; `tls` is required for a `wss://` URL and unused otherwise.
-    package init(url: URL, tls: TLS?, onEvent: @escaping @Sendable (Event) -> Void) {
+    public init(url: URL, tls: TLS?, onEvent: @escaping @Sendable (Event) -> Void) {
         self.url = url
         self.tls = url.scheme == "wss" ? tls : nil
         self.onEvent = onEvent
     }
 
     /// Connects; reports `.opened` once the upgrade succeeded, `.closed` on failure.
-    package func connect() { connect(timeout: 10) }
+    public func connect() { connect(timeout: 10) }
 
     /// Connects within `timeout` seconds (TCP and TLS).
-    package func connect(timeout: TimeInterval) {
+    public func connect(timeout: TimeInterval) {
         guard let host = url.host else {
             onEvent(.closed("the sync URL '\(url)' has no host"))
             return
@@ -131,7 +136,7 @@ package final class WebSocketConnection: SyncTransportConnection, @unchecked Sen
     /// Sends one binary message; false when the connection is closed or not upgraded yet
     /// (the message is then not sent).
     @discardableResult
-    package func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         guard let channel = lock.withLock({ closed || !upgraded ? nil : channel }) else { return false }
         var buffer = channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
@@ -141,7 +146,7 @@ package final class WebSocketConnection: SyncTransportConnection, @unchecked Sen
     }
 
     /// Closes the connection (reported as `.closed`).
-    package func close() {
+    public func close() {
         let (channel, upgraded) = lock.withLock { () -> (Channel?, Bool) in
             closed = true
             return (self.channel, self.upgraded)

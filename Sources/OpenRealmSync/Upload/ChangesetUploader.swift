@@ -1,4 +1,5 @@
 import ORCore
+import OpenRealmSyncCore
 import OpenRealmWire
 
 /// Turns the file's local commits into `upload` frames: every commit after the cursor
@@ -49,7 +50,7 @@ struct ChangesetUploader {
 
     /// The encoded changesets of the local commits in (after, head] that carry synced
     /// changes.
-    private static func changesets(_ txn: OpaquePointer, after: UInt64, upTo head: UInt64,
+    private static func changesets(_ txn: ORCoreTransaction, after: UInt64, upTo head: UInt64,
                                    clock: SyncClock) throws -> [WireEncoder.EncodedUploadChangeset] {
         let integrations = SyncProgressStore.integrations(txn)
         let stamps = CommitStamps.all(txn)

@@ -1,5 +1,5 @@
 import Foundation
-import OpenRealmSync
+@_spi(SyncTransport) import OpenRealmSync
 import OpenRealmWire
 
 /// One simulated client of `load`, at the protocol level (``OpenRealmWire`` over the

@@ -1,5 +1,6 @@
 import Foundation
 import ORCore
+import OpenRealmSyncCore
 
 /// `crash --target server`: the `openrealm-server` child is killed with SIGKILL at random
 /// points while synced clients (RealmSwift, child processes) keep writing and uploading,
@@ -112,27 +113,22 @@ struct ServerCrashRun {
     /// would leave it (the self-test that shows the checks fail).
     private func eraseAcknowledgedNote() throws {
         let path = server.storePath(appId: SyncChaos.appId)
-        var env: OpaquePointer?
-        guard orc_env_open(path, UInt32(ORC_ENV_NO_CREATE), nil, &env) == ORC_OK, let env else {
-            throw ChaosFailure(.usage, "tamper: cannot open \(path): \(String(cString: orc_last_error()))")
-        }
-        defer { orc_env_close(env) }
-        var txn: OpaquePointer?
-        guard orc_txn_begin(env, Int32(ORC_TXN_WRITE), &txn) == ORC_OK, let txn else {
-            throw ChaosFailure(.usage, "tamper: cannot begin a write: \(String(cString: orc_last_error()))")
-        }
-        var info = orc_class_info()
-        var key: UInt64 = 0
-        let found = "c1-1".withCString { text -> Bool in
-            var pk = orc_value()
-            pk.type = ORC_TYPE_STRING
-            pk.string.data = text
-            pk.string.size = 4
-            return orc_schema_class_find(txn, "ChaosNote", &info) == ORC_OK && orc_obj_find(txn, info.table, &pk, &key) == ORC_OK
-        }
-        guard found, orc_obj_erase(txn, info.table, key) == ORC_OK, orc_txn_commit(txn, nil) == ORC_OK else {
-            orc_txn_abort(txn)
-            throw ChaosFailure(.usage, "tamper: cannot erase ChaosNote c1-1: \(String(cString: orc_last_error()))")
+        do {
+            let store = try ORCoreEnvironment(path: path, flags: UInt32(ORC_ENV_NO_CREATE))
+            try store.write { txn in
+                var info = orc_class_info()
+                var key: UInt64 = 0
+                try ORCoreError.check(orc_schema_class_find(txn.handle, "ChaosNote", &info), "find class 'ChaosNote'")
+                let (text, size) = txn.scratch.copy("c1-1")
+                var pk = orc_value()
+                pk.type = ORC_TYPE_STRING
+                pk.string.data = text
+                pk.string.size = size
+                try ORCoreError.check(orc_obj_find(txn.handle, info.table, &pk, &key), "find ChaosNote c1-1")
+                try ORCoreError.check(orc_obj_erase(txn.handle, info.table, key), "erase ChaosNote c1-1")
+            }
+        } catch {
+            throw ChaosFailure(.usage, "tamper: cannot erase ChaosNote c1-1 from \(path): \(error)")
         }
     }
 }

@@ -2,14 +2,17 @@ import Foundation
 import Logging
 import OpenRealmServer
 
-/// An `openrealm-server` in development mode (any app id, email/password login, the
-/// schema the clients declare) running in a child process — this executable started
+/// An `openrealm-server` in development mode (the app ``appId``, email/password login,
+/// the schema the clients declare) running in a child process — this executable started
 /// with `--sync-server DIR` — on a free loopback port, so that its memory is measured
 /// apart from the clients'.
 ///
 /// The child serves until its standard input closes (the parent ends or calls
 /// ``stop()``), so a crashed benchmark leaves no server behind.
 final class SyncServerProcess {
+    /// The app the workloads sync.
+    static let appId = "openrealm-bench"
+
     let port: Int
     let dataDirectory: URL
     private let process: Process
@@ -73,6 +76,11 @@ final class SyncServerProcess {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: URL(fileURLWithPath: dataDirectory), app: nil)
         // A throwaway server: a cheap password hash keeps the logins quick.
         configuration.passwordHashRounds = 1024
+        // The fan-out workload's simulated clients are one user's new client files, more
+        // of them at once than the server lets a user make by default (100).
+        var app = ServerAppConfiguration.development(appId: SyncServerProcess.appId)
+        app.clientFileRateLimit = RateLimit(burst: 10_000, perMinute: 10_000)
+        configuration.app = app
         var logger = Logger(label: "openrealm-bench-server")
         logger.logLevel = .critical
         do {

@@ -1,8 +1,6 @@
 import BenchModel
 import Dispatch
 import Foundation
-import NIOCore
-import NIOPosix
 import OpenRealm
 import OpenRealmSync
 import OpenRealmWire
@@ -70,7 +68,7 @@ enum SyncWorkloads {
         defer { server.stop() }
         let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("openrealm-bench-clients-\(getpid())")
         defer { try? FileManager.default.removeItem(at: root) }
-        let appId = "openrealm-bench"
+        let appId = SyncServerProcess.appId
         let app = App(id: appId, configuration: AppConfiguration(baseURL: server.baseURL, rootDirectory: root))
         var figures = SyncFigures()
 
@@ -235,17 +233,16 @@ enum SyncWorkloads {
     static func measureFanout(figures: inout SyncFigures, _ sizes: SyncSizes, server: SyncServerProcess, appId: String,
                               token: String, alice: Realm) async throws {
         let recorder = FanoutRecorder()
-        let group = MultiThreadedEventLoopGroup.singleton
         let query = WireClassQuery(className: "Task", query: "progressMinutes == -1")
         try await settle()
         let before = server.residentBytes()
-        var channels: [any NIOCore.Channel] = []
+        var clients: [WireClient] = []
         var half = 0
         let wave = 50
         for first in stride(from: 0, to: sizes.clients, by: wave) {
             for _ in first..<min(sizes.clients, first + wave) {
-                channels.append(try await WireClient.connect(host: "127.0.0.1", port: server.port, appId: appId, accessToken: token,
-                                                             query: query, recorder: recorder, group: group).get())
+                clients.append(WireClient.connect(host: "127.0.0.1", port: server.port, appId: appId, accessToken: token,
+                                                  query: query, recorder: recorder))
             }
             let target = min(sizes.clients, first + wave)
             try await waitUntil("\(target) clients to bind and bootstrap", seconds: 120) {
@@ -257,7 +254,7 @@ enum SyncWorkloads {
                 half = server.residentBytes()
             }
         }
-        defer { for channel in channels { channel.close(promise: nil) } }
+        defer { for client in clients { client.close() } }
         try await settle()
         let after = server.residentBytes()
         figures.clients = sizes.clients
