@@ -6,26 +6,12 @@ import XCTest
 /// The accounts contract (``AccountStore``), asserted the same way on both stores: the
 /// embedded ORCore store and PostgreSQL. A behaviour the auth service relies on that one
 /// store has and the other lacks fails here, naming the store.
-final class AccountStoreContractTests: XCTestCase {
-    private var directory: URL!
-    private var databases: [DatabasePool] = []
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("accounts-\(UUID().uuidString)")
-    }
-
-    override func tearDownWithError() throws {
-        for database in databases { database.close() }
-        try? FileManager.default.removeItem(at: directory)
-    }
-
+final class AccountStoreContractTests: PostgresTestCase {
     /// Runs `body` on a fresh store of each kind, for app `appId`.
     private func onEachStore(appId: String = "app", _ body: (String, any AccountStore) throws -> Void) throws {
         let embedded = try AppStore(appId: appId, directory: directory.appendingPathComponent(UUID().uuidString))
         try body("embedded", embedded)
-        let database = try DatabasePool.open(try PostgresCluster.shared().makeDatabase(), logger: quietLogger())
-        databases.append(database)
-        try body("postgres", PostgresAccountStore(database: database, appId: appId))
+        try body("postgres", PostgresAccountStore(database: try pool(makeDatabase()), appId: appId))
     }
 
     func testUsersAndEmailClaims() throws {
@@ -146,8 +132,7 @@ final class AccountStoreContractTests: XCTestCase {
     /// Apps in one database are apart: a user, an email claim and a key of one app are
     /// not seen by another.
     func testAppsShareADatabaseButNotAccounts() throws {
-        let database = try DatabasePool.open(try PostgresCluster.shared().makeDatabase(), logger: quietLogger())
-        databases.append(database)
+        let database = try pool(makeDatabase())
         let first = PostgresAccountStore(database: database, appId: "first")
         let second = PostgresAccountStore(database: database, appId: "second")
         let user = try XCTUnwrap(try first.createUser(provider: "local-userpass", email: "d@example.com", passwordHash: "h"))
@@ -163,13 +148,12 @@ final class AccountStoreContractTests: XCTestCase {
     func testConcurrentKeyCreationsKeepTheLimit() throws {
         let cluster = try PostgresCluster.shared()
         let location = try cluster.makeDatabase()
-        let one = try DatabasePool.open(location, logger: quietLogger())
-        let two = try DatabasePool.open(location, logger: quietLogger())
+        let one = try pool(location)
+        let two = try pool(location)
         try cluster.psql(location.database, """
             CREATE FUNCTION slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.1); RETURN NEW; END $$;
             CREATE TRIGGER slow BEFORE INSERT ON openrealm_api_keys FOR EACH ROW EXECUTE FUNCTION slow_insert();
             """)
-        databases += [one, two]
         let stores = [PostgresAccountStore(database: one, appId: "app"), PostgresAccountStore(database: two, appId: "app")]
         let user = try XCTUnwrap(try stores[0].createUser(provider: "anon-user", email: nil, passwordHash: nil))
         let created = Counter()

@@ -4,17 +4,9 @@ import XCTest
 @testable import OpenRealmPostgres
 
 /// Reaching the database, and its tables' migrations.
-final class DatabasePoolTests: XCTestCase {
-    private var databases: [DatabasePool] = []
-
-    override func tearDownWithError() throws {
-        for database in databases { database.close() }
-    }
-
+final class DatabasePoolTests: PostgresTestCase {
     private func open(_ location: PostgresLocation) throws -> DatabasePool {
-        let database = try DatabasePool.open(location, logger: quietLogger())
-        databases.append(database)
-        return database
+        try pool(location)
     }
 
     /// Several processes starting at once on an empty database: one applies each
@@ -25,8 +17,7 @@ final class DatabasePoolTests: XCTestCase {
         let outcomes = Outcomes()
         DispatchQueue.concurrentPerform(iterations: 6) { _ in
             do {
-                let database = try DatabasePool(location, logger: quietLogger())
-                defer { database.close() }
+                let database = try self.unmigratedPool(location)
                 outcomes.add(.success(try PostgresSchema.migrate(database).from))
             } catch {
                 outcomes.add(.failure(error))

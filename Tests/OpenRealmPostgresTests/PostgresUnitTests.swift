@@ -4,19 +4,7 @@ import XCTest
 @testable import OpenRealmPostgres
 
 /// Synchronous units of work on leased connections, and the app's write lock.
-final class PostgresUnitTests: XCTestCase {
-    private var pools: [DatabasePool] = []
-
-    override func tearDownWithError() throws {
-        for pool in pools { pool.close() }
-    }
-
-    private func pool(_ location: PostgresLocation) throws -> DatabasePool {
-        let pool = try DatabasePool.open(location, logger: quietLogger())
-        pools.append(pool)
-        return pool
-    }
-
+final class PostgresUnitTests: PostgresTestCase {
     func testAUnitCommitsWhenItsBodyReturnsAndRollsBackWhenItThrows() throws {
         struct Refused: Error {}
         let cluster = try PostgresCluster.shared()

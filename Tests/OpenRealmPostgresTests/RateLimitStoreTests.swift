@@ -5,19 +5,7 @@ import XCTest
 
 /// Rate limits on both stores: the same buckets in memory and in PostgreSQL, and in
 /// PostgreSQL one allowance for all the processes.
-final class RateLimitStoreTests: XCTestCase {
-    private var pools: [DatabasePool] = []
-
-    override func tearDownWithError() throws {
-        for pool in pools { pool.close() }
-    }
-
-    private func pool(_ location: PostgresLocation) throws -> DatabasePool {
-        let pool = try DatabasePool.open(location, logger: quietLogger())
-        pools.append(pool)
-        return pool
-    }
-
+final class RateLimitStoreTests: PostgresTestCase {
     func testABucketEmptiesAndSaysHowLongToWait() throws {
         let location = try PostgresCluster.shared().makeDatabase()
         let stores: [(String, any RateLimitStore)] = [

@@ -7,19 +7,7 @@ import OpenRealmWire
 /// The sync engine's units of work (history and client files, `Storage/SyncUnits.swift`)
 /// asserted the same way on both stores: the same calls give the same answers on the
 /// embedded store and on PostgreSQL.
-final class SyncUnitContractTests: XCTestCase {
-    private var directory: URL!
-    private var pools: [DatabasePool] = []
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-units-\(UUID().uuidString)")
-    }
-
-    override func tearDownWithError() throws {
-        for pool in pools { pool.close() }
-        try? FileManager.default.removeItem(at: directory)
-    }
-
+final class SyncUnitContractTests: PostgresTestCase {
     /// A store as these tests use it: make a client file, run a locked unit.
     private struct Store {
         let name: String
@@ -29,9 +17,7 @@ final class SyncUnitContractTests: XCTestCase {
 
     private func stores(appId: String = "app") throws -> [Store] {
         let embedded = try AppStore(appId: appId, directory: directory.appendingPathComponent(UUID().uuidString))
-        let pool = try DatabasePool.open(try PostgresCluster.shared().makeDatabase(), logger: quietLogger())
-        pools.append(pool)
-        let app = PostgresApp(database: pool, appId: appId)
+        let app = PostgresApp(database: try pool(makeDatabase()), appId: appId)
         return [
             Store(name: "embedded", newFile: { try embedded.newClientFile(userId: $0) },
                   locked: { body in try embedded.environment.write { txn in try body(txn) } }),
@@ -66,6 +52,9 @@ final class SyncUnitContractTests: XCTestCase {
     }
 
     func testClientFilesGiveTheSameAnswersOnBothStores() throws {
+        // Uploads with random bases, drawn once and replayed on both stores: per upload,
+        // nil for a base of 0 (the file's own new objects), else how far the base moves on.
+        let steps: [UInt64?] = (0..<120).map { _ in Int.random(in: 0..<4) == 0 ? nil : UInt64.random(in: 0..<3) }
         var answers: [String: [String]] = [:]
         for store in try stores() {
             var log: [String] = []
@@ -96,17 +85,15 @@ final class SyncUnitContractTests: XCTestCase {
                 try unit.setBootstrapCopies(BootstrapCopies(), for: file.ident)
                 XCTAssertEqual(try unit.bootstrapCopies(file.ident), BootstrapCopies(), store.name)
             }
-            // Uploads in a seeded random order of bases: the upload base follows one rule.
-            var generator = SplitMix(seed: 42)
+            // The upload base follows one rule. Bases never decrease for one file, except 0.
             var version: UInt64 = 10
             var base: UInt64 = 0
             for round in 0..<6 {
                 try store.locked { unit in
-                    for _ in 0..<20 {
+                    for step in steps[(round * 20)..<(round * 20 + 20)] {
                         version += 1
-                        // Bases never decrease for one file, except 0 (its own new objects).
-                        if generator.next() % 4 == 0 { try unit.recordUpload(file.ident, base: 0, version: version); continue }
-                        base = min(version - 1, base + generator.next() % 3)
+                        guard let step else { try unit.recordUpload(file.ident, base: 0, version: version); continue }
+                        base = min(version - 1, base + step)
                         try unit.recordUpload(file.ident, base: base, version: version)
                     }
                 }
@@ -116,18 +103,5 @@ final class SyncUnitContractTests: XCTestCase {
         }
         XCTAssertEqual(answers["embedded"], answers["postgres"])
         XCTAssertEqual(answers["embedded"]?.count, 7)
-    }
-}
-
-/// A small seeded generator, the same on every machine.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

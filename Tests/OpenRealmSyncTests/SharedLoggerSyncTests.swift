@@ -20,6 +20,10 @@ final class SharedLoggerSyncTests: SyncTestCase {
         }
         XCTAssertFalse(shared.value.contains { $0.hasPrefix("debug ") || $0.hasPrefix("trace ") }, "\(shared.value)")
 
+        // Connected first: a suspend during the first attempt's token fetch would let the
+        // resumed session finish that attempt without a new "connecting" line.
+        try await waitUntil("the session connected") { realm.syncSession?.connectionState == .connected }
+
         // A sync manager's own logger takes the lines instead.
         let own = LockedBox<[String]>([])
         app.syncManager.logger = { level, message in own.value.append("\(level) \(message)") }

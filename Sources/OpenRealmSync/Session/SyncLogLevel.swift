@@ -1,4 +1,5 @@
 import Foundation
+import OpenRealm
 
 /// How much the sync client logs, from nothing to everything, in increasing detail.
 ///
@@ -20,19 +21,8 @@ public enum SyncLogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringC
 
     public static func < (a: SyncLogLevel, b: SyncLogLevel) -> Bool { a.rawValue < b.rawValue }
 
-    public var description: String {
-        switch self {
-        case .off: "off"
-        case .fatal: "fatal"
-        case .error: "error"
-        case .warn: "warn"
-        case .info: "info"
-        case .detail: "detail"
-        case .debug: "debug"
-        case .trace: "trace"
-        case .all: "all"
-        }
-    }
+    /// The level's name, as `Logger`'s level of the same rank is named.
+    public var description: String { LogLevel(rawValue: UInt(rawValue))?.description ?? "all" }
 }
 
 /// Where sync log lines go: the level and the message.
