@@ -1,0 +1,40 @@
+import Foundation
+import XCTest
+
+/// The storage seam's fence (`docs/design/STORAGE-SEAM.md`): the sync engine reaches a
+/// store only through `Storage/`, so no server file outside the embedded store
+/// (`Store/`) and the operator's offline file copy (`Operator/StoreFile.swift`) imports
+/// ORCore, and the PostgreSQL store never does. A file that starts to fails here, named.
+final class StorageFenceTests: XCTestCase {
+    /// The repository's root, from this file's place in it.
+    private let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    private func swiftFiles(under folder: String) throws -> [String] {
+        let base = root.appendingPathComponent(folder)
+        guard let walk = FileManager.default.enumerator(atPath: base.path) else {
+            throw XCTSkip("the sources are not beside the tests (\(base.path))")
+        }
+        return walk.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.map { folder + "/" + $0 }
+    }
+
+    private func importsORCore(_ path: String) throws -> Bool {
+        let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        return text.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("import ORCore") }
+    }
+
+    func testOnlyTheEmbeddedStoreImportsORCore() throws {
+        let server = try swiftFiles(under: "Sources/OpenRealmServer")
+        XCTAssertGreaterThan(server.count, 100, "the server's sources were found")
+        let allowed = { (path: String) in
+            path.hasPrefix("Sources/OpenRealmServer/Store/") || path == "Sources/OpenRealmServer/Operator/StoreFile.swift"
+        }
+        let trespassing = try server.filter { !allowed($0) }.filter(importsORCore)
+        XCTAssertEqual(trespassing, [], "engine files import ORCore: they should ask the store through Storage/")
+        XCTAssertTrue(try server.filter(allowed).contains(where: importsORCore), "the embedded store is where ORCore is")
+
+        let postgres = try swiftFiles(under: "Sources/OpenRealmPostgres")
+        XCTAssertFalse(postgres.isEmpty)
+        XCTAssertEqual(try postgres.filter(importsORCore), [])
+    }
+}
