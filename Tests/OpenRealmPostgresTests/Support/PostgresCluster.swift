@@ -117,14 +117,21 @@ final class PostgresCluster: @unchecked Sendable {
     @discardableResult
     private static func run(_ path: String, _ arguments: [String], asRoot: Bool = false) throws -> String {
         let command = getuid() == 0 && !asRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--", path] + arguments : [path] + arguments
+        // Standard output is the answer; standard error, kept apart, explains a failure
+        // (a tool run as `postgres` also warns there that it cannot enter this process's
+        // working directory, which is none of its business).
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("pg-run-\(UUID().uuidString)").path
-        defer { unlink(outputPath) }
+        let errorPath = outputPath + ".err"
+        defer {
+            unlink(outputPath)
+            unlink(errorPath)
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let argv = command.map { strdup($0) } + [nil]
         defer { for arg in argv { free(arg) } }
         var pid: pid_t = 0
@@ -132,14 +139,16 @@ final class PostgresCluster: @unchecked Sendable {
         guard spawned == 0 else { throw ClusterError("cannot start \(command[0]): errno \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let text = ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        func read(_ path: String) -> String {
+            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         let exited = status & 0x7f == 0
         let code = (status >> 8) & 0xff
         guard exited && code == 0 else {
             throw ClusterError("\((path as NSString).lastPathComponent) \(arguments.joined(separator: " ")) failed "
-                + "(status \(status)): \(text)")
+                + "(status \(status)): \(read(errorPath)) \(read(outputPath))")
         }
-        return text
+        return read(outputPath)
     }
 
     private static func freeLoopbackPort() throws -> Int {
