@@ -150,8 +150,6 @@ package final class DatabasePool: Sendable {
         done.wait()
         switch outcome.get() {
         case .success(let value): return value
-        case .failure(let error as PostgresStoreError): throw error
-        case .failure(let error as PSQLError): throw PostgresStoreError.wrapping(error, operation, on: location)
         case .failure(let error as PostgresTransactionError):
             // The body's own errors pass through; the database's are worded.
             if let inner = error.closureError, !(inner is PSQLError) { throw inner }

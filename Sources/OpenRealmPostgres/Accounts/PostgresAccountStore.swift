@@ -98,17 +98,12 @@ package final class PostgresAccountStore: AccountStore {
         }
     }
 
+    /// The user `id`; `locking` holds its row for the rest of the transaction.
     static func user(_ connection: PostgresConnection, appId: String, id: String, logger: Logger,
                      locking: Bool = false) async throws -> UserRecord? {
-        if locking {
-            return try await users(connection, logger: logger, """
-                SELECT id, provider, email, password_hash, email_confirmed, created_at
-                FROM openrealm_users WHERE app_id = \(appId) AND id = \(id) FOR UPDATE
-                """).first
-        }
-        return try await users(connection, logger: logger, """
+        try await users(connection, logger: logger, """
             SELECT id, provider, email, password_hash, email_confirmed, created_at
-            FROM openrealm_users WHERE app_id = \(appId) AND id = \(id)
+            FROM openrealm_users WHERE app_id = \(appId) AND id = \(id) \(unescaped: locking ? "FOR UPDATE" : "")
             """).first
     }
 
@@ -178,15 +173,11 @@ package final class PostgresAccountStore: AccountStore {
 
     package func apiKeys(userId: String?) throws -> [APIKeyRecord] {
         try database.withConnection("list API keys") { [appId, logger] connection in
-            if let userId {
-                return try await Self.keys(connection, logger: logger, """
-                    SELECT id, user_id, name, key_hash, disabled, created_at FROM openrealm_api_keys
-                    WHERE app_id = \(appId) AND user_id = \(userId) ORDER BY created_at, id COLLATE "C"
-                    """)
-            }
-            return try await Self.keys(connection, logger: logger, """
+            // No user: every user's keys.
+            try await Self.keys(connection, logger: logger, """
                 SELECT id, user_id, name, key_hash, disabled, created_at FROM openrealm_api_keys
-                WHERE app_id = \(appId) ORDER BY created_at, id COLLATE "C"
+                WHERE app_id = \(appId) AND (\(userId)::text IS NULL OR user_id = \(userId))
+                ORDER BY created_at, id COLLATE "C"
                 """)
         }
     }

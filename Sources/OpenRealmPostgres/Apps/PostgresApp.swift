@@ -18,13 +18,20 @@ package struct PostgresApp: Sendable {
     /// version as of taking it. Other processes' locked units for the app wait.
     package func withWriteLock<T>(_ operation: String, _ body: (PostgresUnit, _ serverVersion: UInt64) throws -> T) throws -> T {
         try database.unit(operation) { unit in
-            try unit.perform("INSERT INTO openrealm_apps (app_id) VALUES (\(appId)) ON CONFLICT DO NOTHING")
-            let version = try unit.query("SELECT server_version FROM openrealm_apps WHERE app_id = \(appId) FOR UPDATE") { rows in
-                var version: Int64 = 0
-                for try await value in rows.decode(Int64.self) { version = value }
-                return version
+            // One round trip once the app has its row; its first unit makes it.
+            let lock = { () throws -> Int64? in
+                try unit.query("SELECT server_version FROM openrealm_apps WHERE app_id = \(appId) FOR UPDATE") { rows in
+                    var version: Int64?
+                    for try await value in rows.decode(Int64.self) { version = value }
+                    return version
+                }
             }
-            return try body(unit, UInt64(version))
+            var version = try lock()
+            if version == nil {
+                try unit.perform("INSERT INTO openrealm_apps (app_id) VALUES (\(appId)) ON CONFLICT DO NOTHING")
+                version = try lock()
+            }
+            return try body(unit, UInt64(version ?? 0))
         }
     }
 
