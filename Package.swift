@@ -142,6 +142,7 @@ let package = Package(
             name: "OpenRealmPostgres",
             dependencies: [
                 "OpenRealmServer",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),

@@ -50,11 +50,8 @@ public final class SyncServer: Sendable {
         try configuration.app?.validate()
         tls = try configuration.tls.map { try ServerTLSSetup.load($0, logger: logger) }
         try DataDirectory(configuration.dataDirectory).prepareForWriting()
-        let key = try configuration.signingKey.load(dataDirectory: configuration.dataDirectory)
-        var previousKeys = try configuration.previousSigningKeys.map { try $0.load(dataDirectory: configuration.dataDirectory) }
-        if configuration.signingKey == .dataDirectory, let retired = try SigningKey.loadPrevious(in: configuration.dataDirectory) {
-            previousKeys.append(retired)
-        }
+        let signingKeys = try TokenKeys(store: ConfiguredSigningKeys(source: configuration.signingKey, previous: configuration.previousSigningKeys,
+                                                                    dataDirectory: configuration.dataDirectory), logger: logger)
         let apps = AppRegistry(dataDirectory: configuration.dataDirectory, configured: configuration.app,
                                maxDevelopmentApps: configuration.maxDevelopmentApps)
         if let app = configuration.app, !app.emailConfirmation.autoConfirm, configuration.mailer == nil {
@@ -62,7 +59,7 @@ public final class SyncServer: Sendable {
                 + "but the server has no mail sender: start it with --mail-command")
         }
         queryWork = BoundedExecutor.queryWork(limit: configuration.syncQueryConcurrency, metrics: metrics)
-        auth = AuthService(apps: apps, signingKey: key, previousSigningKeys: previousKeys, hasher: PasswordHasher(rounds: configuration.passwordHashRounds),
+        auth = AuthService(apps: apps, signingKeys: signingKeys, hasher: PasswordHasher(rounds: configuration.passwordHashRounds),
                            mailer: configuration.mailer, logger: logger, metrics: metrics)
     }
 

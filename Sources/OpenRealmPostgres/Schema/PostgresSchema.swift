@@ -159,6 +159,20 @@ package enum PostgresSchema {
             )
             """,
         ]),
+        Migration(version: 5, name: "signing keys", statements: [
+            // The masters of the tokens (``PostgresSigningKeys``), shared by every
+            // process: the current one (`retired_at` null, at most one) signs, a retired
+            // one verifies the tokens it signed.
+            """
+            CREATE TABLE openrealm_signing_keys (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                key bytea NOT NULL CHECK (octet_length(key) = 32),
+                created_at bigint NOT NULL,
+                retired_at bigint
+            )
+            """,
+            "CREATE UNIQUE INDEX openrealm_signing_keys_one_current ON openrealm_signing_keys ((retired_at IS NULL)) WHERE retired_at IS NULL",
+        ]),
     ]
 
     /// The version this server writes.

@@ -14,7 +14,7 @@ struct LoginResult: Codable, Sendable, Hashable {
 /// and the sync endpoint verifies access tokens through it.
 final class AuthService: Sendable {
     let apps: AppRegistry
-    let tokens: JSONWebToken
+    let tokens: TokenKeys
     let hasher: PasswordHasher
     /// Sends confirmation and reset mails; nil when the server sends none.
     let mailer: (any MailSender)?
@@ -26,11 +26,11 @@ final class AuthService: Sendable {
     /// emails are registered).
     private let decoyHash: String
 
-    init(apps: AppRegistry, signingKey: SymmetricKey, previousSigningKeys: [SymmetricKey] = [], hasher: PasswordHasher,
+    init(apps: AppRegistry, signingKeys: TokenKeys, hasher: PasswordHasher,
          mailer: (any MailSender)? = nil, logger: Logger = Logger(label: "openrealm-server"),
          metrics: ServerMetrics = ServerMetrics()) {
         self.apps = apps
-        self.tokens = JSONWebToken(key: signingKey, previous: previousSigningKeys)
+        self.tokens = signingKeys
         self.hasher = hasher
         self.mailer = mailer
         self.logger = logger
@@ -151,7 +151,7 @@ final class AuthService: Sendable {
     /// A new access token for a valid refresh token.
     func refresh(refreshToken: String) throws(AuthError) -> String {
         let (app, claims, _) = try validRefresh(refreshToken)
-        return tokens.sign(accessClaims(app: app, userId: claims.sub, email: claims.email, provider: claims.provider))
+        return tokens.signer().sign(accessClaims(app: app, userId: claims.sub, email: claims.email, provider: claims.provider))
     }
 
     /// Revokes a refresh token: it cannot refresh again. Access tokens it minted stay
@@ -205,8 +205,9 @@ final class AuthService: Sendable {
         do { try app.accounts.storeRefreshToken(record) } catch { throw .internalError("cannot store the token: \(error)") }
         let refresh = TokenClaims(sub: user.id, aud: app.store.appId, typ: "refresh", iat: now, exp: record.expiresAt,
                                   jti: id, email: user.email, provider: user.provider)
-        return LoginResult(access_token: tokens.sign(accessClaims(app: app, userId: user.id, email: user.email, provider: user.provider)),
-                           refresh_token: tokens.sign(refresh), user_id: user.id, device_id: AppStore.randomHex(12))
+        let signer = tokens.signer()
+        return LoginResult(access_token: signer.sign(accessClaims(app: app, userId: user.id, email: user.email, provider: user.provider)),
+                           refresh_token: signer.sign(refresh), user_id: user.id, device_id: AppStore.randomHex(12))
     }
 
     /// The form an email is compared and stored in: trimmed, Unicode NFC (so that a

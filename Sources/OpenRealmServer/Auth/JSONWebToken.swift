@@ -59,6 +59,22 @@ package struct JSONWebToken: Sendable {
         self.ring = ring
     }
 
+    /// Tokens signed with the ring's current master and verified with any of its masters.
+    package init(_ ring: SigningKeyRing) {
+        self.init(key: ring.current, previous: ring.previous)
+    }
+
+    /// Whether the ring holds the master `keyId` names.
+    func holds(keyId: String) -> Bool { ring[keyId] != nil }
+
+    /// The key id a token's header names, or nil (none, or not a readable header);
+    /// nothing in it is trusted: it only picks the key to check the signature with.
+    static func keyId(ofToken token: String) -> String? {
+        guard let end = token.firstIndex(of: "."), let header = unbase64url(token[..<end]),
+              let fields = try? JSONSerialization.jsonObject(with: header) as? [String: Any] else { return nil }
+        return fields["kid"] as? String
+    }
+
     /// The id of a master key: 16 hex digits of a SHA-256 over it (which reveals nothing
     /// of the key).
     static func keyId(_ master: SymmetricKey) -> String {

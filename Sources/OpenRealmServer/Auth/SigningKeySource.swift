@@ -36,6 +36,15 @@ public enum SigningKeySource: Sendable, Hashable {
         }
     }
 
+    /// Where the key comes from, in words for messages.
+    var origin: String {
+        switch self {
+        case .dataDirectory: "the data directory"
+        case .file(let url): "the file '\(url.path)'"
+        case .environment(let name): "the environment variable '\(name)'"
+        }
+    }
+
     private static func decode(_ text: String, source: String) throws -> SymmetricKey {
         guard let bytes = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw ServerError("\(source) does not hold a signing key: 32 bytes, raw or in base64 (openssl rand -base64 32)")
