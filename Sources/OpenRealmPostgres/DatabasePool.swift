@@ -74,7 +74,17 @@ package final class DatabasePool: Sendable {
     /// failed connections quietly, so a wrong password or a database that is down would
     /// show only as units that time out.
     func probe() throws {
-        let location = self.location, logger = self.logger
+        let configuration = try connectionConfiguration(applicationName: location.applicationName)
+        let logger = self.logger
+        try blocking("connect") {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            try await connection.close()
+        }
+    }
+
+    /// The configuration of a connection of its own, outside the pool (the probe, the
+    /// commit feed's listener), named `applicationName` in `pg_stat_activity`.
+    func connectionConfiguration(applicationName: String) throws -> PostgresConnection.Configuration {
         var configuration: PostgresConnection.Configuration
         switch location.endpoint {
         case .tcp(let host, let port):
@@ -87,10 +97,8 @@ package final class DatabasePool: Sendable {
         }
         let timeout = location.connectTimeout.components
         configuration.options.connectTimeout = .seconds(max(1, timeout.seconds))
-        try blocking("connect") { [configuration] in
-            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-            try await connection.close()
-        }
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
+        return configuration
     }
 
     /// Closes the pool: open connections are closed, later units fail.
