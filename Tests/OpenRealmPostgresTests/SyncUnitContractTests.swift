@@ -12,7 +12,7 @@ final class SyncUnitContractTests: PostgresTestCase {
     private struct Store {
         let name: String
         let newFile: (String) throws -> ClientFileRecord
-        let locked: (_ body: (any HistoryWriting & ClientFileWriting) throws -> Void) throws -> Void
+        let locked: (_ body: (any HistoryTrimming & ClientFileWriting) throws -> Void) throws -> Void
     }
 
     private func stores(appId: String = "app") throws -> [Store] {
@@ -103,5 +103,50 @@ final class SyncUnitContractTests: PostgresTestCase {
         }
         XCTAssertEqual(answers["embedded"], answers["postgres"])
         XCTAssertEqual(answers["embedded"]?.count, 7)
+    }
+
+    /// The trim on both stores: files seen within the retention period and bound files
+    /// are waited for (bound ones recorded as seen), a file away too long is not, and
+    /// the floor and the entries left agree.
+    func testTrimmingWaitsForTheSameFilesOnBothStores() throws {
+        let now = AppStore.nowMilliseconds
+        var answers: [String: [String]] = [:]
+        for store in try stores() {
+            var log: [String] = []
+            let (a, b, away) = (try store.newFile("u"), try store.newFile("u"), try store.newFile("u"))
+            try store.locked { unit in
+                for version in UInt64(1)...10 {
+                    try unit.appendHistory(HistoryEntry(serverVersion: version, originFileIdent: a.ident, originClientVersion: version,
+                                                        timestamp: WireHybridTimestamp(milliseconds: 1, counter: 0), integratedAt: 1,
+                                                        changeset: [UInt8(version)]))
+                }
+                try unit.recordUpload(a.ident, base: 6, version: 7)
+                try unit.recordUpload(b.ident, base: 8, version: 9)
+                try unit.recordSeen([away.ident], now: now - 10 * 86_400_000)
+            }
+            try store.locked { unit in
+                log.append("floor \(try HistoryTrimmer.trim(unit, latest: 10, retentionSeconds: 3600, bound: [], now: now))")
+                log.append("left \((UInt64(1)...10).filter { (try? unit.historyEntry($0)) != nil })")
+                // The away file comes back bound: nothing more is trimmed, and it is seen.
+                log.append("floor \(try HistoryTrimmer.trim(unit, latest: 10, retentionSeconds: 3600, bound: [away.ident], now: now))")
+                let seen = try unit.trimCandidates().first { $0.ident == away.ident }?.lastSeenAt
+                log.append("away seen now: \(seen == now)")
+            }
+            try store.locked { unit in
+                // Every file moves past 9: the history up to 9 goes, 10 stays.
+                try unit.recordUpload(a.ident, base: 9, version: 10)
+                try unit.recordUpload(b.ident, base: 9, version: 10)
+                try unit.recordUpload(away.ident, base: 9, version: 10)
+            }
+            try store.locked { unit in
+                log.append("floor \(try HistoryTrimmer.trim(unit, latest: 10, retentionSeconds: 3600, bound: [], now: now))")
+                log.append("floor read \(try unit.historyFloor()), left \((UInt64(1)...10).filter { (try? unit.historyEntry($0)) != nil })")
+            }
+            answers[store.name] = log
+        }
+        XCTAssertEqual(answers["embedded"], [
+            "floor 6", "left [7, 8, 9, 10]", "floor 6", "away seen now: true", "floor 9", "floor read 9, left [10]",
+        ])
+        XCTAssertEqual(answers["postgres"], answers["embedded"])
     }
 }

@@ -12,7 +12,7 @@ import PostgresNIO
 /// Each call is a round trip; an upload record is read and written back per upload
 /// (the embedded store keeps them for the transaction's length: batching here is for
 /// when the engine hands whole changesets to the store).
-package final class PostgresSyncUnit: HistoryWriting, ClientFileWriting, @unchecked Sendable {
+package final class PostgresSyncUnit: HistoryWriting, HistoryTrimming, ClientFileWriting, @unchecked Sendable {
     package let unit: PostgresUnit
     package let appId: String
 
@@ -64,6 +64,38 @@ package final class PostgresSyncUnit: HistoryWriting, ClientFileWriting, @unchec
                 \(Data(entry.uploadedListEdits)), \(entry.originServerVersion.map { Int64($0) }))
             """)
         try unit.perform("UPDATE openrealm_apps SET server_version = \(Int64(entry.serverVersion)) WHERE app_id = \(appId)")
+    }
+
+    // MARK: Trimming
+
+    package func trimCandidates() throws -> [TrimCandidate] {
+        let floor = try historyFloor()
+        return try unit.query("""
+            SELECT ident, upload_base, coalesce(last_seen_at, created_at) FROM openrealm_client_files WHERE app_id = \(appId)
+            """) { rows in
+            var candidates: [TrimCandidate] = []
+            for try await (ident, base, seen) in rows.decode((Int64, Int64?, Int64).self) {
+                candidates.append(TrimCandidate(ident: UInt64(max(0, ident)), uploadBase: base.map { UInt64(max(0, $0)) } ?? floor,
+                                                lastSeenAt: seen))
+            }
+            return candidates
+        }
+    }
+
+    package func recordSeen(_ idents: [UInt64], now: Int64) throws {
+        let known = idents.filter { $0 <= UInt64(Int64.max) }.map { Int64($0) }
+        guard !known.isEmpty else { return }
+        try unit.perform("""
+            UPDATE openrealm_client_files SET last_seen_at = \(now) WHERE app_id = \(appId) AND ident = ANY(\(known))
+            """)
+    }
+
+    package func trimHistory(through version: UInt64) throws {
+        let version = Int64(clamping: version)
+        try unit.perform("DELETE FROM openrealm_history WHERE app_id = \(appId) AND server_version <= \(version)")
+        try unit.perform("""
+            UPDATE openrealm_apps SET history_floor = greatest(history_floor, \(version)) WHERE app_id = \(appId)
+            """)
     }
 
     // MARK: Client files

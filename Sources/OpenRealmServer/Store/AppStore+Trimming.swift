@@ -70,8 +70,9 @@ extension AppStore {
         row.int("uploadBase").map { UInt64(max(0, $0)) } ?? floor
     }
 
-    /// Deletes the history no client file still needs and raises the floor; returns the
-    /// new floor. The files of bound sessions are recorded as seen at `now`.
+    /// Deletes the history no client file still needs and raises the floor
+    /// (``HistoryTrimmer``); returns the new floor. The files of bound sessions are
+    /// recorded as seen at `now`.
     ///
     /// - Parameters:
     ///   - retentionSeconds: files not seen for longer are not waited for.
@@ -80,27 +81,28 @@ extension AppStore {
     @discardableResult
     func trimHistory(retentionSeconds: Int64, bound: Set<UInt64>, now: Int64 = AppStore.nowMilliseconds) throws -> UInt64 {
         try environment.write { txn in
-            let floor = try Self.historyFloor(txn)
-            var needed = try txn.metaUInt64("server.version") ?? 0
-            for row in try txn.allRows("__client_files") {
-                let ident = UInt64(max(0, row.int("_id") ?? 0))
-                let seen = row.int("lastSeenAt") ?? row.int("createdAt") ?? 0
-                if bound.contains(ident) {
-                    // A session can stay bound longer than the retention period: once it
-                    // ends, the period counts from now, not from its bind.
-                    try Self.recordSeen(txn, ident: ident, now: now)
-                } else if now - seen > retentionSeconds * 1000 {
-                    continue
-                }
-                needed = min(needed, Self.uploadBase(row, floor: floor))
-            }
-            guard needed > floor else { return floor }
-            for version in (floor + 1)...needed {
-                try txn.deleteRow("__history", .int(Int64(version)))
-            }
-            try txn.setMeta("server.history_floor", needed)
-            return needed
+            try HistoryTrimmer.trim(txn, latest: txn.metaUInt64("server.version") ?? 0, retentionSeconds: retentionSeconds,
+                                    bound: bound, now: now)
         }
+    }
+
+    /// Every client file with its upload base and when it was last seen.
+    static func trimCandidates(_ txn: StoreTransaction) throws -> [TrimCandidate] {
+        let floor = try historyFloor(txn)
+        return try txn.allRows("__client_files").map { row in
+            TrimCandidate(ident: UInt64(max(0, row.int("_id") ?? 0)), uploadBase: uploadBase(row, floor: floor),
+                          lastSeenAt: row.int("lastSeenAt") ?? row.int("createdAt") ?? 0)
+        }
+    }
+
+    /// Deletes the entries above the floor up to `version` and makes it the floor.
+    static func trimHistory(_ txn: StoreTransaction, through version: UInt64) throws {
+        let floor = try historyFloor(txn)
+        guard version > floor else { return }
+        for entry in (floor + 1)...version {
+            try txn.deleteRow("__history", .int(Int64(entry)))
+        }
+        try txn.setMeta("server.history_floor", version)
     }
 }
 

@@ -3,12 +3,20 @@ import OpenRealmWire
 /// The embedded store's transaction as the engine's unit of work: each call is one of
 /// the store's own functions (`AppStore+History`, `+Trimming`, `+ClientFiles`,
 /// `+BootstrapCopies`).
-extension StoreTransaction: HistoryWriting, ClientFileWriting {
+extension StoreTransaction: HistoryWriting, HistoryTrimming, ClientFileWriting {
     package func historyFloor() throws -> UInt64 { try AppStore.historyFloor(self) }
 
     package func historyEntry(_ serverVersion: UInt64) throws -> HistoryEntry? { try AppStore.historyEntry(self, serverVersion) }
 
     package func appendHistory(_ entry: HistoryEntry) throws { try AppStore.appendHistory(self, entry) }
+
+    package func trimCandidates() throws -> [TrimCandidate] { try AppStore.trimCandidates(self) }
+
+    package func recordSeen(_ idents: [UInt64], now: Int64) throws {
+        for ident in idents { try AppStore.recordSeen(self, ident: ident, now: now) }
+    }
+
+    package func trimHistory(through version: UInt64) throws { try AppStore.trimHistory(self, through: version) }
 
     package func clientFile(_ ident: UInt64) throws -> ClientFileRecord? { try AppStore.clientFile(self, ident: ident) }
 
