@@ -14,6 +14,21 @@ package final class PostgresUnit: @unchecked Sendable {
     let pool: DatabasePool
     let operation: String
 
+    /// Work to run after the body, before the commit (writes kept back to batch them).
+    private var beforeCommit: [() throws -> Void] = []
+
+    /// Runs `work` when the body has returned, before the commit, in the order added; if
+    /// it throws, the unit rolls back.
+    package func beforeCommit(_ work: @escaping () throws -> Void) {
+        beforeCommit.append(work)
+    }
+
+    func runBeforeCommit() throws {
+        while !beforeCommit.isEmpty {
+            try beforeCommit.removeFirst()()
+        }
+    }
+
     init(connection: PostgresConnection, pool: DatabasePool, operation: String) {
         self.connection = connection
         self.pool = pool
@@ -69,6 +84,7 @@ extension DatabasePool {
         let result: T
         do {
             result = try body(unit)
+            try unit.runBeforeCommit()
         } catch {
             // A connection that cannot roll back is broken: the pool drops it.
             try? unit.perform("ROLLBACK")

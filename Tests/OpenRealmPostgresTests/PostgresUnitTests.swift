@@ -32,6 +32,17 @@ final class PostgresUnitTests: PostgresTestCase {
             XCTAssertEqual((error as? PostgresStoreError)?.sqlState, "23505", "\(error)")
         }
         XCTAssertEqual(try cluster.psql(location.database, "SELECT string_agg(n::text, ',' ORDER BY n) FROM notes"), "1,2")
+        // Work kept back for the commit runs in order after the body; when it fails, the
+        // whole unit rolls back.
+        XCTAssertThrowsError(try database.unit("write, then fail before the commit") { unit in
+            try unit.perform("INSERT INTO notes VALUES (5)")
+            unit.beforeCommit { try unit.perform("INSERT INTO notes VALUES (6)") }
+            unit.beforeCommit { throw Refused() }
+        }) { XCTAssertTrue($0 is Refused, "\($0)") }
+        try database.unit("write before the commit") { unit in
+            unit.beforeCommit { try unit.perform("INSERT INTO notes VALUES (7)") }
+        }
+        XCTAssertEqual(try cluster.psql(location.database, "SELECT string_agg(n::text, ',' ORDER BY n) FROM notes"), "1,2,7")
     }
 
     /// Three processes writing one app's history at once: every unit sees the version

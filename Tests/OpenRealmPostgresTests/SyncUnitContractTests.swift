@@ -149,4 +149,30 @@ final class SyncUnitContractTests: PostgresTestCase {
         ])
         XCTAssertEqual(answers["postgres"], answers["embedded"])
     }
+
+    /// A backlog of uploads of one file in one unit writes the file's record once, at
+    /// the end, and reads within the unit see the record as recorded so far.
+    func testUploadRecordsAreWrittenOncePerUnit() throws {
+        let cluster = try PostgresCluster.shared()
+        let location = try makeDatabase()
+        let app = PostgresApp(database: try pool(location), appId: "app")
+        let file = try app.createClientFile(userId: "u")
+        try cluster.psql(location.database, """
+            CREATE TABLE updates (n integer NOT NULL);
+            INSERT INTO updates VALUES (0);
+            CREATE FUNCTION count_update() RETURNS trigger AS 'BEGIN UPDATE updates SET n = n + 1; RETURN NEW; END' LANGUAGE plpgsql;
+            CREATE TRIGGER counted BEFORE UPDATE ON openrealm_client_files FOR EACH ROW EXECUTE FUNCTION count_update();
+            """)
+        try app.withWriteLock("a backlog") { unit, _ in
+            let sync = PostgresSyncUnit(unit, appId: app.appId)
+            for version in UInt64(1)...50 {
+                try sync.recordUpload(file.ident, base: 3, version: version + 3)
+                XCTAssertEqual(try sync.uploadBase(file.ident), 3)
+            }
+        }
+        XCTAssertEqual(try cluster.psql(location.database, "SELECT n FROM updates"), "1")
+        try app.withWriteLock("read back") { unit, _ in
+            XCTAssertEqual(try PostgresSyncUnit(unit, appId: app.appId).uploadBase(file.ident), 3)
+        }
+    }
 }

@@ -9,12 +9,16 @@ import PostgresNIO
 /// (``PostgresApp/withWriteLock(_:_:)``), as the embedded store's is inside its write
 /// transaction.
 ///
-/// Each call is a round trip; an upload record is read and written back per upload
-/// (the embedded store keeps them for the transaction's length: batching here is for
-/// when the engine hands whole changesets to the store).
+/// Each call is a round trip, but for upload records: a file's record is read once per
+/// unit, kept in memory while its uploads are recorded (a far-behind client's backlog
+/// records many) and written back once, before the unit commits. Make one per unit.
 package final class PostgresSyncUnit: HistoryWriting, HistoryTrimming, ClientFileWriting, @unchecked Sendable {
     package let unit: PostgresUnit
     package let appId: String
+    /// Upload records changed in this unit and not yet written, by file.
+    private var pendingUploads: [UInt64: UploadRecord] = [:]
+    /// The files of ``pendingUploads`` in the order first recorded.
+    private var pendingOrder: [UInt64] = []
 
     package init(_ unit: PostgresUnit, appId: String) {
         self.unit = unit
@@ -69,6 +73,8 @@ package final class PostgresSyncUnit: HistoryWriting, HistoryTrimming, ClientFil
     // MARK: Trimming
 
     package func trimCandidates() throws -> [TrimCandidate] {
+        // The candidates are read from the table: the records kept back go there first.
+        try writeUploads()
         let floor = try historyFloor()
         return try unit.query("""
             SELECT ident, upload_base, coalesce(last_seen_at, created_at) FROM openrealm_client_files WHERE app_id = \(appId)
@@ -160,11 +166,23 @@ package final class PostgresSyncUnit: HistoryWriting, HistoryTrimming, ClientFil
     package func recordUpload(_ ident: UInt64, base: UInt64, version: UInt64) throws {
         guard var record = try uploadRecord(ident) else { return }
         record.record(base: base, version: version)
-        try unit.perform("""
-            UPDATE openrealm_client_files SET upload_base = \(record.hold.map { Int64($0) }),
-                uploads = \(Data(record.encodedUploads())), last_seen_at = \(AppStore.nowMilliseconds)
-            WHERE app_id = \(appId) AND ident = \(Int64(ident))
-            """)
+        if pendingOrder.isEmpty { unit.beforeCommit { [self] in try writeUploads() } }
+        if pendingUploads.updateValue(record, forKey: ident) == nil { pendingOrder.append(ident) }
+    }
+
+    /// Writes the upload records kept back, each file once, and marks the files seen.
+    private func writeUploads() throws {
+        let now = AppStore.nowMilliseconds
+        for ident in pendingOrder {
+            guard let record = pendingUploads[ident] else { continue }
+            try unit.perform("""
+                UPDATE openrealm_client_files SET upload_base = \(record.hold.map { Int64($0) }),
+                    uploads = \(Data(record.encodedUploads())), last_seen_at = \(now)
+                WHERE app_id = \(appId) AND ident = \(Int64(ident))
+                """)
+        }
+        pendingUploads = [:]
+        pendingOrder = []
     }
 
     package func recordProgress(_ ident: UInt64, serverVersion: UInt64) throws {
@@ -192,6 +210,7 @@ package final class PostgresSyncUnit: HistoryWriting, HistoryTrimming, ClientFil
 
     /// The file's upload record, or nil when there is no such file.
     private func uploadRecord(_ ident: UInt64) throws -> UploadRecord? {
+        if let pending = pendingUploads[ident] { return pending }
         guard ident <= UInt64(Int64.max) else { return nil }
         let stored = try unit.query("""
             SELECT upload_base, uploads FROM openrealm_client_files WHERE app_id = \(appId) AND ident = \(Int64(ident))
