@@ -7,10 +7,10 @@ import PostgresNIO
 /// client spreading its attempts over the processes gets one allowance, not one per
 /// process.
 ///
-/// A take is one transaction: the row is made full when absent, read `FOR UPDATE` (two
-/// processes taking from one bucket queue on its row), refilled and taken from by the
-/// same arithmetic as the in-memory limiter (``TokenBucket``), on the database's clock
-/// so that the processes agree on time. Every so many takes, buckets full again are
+/// A take is one transaction of two statements: the row is made full when absent and
+/// locked (two processes taking from one bucket queue on its row), then refilled and
+/// taken from by the same arithmetic as the in-memory limiter (``TokenBucket``), on
+/// the database's clock so that the processes agree on time. Every so many takes, buckets full again are
 /// deleted, so the table holds only the keys that were limited recently.
 package final class PostgresRateLimits: RateLimitStore {
     package let database: DatabasePool
@@ -29,18 +29,19 @@ package final class PostgresRateLimits: RateLimitStore {
         let prune = takes.next() % pruneEvery == 0
         return try database.transaction("take a rate limit token") { [appId, logger = database.logger] connection -> Int? in
             let capacity = TokenBucket.capacity(limit)
-            try await connection.perform("""
-                INSERT INTO openrealm_rate_limits (app_id, key, tokens, updated_at, full_at)
-                VALUES (\(appId), \(key), \(capacity), extract(epoch FROM clock_timestamp()), extract(epoch FROM clock_timestamp()))
-                ON CONFLICT DO NOTHING
-                """, logger: logger)
+            // One statement makes the bucket full when absent and locks its row either
+            // way (a conflicting insert that updates locks the row it found).
             var found: (tokens: Double, updatedAt: Double, now: Double)?
             let rows = try await connection.query("""
-                SELECT tokens, updated_at, extract(epoch FROM clock_timestamp())::float8 FROM openrealm_rate_limits
-                WHERE app_id = \(appId) AND key = \(key) FOR UPDATE
+                INSERT INTO openrealm_rate_limits (app_id, key, tokens, updated_at, full_at)
+                VALUES (\(appId), \(key), \(capacity), extract(epoch FROM clock_timestamp()), extract(epoch FROM clock_timestamp()))
+                ON CONFLICT (app_id, key) DO UPDATE SET tokens = openrealm_rate_limits.tokens
+                RETURNING tokens, updated_at, extract(epoch FROM clock_timestamp())::float8
                 """, logger: logger)
             for try await row in rows.decode((Double, Double, Double).self) { found = row }
-            guard let found else { return nil }   // deleted by a prune in between: a full bucket
+            guard let found else {
+                throw PostgresStoreError(.statementFailed, "taking a rate limit token of '\(key)' returned no bucket")
+            }
             var bucket = TokenBucket(tokens: found.tokens, updatedAt: found.updatedAt)
             let wait = bucket.take(limit, now: found.now)
             try await connection.perform("""
