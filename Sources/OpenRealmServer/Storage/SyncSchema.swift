@@ -11,16 +11,16 @@ import OpenRealmWire
 /// Classes and properties carry a ``StorageSlot``: where the store keeps them, which the
 /// engine hands back to the store's object operations untouched (the embedded store puts
 /// its table id or column there, so a hot path needs no lookup by name).
-struct SyncSchema: Sendable {
+package struct SyncSchema: Sendable {
     /// The synced classes, in the store's order.
-    let classes: [StoredClass]
+    package let classes: [StoredClass]
     /// The schema as the query validator and compiler see it: the synced properties and
     /// the hidden `__partition` column (partitions' predicates query it), without the
     /// property clocks.
-    let query: QuerySchemaList
+    package let query: QuerySchemaList
     private let index: [String: Int]
 
-    init(classes: [StoredClass], query: QuerySchemaList) {
+    package init(classes: [StoredClass], query: QuerySchemaList) {
         self.classes = classes
         self.query = query
         var index: [String: Int] = [:]
@@ -29,20 +29,20 @@ struct SyncSchema: Sendable {
     }
 
     /// The synced class `name` (top-level, embedded or asymmetric), or nil.
-    func storedClass(named name: String) -> StoredClass? {
+    package func storedClass(named name: String) -> StoredClass? {
         index[name].map { classes[$0] }
     }
 
     /// The synced class that is not embedded named `name`, or nil: the classes whose
     /// objects are named by a primary key on the wire.
-    func topLevelClass(named name: String) -> StoredClass? {
+    package func topLevelClass(named name: String) -> StoredClass? {
         guard let cls = storedClass(named: name), !cls.isEmbedded else { return nil }
         return cls
     }
 
     /// The embedded class `property` links to (as a single link, a list or a
     /// dictionary), or nil when it does not link to an embedded class.
-    func embeddedTarget(of property: StoredProperty) -> StoredClass? {
+    package func embeddedTarget(of property: StoredProperty) -> StoredClass? {
         guard property.type == .link, let target = property.linkTarget,
               let cls = storedClass(named: target), cls.isEmbedded else { return nil }
         return cls
@@ -52,65 +52,85 @@ struct SyncSchema: Sendable {
 /// Where a store keeps a class or a property (the embedded store: a table id or a
 /// column). Opaque to the engine: it only hands a slot back to the store that made it,
 /// within the unit of work that read the schema.
-struct StorageSlot: Hashable, Sendable {
-    let rawValue: UInt64
+package struct StorageSlot: Hashable, Sendable {
+    package let rawValue: UInt64
 
-    init(rawValue: UInt64) {
+    package init(rawValue: UInt64) {
         self.rawValue = rawValue
     }
 }
 
 /// A synced class.
-struct StoredClass: Hashable, Sendable {
-    var name: String
+package struct StoredClass: Hashable, Sendable {
+    package var name: String
     /// Top-level, embedded (owned by one parent link) or asymmetric (upload only).
-    var kind: WireClassKind
+    package var kind: WireClassKind
     /// The synced properties, the primary key among them, in the store's order.
-    var properties: [StoredProperty]
+    package var properties: [StoredProperty]
     /// The server's own columns of the class (``HiddenColumn``), never sent to clients.
-    var hidden: [StoredProperty]
-    var slot: StorageSlot
+    package var hidden: [StoredProperty]
+    package var slot: StorageSlot
 
-    var isEmbedded: Bool { kind == .embedded }
+    package init(name: String, kind: WireClassKind, properties: [StoredProperty], hidden: [StoredProperty] = [], slot: StorageSlot) {
+        self.name = name
+        self.kind = kind
+        self.properties = properties
+        self.hidden = hidden
+        self.slot = slot
+    }
+
+    package var isEmbedded: Bool { kind == .embedded }
 
     /// The primary key property, or nil (embedded classes have none).
-    var primaryKey: StoredProperty? { properties.first { $0.isPrimaryKey } ?? hidden.first { $0.isPrimaryKey } }
+    package var primaryKey: StoredProperty? { properties.first { $0.isPrimaryKey } ?? hidden.first { $0.isPrimaryKey } }
 
     /// The synced property `name`, or nil (also for the server's hidden columns).
-    func property(named name: String) -> StoredProperty? {
+    package func property(named name: String) -> StoredProperty? {
         properties.first { $0.name == name }
     }
 
     /// The property or hidden column `name`, or nil: what a lookup of a stored column by
     /// name finds.
-    func column(named name: String) -> StoredProperty? {
+    package func column(named name: String) -> StoredProperty? {
         property(named: name) ?? hidden.first { $0.name == name }
     }
 
     /// The hidden column `column`, or nil when the class does not have it yet.
-    func hiddenColumn(_ column: HiddenColumn) -> StoredProperty? {
+    package func hiddenColumn(_ column: HiddenColumn) -> StoredProperty? {
         hidden.first { $0.name == column.rawValue }
     }
 }
 
 /// A property of a synced class (or one of the server's hidden columns).
-struct StoredProperty: Hashable, Sendable {
-    var name: String
+package struct StoredProperty: Hashable, Sendable {
+    package var name: String
     /// The value type (of the elements, for a collection).
-    var type: WirePropertyType
+    package var type: WirePropertyType
     /// One value, or a list, set or dictionary of them.
-    var collection: WireCollectionKind
-    var isOptional: Bool
-    var isIndexed: Bool
-    var isPrimaryKey: Bool
+    package var collection: WireCollectionKind
+    package var isOptional: Bool
+    package var isIndexed: Bool
+    package var isPrimaryKey: Bool
     /// For a link: the name of the class it links to.
-    var linkTarget: String?
-    var slot: StorageSlot
+    package var linkTarget: String?
+    package var slot: StorageSlot
+
+    package init(name: String, type: WirePropertyType, collection: WireCollectionKind = .none, isOptional: Bool = false,
+                 isIndexed: Bool = false, isPrimaryKey: Bool = false, linkTarget: String? = nil, slot: StorageSlot) {
+        self.name = name
+        self.type = type
+        self.collection = collection
+        self.isOptional = isOptional
+        self.isIndexed = isIndexed
+        self.isPrimaryKey = isPrimaryKey
+        self.linkTarget = linkTarget
+        self.slot = slot
+    }
 }
 
 /// The server's own columns of a synced class: kept with each object, never sent to a
 /// client nor writable by one (their names start with the reserved `__`).
-enum HiddenColumn: String, Sendable, CaseIterable {
+package enum HiddenColumn: String, Sendable, CaseIterable {
     /// The partition of an object of a class that does not declare the partition
     /// property (``SubscriptionView/Partition``): an optional, indexed string.
     case partition = "__partition"
@@ -119,7 +139,7 @@ enum HiddenColumn: String, Sendable, CaseIterable {
 }
 
 /// The schema, read in a unit of work.
-protocol SchemaReading: AnyObject {
+package protocol SchemaReading: AnyObject {
     /// The synced schema as the unit sees it: built on first use and kept for the unit,
     /// built again after the unit changes the schema.
     func schema() throws -> SyncSchema
@@ -127,7 +147,7 @@ protocol SchemaReading: AnyObject {
 
 /// The schema, changed: additive only, inside the unit that integrates the changeset
 /// declaring it.
-protocol SchemaWriting: SchemaReading {
+package protocol SchemaWriting: SchemaReading {
     /// Applies a schema instruction (`addClass`, `addProperty`; others are ignored):
     /// adds the class or property unless it exists with the same definition. Without
     /// `allowingChanges` (an app not in development mode) a declaration of what exists

@@ -5,18 +5,18 @@ import OpenRealmWire
 /// The embedded store's schema as the engine reads it (``SyncSchema``): a class's slot
 /// is its table id, a property's its column.
 extension StoreTransaction: SchemaWriting {
-    func schema() throws -> SyncSchema {
+    package func schema() throws -> SyncSchema {
         if let cached = unitCache.schema { return cached }
         let built = try buildSchema()
         unitCache.schema = built
         return built
     }
 
-    func applySchema(_ instruction: WireInstruction, allowingChanges: Bool) throws {
+    package func applySchema(_ instruction: WireInstruction, allowingChanges: Bool) throws {
         try AppStore.applySchema(self, instruction, allowingChanges: allowingChanges)
     }
 
-    func addHiddenColumn(_ column: HiddenColumn, to cls: StoredClass) throws -> StoredProperty {
+    package func addHiddenColumn(_ column: HiddenColumn, to cls: StoredClass) throws -> StoredProperty {
         if let existing = cls.hiddenColumn(column) { return existing }
         let type: orc_type, flags: UInt32
         switch column {
@@ -33,37 +33,16 @@ extension StoreTransaction: SchemaWriting {
     }
 
     /// The synced classes (not the server's own tables) and their properties, the
-    /// query schema with them.
+    /// query schema with them (``SyncSchema/init(listing:)``).
     private func buildSchema() throws -> SyncSchema {
         let all = try classes()
         // Link targets by table, every class (the query schema names synced ones only).
         let names = Dictionary(uniqueKeysWithValues: all.map { ($0.table, $0.name) })
-        var stored: [StoredClass] = []
-        var query: [QuerySchemaClass] = []
-        for info in all where !info.name.hasPrefix(AppStore.reservedPrefix) {
-            var cls = StoredClass(name: info.name, kind: WireClassKind(rawValue: UInt8(info.kind.rawValue)) ?? .topLevel,
-                                  properties: [], hidden: [], slot: StorageSlot(table: info.table))
-            var queried: [QuerySchemaProperty] = []
-            for p in try properties(of: info.table) {
-                guard let property = Self.storedProperty(p, names: names) else { continue }
-                if property.name.hasPrefix(AppStore.reservedPrefix) {
-                    cls.hidden.append(property)
-                } else {
-                    cls.properties.append(property)
-                }
-                // The clocks are the server's alone; `__partition` stays, for partitions' predicates.
-                guard property.name != HiddenColumn.clocks.rawValue,
-                      let type = QueryPropertyType(rawValue: property.type.rawValue),
-                      let collection = QueryCollectionKind(rawValue: property.collection.rawValue) else { continue }
-                let target = type == .link ? property.linkTarget.flatMap { $0.hasPrefix(AppStore.reservedPrefix) ? nil : $0 } : nil
-                queried.append(QuerySchemaProperty(name: property.name, column: p.column, type: type, collection: collection,
-                                                   isOptional: property.isOptional, linkTargetClass: target))
-            }
-            stored.append(cls)
-            query.append(QuerySchemaClass(name: info.name, table: info.table, isEmbedded: info.kind == ORC_CLASS_EMBEDDED,
-                                          properties: queried))
-        }
-        return SyncSchema(classes: stored, query: QuerySchemaList(query))
+        return SyncSchema(listing: try all.map { info in
+            StoredClass(name: info.name, kind: WireClassKind(rawValue: UInt8(info.kind.rawValue)) ?? .topLevel,
+                        properties: try properties(of: info.table).compactMap { Self.storedProperty($0, names: names) },
+                        slot: StorageSlot(table: info.table))
+        })
     }
 
     /// A stored property as the engine reads it; nil for a type the wire does not carry.
