@@ -240,8 +240,9 @@ let package = Package(
             // Runs against a PostgreSQL the tests start themselves (initdb into a temporary
             // directory, Debian's `postgresql`, which scripts/setup and .ci/run install).
             name: "OpenRealmPostgresTests",
-            dependencies: ["OpenRealmPostgres", "OpenRealmServer",
+            dependencies: ["OpenRealmPostgres", "OpenRealmServer", "OpenRealmWire",
                            .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log")],
             path: "Tests/OpenRealmPostgresTests"
         ),

@@ -173,6 +173,38 @@ package enum PostgresSchema {
             """,
             "CREATE UNIQUE INDEX openrealm_signing_keys_one_current ON openrealm_signing_keys ((retired_at IS NULL)) WHERE retired_at IS NULL",
         ]),
+        Migration(version: 6, name: "synced schema", statements: [
+            // The synced classes of each app in the order they were made, and their
+            // properties in theirs (``PostgresSchemaUnit``); the server's own columns of a
+            // class (`__partition`, `__clocks`) are properties too, by their reserved names.
+            """
+            CREATE TABLE openrealm_classes (
+                app_id text NOT NULL,
+                name text NOT NULL,
+                position integer NOT NULL,
+                kind smallint NOT NULL,
+                PRIMARY KEY (app_id, name),
+                UNIQUE (app_id, position)
+            )
+            """,
+            """
+            CREATE TABLE openrealm_properties (
+                app_id text NOT NULL,
+                class_name text NOT NULL,
+                name text NOT NULL,
+                position integer NOT NULL,
+                type smallint NOT NULL,
+                collection smallint NOT NULL,
+                optional boolean NOT NULL,
+                indexed boolean NOT NULL,
+                primary_key boolean NOT NULL,
+                link_target text,
+                PRIMARY KEY (app_id, class_name, name),
+                UNIQUE (app_id, class_name, position),
+                FOREIGN KEY (app_id, class_name) REFERENCES openrealm_classes (app_id, name)
+            )
+            """,
+        ]),
     ]
 
     /// The version this server writes.

@@ -3,7 +3,7 @@ import OpenRealmWire
 /// What a schema instruction adds to the synced schema, once checked against it: the
 /// rules every store applies alike (``SchemaWriting/applySchema(_:allowingChanges:)``),
 /// leaving a store only to make the class or property.
-enum SchemaAddition: Equatable {
+package enum SchemaAddition: Equatable {
     /// A new class, with its primary key property when it has one.
     case addClass(name: String, kind: WireClassKind, primaryKey: WirePrimaryKeySchema?)
     /// A new property of an existing class.
@@ -18,7 +18,7 @@ enum SchemaAddition: Equatable {
     ///   type, collection, optionality, link target), a property of an unknown class or
     ///   a link to a class that is not synced, or anything new without
     ///   `allowingChanges` (an app not in development mode).
-    static func plan(_ instruction: WireInstruction, in schema: SyncSchema, allowingChanges: Bool) throws -> SchemaAddition? {
+    package static func plan(_ instruction: WireInstruction, in schema: SyncSchema, allowingChanges: Bool) throws -> SchemaAddition? {
         func refuseUnlessAllowed(_ what: String) throws {
             guard allowingChanges else {
                 throw SyncFailure(.invalidSchemaChange, "\(what) is not in the app's schema, and the app is not in development mode: "
