@@ -205,6 +205,11 @@ package enum PostgresSchema {
             )
             """,
         ]),
+        Migration(version: 7, name: "development sync mode", statements: [
+            // An app that follows its first client: partition-based (true) or flexible
+            // (false) once decided, null before (``PostgresApp`` as `SyncModeStore`).
+            "ALTER TABLE openrealm_apps ADD COLUMN development_partitioned boolean",
+        ]),
     ]
 
     /// The version this server writes.

@@ -91,15 +91,11 @@ final class SyncApp: @unchecked Sendable {
         modeLock.lock()
         defer { modeLock.unlock() }
         var decided = false
-        if partitioned == nil {
-            partitioned = try store.environment.read { txn in try txn.metaUInt64("development.partitioned") }.map { $0 == 1 }
-        }
+        if partitioned == nil { partitioned = try store.decidedPartitioned() }
         if partitioned == nil {
             var chosen = false
             if case .partition = mode { chosen = true }
-            try store.environment.write { txn in try txn.setMeta("development.partitioned", chosen ? 1 : 0) }
-            partitioned = chosen
-            decided = true
+            (partitioned, decided) = try store.decide(partitioned: chosen)
         }
         return (partitioned == true ? Self.developmentPartitionField : nil, decided)
     }
