@@ -71,11 +71,11 @@ struct ChangesetFanOut {
     /// `membership`, the objects that enter views read from `objects`.
     ///
     /// - Throws: the store's errors (reading an object, running a view query).
-    init(_ applied: [WireInstruction], to others: [ServerSession], objects: some ObjectReading,
+    init(_ applied: [WireInstruction], to others: [ServerSession], objects: some ObjectImageReading,
          membership: some ViewMembership) throws {
         // No one else to tell (an app with one session, a bulk upload): no work at all.
         guard !others.isEmpty else { return }
-        // The objects in order of first appearance, and each instruction's object.
+        // The objects in order of first appearance (``objects(of:)``), and each instruction's object.
         var refs: [WireObjectRef] = []
         var refIndex: [WireObjectRef: Int] = [:]
         let owners: [Int?] = applied.map { instruction in
@@ -143,6 +143,18 @@ struct ChangesetFanOut {
             }
             deliveries.append(Delivery(session: other, group: group, clientVersion: other.lastIntegratedClientVersion))
         }
+    }
+
+    /// The top-level objects `applied` acts on, in order of first appearance: the objects
+    /// whose membership a fan-out of it decides (and whose post-images a shared store
+    /// keeps, ``PostImages``).
+    static func objects(of applied: [WireInstruction]) -> [WireObjectRef] {
+        var refs: [WireObjectRef] = []
+        var seen: Set<WireObjectRef> = []
+        for instruction in applied {
+            if let ref = instruction.topLevelObject, seen.insert(ref).inserted { refs.append(ref) }
+        }
+        return refs
     }
 
     /// The instructions `session` receives (tests), or nil when it is not among the
