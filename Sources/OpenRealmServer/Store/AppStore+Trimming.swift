@@ -98,6 +98,7 @@ extension AppStore {
             for version in (floor + 1)...needed {
                 try txn.deleteRow("__history", .int(Int64(version)))
             }
+            try txn.dropPostImages(floor + 1, through: needed)
             try txn.setMeta("server.history_floor", needed)
             return needed
         }
