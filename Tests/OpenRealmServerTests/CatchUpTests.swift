@@ -91,7 +91,7 @@ final class CatchUpTests: XCTestCase {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-catchup-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let key = try SigningKey.loadOrCreate(in: directory)
-        let shared = SharedAppStores()
+        let shared = SharedAppStores(dataDirectory: directory)
         func engine() -> Engine {
             let apps = AppRegistry(dataDirectory: directory, configured: .development(appId: "todo"), sharing: shared)
             return Engine(apps: apps, auth: AuthService(apps: apps, signingKey: key, hasher: PasswordHasher(rounds: 1024)))

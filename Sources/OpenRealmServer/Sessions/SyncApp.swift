@@ -255,7 +255,7 @@ final class AppRegistry: @unchecked Sendable {
             }
         }
         do {
-            let store = try sharing?.store(appId: id, directory: directory) ?? AppStore(appId: id, directory: directory)
+            let store = try sharing?.store(appId: id) ?? AppStore(appId: id, directory: directory)
             let app = try SyncApp(configuration: configured ?? .development(appId: id), store: store,
                                   followsFirstClient: configured == nil, topology: sharing == nil ? .singleProcess : .shared)
             apps[id] = app
@@ -273,27 +273,31 @@ final class AppRegistry: @unchecked Sendable {
     }
 }
 
-/// The embedded stores of one data directory, each opened once in the process and
-/// shared by several engines (``AppRegistry`` instances, one per server), whose apps
-/// then run in the shared topology (``StorageTopology/shared``): several servers over
-/// one store without PostgreSQL, as the tests of catch-up run them. An ORCore file is
-/// opened once per process, so the engines share the ``AppStore`` itself.
+/// The embedded stores of one data directory (`<data dir>/apps/<app id>/`), each opened
+/// once in the process and shared by several engines (``AppRegistry`` instances, one
+/// per server, each with a data directory of its own for its lock and keys), whose
+/// apps then run in the shared topology (``StorageTopology/shared``): several servers
+/// over one store without PostgreSQL, as the tests of catch-up run them. An ORCore
+/// file is opened once per process, so the engines share the ``AppStore`` itself.
 final class SharedAppStores: @unchecked Sendable {
+    /// The data directory whose `apps/` holds the stores.
+    let dataDirectory: URL
     private let lock = NSLock()
     private var stores: [String: AppStore] = [:]
 
-    init() {}
+    init(dataDirectory: URL) {
+        self.dataDirectory = dataDirectory
+    }
 
-    /// The store of `appId` in `directory`, opened on first use (one per directory).
+    /// The store of `appId`, opened on first use.
     ///
     /// - Throws: the store's errors when it cannot be opened.
-    func store(appId: String, directory: URL) throws -> AppStore {
+    func store(appId: String) throws -> AppStore {
         lock.lock()
         defer { lock.unlock() }
-        let path = directory.standardizedFileURL.path
-        if let store = stores[path] { return store }
-        let store = try AppStore(appId: appId, directory: directory)
-        stores[path] = store
+        if let store = stores[appId] { return store }
+        let store = try AppStore(appId: appId, directory: dataDirectory.appendingPathComponent("apps").appendingPathComponent(appId))
+        stores[appId] = store
         return store
     }
 }
