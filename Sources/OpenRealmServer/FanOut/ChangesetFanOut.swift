@@ -26,7 +26,9 @@ import OpenRealmWire
 /// changeset (with the app's lock held), ``applyViews()`` before the next changeset of the same
 /// transaction is integrated, then ``send(serverVersion:originFileIdent:originClientVersion:timestamp:)``
 /// after the transaction committed, still under the lock, so every session sees
-/// changes in server version order.
+/// changes in server version order. A version another engine committed is fanned out
+/// the same way during catch-up (``SyncApp/catchUp()``), from its post-images
+/// (``PostImages``, ``RecordedMembership``) instead of the live objects.
 struct ChangesetFanOut {
     /// What one object of the changeset does to one session.
     private enum Decision: UInt8 {
