@@ -43,7 +43,14 @@ public final class SyncServer: Sendable {
     /// - Throws: ``ServerError`` for a port out of range, a data directory that cannot be
     ///   created or written, a signing key that cannot be created or read, or a TLS file
     ///   that cannot be used (the message names it).
-    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "openrealm-server")) throws {
+    public convenience init(configuration: ServerConfiguration, logger: Logger = Logger(label: "openrealm-server")) throws {
+        try self.init(configuration: configuration, logger: logger, sharing: nil)
+    }
+
+    /// A server whose apps' stores are `sharing`'s, shared with other servers in the
+    /// process (``StorageTopology/shared``; tests of several engines over one store),
+    /// or its own data directory's when nil.
+    init(configuration: ServerConfiguration, logger: Logger, sharing: SharedAppStores?) throws {
         self.configuration = configuration
         self.logger = logger
         try configuration.validate()
@@ -53,7 +60,7 @@ public final class SyncServer: Sendable {
         let signingKeys = try TokenKeys(store: ConfiguredSigningKeys(source: configuration.signingKey, previous: configuration.previousSigningKeys,
                                                                     dataDirectory: configuration.dataDirectory), logger: logger)
         let apps = AppRegistry(dataDirectory: configuration.dataDirectory, configured: configuration.app,
-                               maxDevelopmentApps: configuration.maxDevelopmentApps)
+                               maxDevelopmentApps: configuration.maxDevelopmentApps, sharing: sharing)
         if let app = configuration.app, !app.emailConfirmation.autoConfirm, configuration.mailer == nil {
             throw ServerError("app '\(app.appId)' confirms email addresses by mail ('auth.emailPassword.autoConfirm' false), "
                 + "but the server has no mail sender: start it with --mail-command")

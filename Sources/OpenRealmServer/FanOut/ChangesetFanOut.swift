@@ -26,7 +26,9 @@ import OpenRealmWire
 /// changeset (with the app's lock held), ``applyViews()`` before the next changeset of the same
 /// transaction is integrated, then ``send(serverVersion:originFileIdent:originClientVersion:timestamp:)``
 /// after the transaction committed, still under the lock, so every session sees
-/// changes in server version order.
+/// changes in server version order. A version another engine committed is fanned out
+/// the same way during catch-up (``SyncApp/catchUp()``), from its post-images
+/// (``PostImages``, ``RecordedMembership``) instead of the live objects.
 struct ChangesetFanOut {
     /// What one object of the changeset does to one session.
     private enum Decision: UInt8 {
@@ -71,11 +73,11 @@ struct ChangesetFanOut {
     /// `membership`, the objects that enter views read from `objects`.
     ///
     /// - Throws: the store's errors (reading an object, running a view query).
-    init(_ applied: [WireInstruction], to others: [ServerSession], objects: some ObjectReading,
+    init(_ applied: [WireInstruction], to others: [ServerSession], objects: some ObjectImageReading,
          membership: some ViewMembership) throws {
         // No one else to tell (an app with one session, a bulk upload): no work at all.
         guard !others.isEmpty else { return }
-        // The objects in order of first appearance, and each instruction's object.
+        // The objects in order of first appearance (``objects(of:)``), and each instruction's object.
         var refs: [WireObjectRef] = []
         var refIndex: [WireObjectRef: Int] = [:]
         let owners: [Int?] = applied.map { instruction in
@@ -143,6 +145,18 @@ struct ChangesetFanOut {
             }
             deliveries.append(Delivery(session: other, group: group, clientVersion: other.lastIntegratedClientVersion))
         }
+    }
+
+    /// The top-level objects `applied` acts on, in order of first appearance: the objects
+    /// whose membership a fan-out of it decides (and whose post-images a shared store
+    /// keeps, ``PostImages``).
+    static func objects(of applied: [WireInstruction]) -> [WireObjectRef] {
+        var refs: [WireObjectRef] = []
+        var seen: Set<WireObjectRef> = []
+        for instruction in applied {
+            if let ref = instruction.topLevelObject, seen.insert(ref).inserted { refs.append(ref) }
+        }
+        return refs
     }
 
     /// The instructions `session` receives (tests), or nil when it is not among the

@@ -53,12 +53,15 @@ enum UploadIntegration {
         let sessions = app.boundSessions
         let involved = sessions + jobs.map(\.session)
         let saved = involved.map { ($0, $0.lastIntegratedClientVersion) }
-        for session in involved { session.beginViewJournal() }
         defer { for session in involved { session.endViewJournal() } }
         var integrated: [IntegratedChangeset] = []
         var integratedAt = ContinuousClock.now
         do {
             let last = try store.environment.write { txn -> UInt64 in
+                // Other engines' versions first (a shared store): delivered whether or
+                // not this transaction commits, so not journaled.
+                try app.catchUp(in: txn)
+                for session in involved { session.beginViewJournal() }
                 try app.recordPendingProgress(txn)
                 var version = app.serverVersion
                 for job in jobs {
@@ -183,6 +186,7 @@ enum UploadIntegration {
                 var attempt = copies
                 var integratedAt = ContinuousClock.now
                 let result = try app.store.environment.write { txn in
+                    try app.catchUp(in: txn)
                     try app.recordPendingProgress(txn)
                     let started = ContinuousClock.now
                     let result = try integrateChangeset(txn, session, changeset, refusing: refused, copies: &attempt,
@@ -350,6 +354,10 @@ enum UploadIntegration {
             compensation: reply.isEmpty ? [] : try WireChangeset(reply).encoded(),
             uploadedListEdits: listEdits.isEmpty ? [] : try WireChangeset(listEdits).encoded(),
             originServerVersion: changeset.lastIntegratedServerVersion))
+        if app.topology == .shared {
+            // What other engines' fan-outs of this version decide from (``RecordedMembership``).
+            try txn.recordPostImages(of: ChangesetFanOut.objects(of: applied), serverVersion: version)
+        }
         try txn.recordIntegrated(session.fileIdent, clientVersion: changeset.clientVersion)
         try txn.recordUpload(session.fileIdent, base: changeset.lastIntegratedServerVersion, version: version)
         let fanOut = try ChangesetFanOut(applied, to: others, objects: txn, membership: LiveMembership(txn, schema: schema))

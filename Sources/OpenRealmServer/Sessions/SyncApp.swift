@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import OpenRealmWire
 
 /// One app the server serves: its configuration, its store and its bound sessions.
@@ -8,9 +9,15 @@ import OpenRealmWire
 /// set of bound sessions has a lock of its own (``sessionsLock``, held only for a moment)
 /// so that a bind need not wait behind a long integration: a session registered while an
 /// integration runs has no view yet, so that integration has nothing to send it.
+///
+/// When several engines share the store (``StorageTopology/shared``), each delivers to
+/// its own sessions the versions the others commit (``catchUp()``, SyncApp+CatchUp.swift).
 final class SyncApp: @unchecked Sendable {
     let configuration: ServerAppConfiguration
     let store: AppStore
+    /// Whether other engines share the store.
+    let topology: StorageTopology
+    let logger: Logger
     /// The app's users, tokens and API keys.
     var accounts: any AccountStore { store }
     /// The read and write rules, checked.
@@ -30,8 +37,9 @@ final class SyncApp: @unchecked Sendable {
     let historyIndex = HistoryIndex()
     /// Serializes integration, view changes and fan-out for this app.
     let syncLock = NSLock()
-    /// The latest server version this process committed or read (guarded by ``syncLock``
-    /// for writes).
+    /// The latest server version this engine committed or delivered to its sessions
+    /// (the design's `deliveredVersion`; guarded by ``syncLock`` for writes). With a
+    /// shared store, the committed version may be ahead until ``catchUp()``.
     private(set) var serverVersion: UInt64
     /// The server version of the last attempt to trim the history (guarded by ``syncLock``).
     private var lastTrimAttempt: UInt64 = 0
@@ -41,6 +49,10 @@ final class SyncApp: @unchecked Sendable {
     /// Whether the app's sync mode follows its first client (development mode: no
     /// configuration says whether it is partition-based).
     let followsFirstClient: Bool
+    /// This engine's place in the store's commit feed (shared stores only).
+    private var feed: (any CommitFeedSubscription)?
+    /// Wake-ups from the feed, run one at a time off the committing thread.
+    let wakeUps = CatchUpWakeUps()
     /// Guards the development-mode decision.
     private let modeLock = NSLock()
     /// The decision once made or read (guarded by ``modeLock``).
@@ -51,12 +63,31 @@ final class SyncApp: @unchecked Sendable {
     /// column).
     static let developmentPartitionField = "_partition"
 
-    init(configuration: ServerAppConfiguration, store: AppStore, followsFirstClient: Bool = false) throws {
+    init(configuration: ServerAppConfiguration, store: AppStore, followsFirstClient: Bool = false,
+         topology: StorageTopology = .singleProcess, logger: Logger = Logger(label: "openrealm-server")) throws {
         self.configuration = configuration
         self.store = store
+        self.topology = topology
+        self.logger = logger
         self.rules = try AppRules(configuration)
         self.followsFirstClient = followsFirstClient
         serverVersion = try store.committedServerVersion()
+        if topology == .shared {
+            try store.keepPostImages()
+            feed = store.commitFeed.subscribe { [weak self] in self?.wake() }
+        }
+    }
+
+    deinit {
+        feed?.cancel()
+    }
+
+    /// Leaves the store's commit feed and waits for a wake-up already under way: the
+    /// engine then catches up only before its own writes, as after a lost wake-up
+    /// (tests).
+    func stopWakeUps() {
+        feed?.cancel()
+        wakeUps.drain()
     }
 
     /// Runs `body` holding the app's sync lock.
@@ -69,6 +100,13 @@ final class SyncApp: @unchecked Sendable {
     /// Records the server version a committed integration or view change produced. Call
     /// with ``syncLock`` held.
     func didCommit(serverVersion version: UInt64) {
+        serverVersion = version
+        feed?.didCommit(version)
+    }
+
+    /// Records that the sessions were sent `version`, which another engine committed
+    /// (``catchUp()``). Call with ``syncLock`` held.
+    func didDeliver(serverVersion version: UInt64) {
         serverVersion = version
     }
 
@@ -168,11 +206,16 @@ final class AppRegistry: @unchecked Sendable {
     /// past it is refused, so that strangers cannot fill the disk and the descriptor
     /// table with stores.
     let maxDevelopmentApps: Int
+    /// The stores this registry shares with other engines' registries in the process
+    /// (its apps then run in the shared topology); nil: it opens its own.
+    let sharing: SharedAppStores?
 
-    init(dataDirectory: URL, configured: ServerAppConfiguration?, maxDevelopmentApps: Int = 20) {
+    init(dataDirectory: URL, configured: ServerAppConfiguration?, maxDevelopmentApps: Int = 20,
+         sharing: SharedAppStores? = nil) {
         self.dataDirectory = dataDirectory
         self.configured = configured
         self.maxDevelopmentApps = maxDevelopmentApps
+        self.sharing = sharing
     }
 
     /// Whether `id` can name an app (it becomes a directory name).
@@ -208,9 +251,9 @@ final class AppRegistry: @unchecked Sendable {
             }
         }
         do {
-            let store = try AppStore(appId: id, directory: directory)
+            let store = try sharing?.store(appId: id) ?? AppStore(appId: id, directory: directory)
             let app = try SyncApp(configuration: configured ?? .development(appId: id), store: store,
-                                  followsFirstClient: configured == nil)
+                                  followsFirstClient: configured == nil, topology: sharing == nil ? .singleProcess : .shared)
             apps[id] = app
             return app
         } catch {
@@ -223,5 +266,34 @@ final class AppRegistry: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return Array(apps.values)
+    }
+}
+
+/// The embedded stores of one data directory (`<data dir>/apps/<app id>/`), each opened
+/// once in the process and shared by several engines (``AppRegistry`` instances, one
+/// per server, each with a data directory of its own for its lock and keys), whose
+/// apps then run in the shared topology (``StorageTopology/shared``): several servers
+/// over one store without PostgreSQL, as the tests of catch-up run them. An ORCore
+/// file is opened once per process, so the engines share the ``AppStore`` itself.
+final class SharedAppStores: @unchecked Sendable {
+    /// The data directory whose `apps/` holds the stores.
+    let dataDirectory: URL
+    private let lock = NSLock()
+    private var stores: [String: AppStore] = [:]
+
+    init(dataDirectory: URL) {
+        self.dataDirectory = dataDirectory
+    }
+
+    /// The store of `appId`, opened on first use.
+    ///
+    /// - Throws: the store's errors when it cannot be opened.
+    func store(appId: String) throws -> AppStore {
+        lock.lock()
+        defer { lock.unlock() }
+        if let store = stores[appId] { return store }
+        let store = try AppStore(appId: appId, directory: dataDirectory.appendingPathComponent("apps").appendingPathComponent(appId))
+        stores[appId] = store
+        return store
     }
 }

@@ -228,6 +228,7 @@ public final class SyncConnection: @unchecked Sendable {
                 // A partition session's view is known at once: its bootstrap follows the
                 // ident, and it is a write, so the whole bind takes the app's lock.
                 try app.withSyncLock {
+                    try app.catchUp()
                     try checkBind(m, file: file, app: app, serverVersion: app.serverVersion)
                     try app.store.environment.write { txn in
                         try txn.recordProgress(file.ident, serverVersion: m.lastIntegratedServerVersion)

@@ -81,7 +81,7 @@ extension AppStore {
     @discardableResult
     func trimHistory(retentionSeconds: Int64, bound: Set<UInt64>, now: Int64 = AppStore.nowMilliseconds) throws -> UInt64 {
         try environment.write { txn in
-            try HistoryTrimmer.trim(txn, latest: txn.metaUInt64("server.version") ?? 0, retentionSeconds: retentionSeconds,
+            try HistoryTrimmer.trim(txn, latest: txn.serverVersion(), retentionSeconds: retentionSeconds,
                                     bound: bound, now: now)
         }
     }
@@ -102,6 +102,7 @@ extension AppStore {
         for entry in (floor + 1)...version {
             try txn.deleteRow("__history", .int(Int64(entry)))
         }
+        try txn.dropPostImages(floor + 1, through: version)
         try txn.setMeta("server.history_floor", version)
     }
 }

@@ -37,6 +37,8 @@ package final class AppStore: @unchecked Sendable {
     /// The app id.
     let appId: String
     let environment: ORCoreEnvironment
+    /// The feed of the app's committed versions, for engines that share the store.
+    let commitFeed: LocalCommitFeed
 
     /// Prefix of the server's own tables.
     static let reservedPrefix = "__"
@@ -47,6 +49,7 @@ package final class AppStore: @unchecked Sendable {
         try DataDirectory.makeDirectories(directory.path, what: "the store directory of app '\(appId)'")
         let path = directory.appendingPathComponent("server.realm").path
         environment = try ORCoreEnvironment.openStore(path: path)
+        commitFeed = LocalCommitFeed(environment)
         // Stores an earlier build made are readable by others (0644 in 0755): tighten them
         // (the store's own directory and files only: the registry tightens `apps/`).
         for (file, mode) in [(directory.path, 0o700), (path, 0o600), (path + "-lock", 0o600)] as [(String, mode_t)] {

@@ -3,7 +3,9 @@ import OpenRealmWire
 /// The embedded store's transaction as the engine's unit of work: each call is one of
 /// the store's own functions (`AppStore+History`, `+Trimming`, `+ClientFiles`,
 /// `+BootstrapCopies`).
-extension StoreTransaction: HistoryWriting, HistoryTrimming, ClientFileWriting {
+extension StoreTransaction: VersionReading, HistoryWriting, HistoryTrimming, ClientFileWriting {
+    func serverVersion() throws -> UInt64 { try metaUInt64("server.version") ?? 0 }
+
     package func historyFloor() throws -> UInt64 { try AppStore.historyFloor(self) }
 
     package func historyEntry(_ serverVersion: UInt64) throws -> HistoryEntry? { try AppStore.historyEntry(self, serverVersion) }

@@ -28,12 +28,15 @@ enum ViewChange {
     /// bootstrap.
     static func apply(_ session: ServerSession, to view: SubscriptionView, metrics: ServerMetrics) throws {
         let store = session.app.store
-        let version = session.app.serverVersion + 1
+        var version: UInt64 = 0
         var instructions: [WireInstruction] = []
         var viewObjects: Set<WireObjectRef> = []
         var snapshots: Set<WireObjectRef> = []
         let record = try ViewRecord(view)
         try store.environment.write { txn in
+            // Other engines' versions first (a shared store), and this one after them.
+            try session.app.catchUp(in: txn)
+            version = session.app.serverVersion + 1
             try session.app.recordPendingProgress(txn)
             let schema = try txn.schema()
             let objects = try view.objects(txn, schema: schema)
