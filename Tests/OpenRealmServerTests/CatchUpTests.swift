@@ -99,7 +99,7 @@ final class CatchUpTests: XCTestCase {
         let shared = SharedAppStores(dataDirectory: directory)
         func engine() -> Engine {
             let apps = AppRegistry(dataDirectory: directory, configured: .development(appId: "todo"), sharing: shared)
-            return Engine(apps: apps, auth: AuthService(apps: apps, signingKey: key, hasher: PasswordHasher(rounds: 1024)))
+            return Engine(apps: apps, auth: AuthService(apps: apps, signingKeys: TokenKeys(key: key), hasher: PasswordHasher(rounds: 1024)))
         }
         a = engine()
         b = engine()
@@ -283,7 +283,7 @@ final class CatchUpTests: XCTestCase {
         let alone = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-alone-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: alone) }
         let apps = AppRegistry(dataDirectory: alone, configured: .development(appId: "todo"))
-        let auth = AuthService(apps: apps, signingKey: try SigningKey.loadOrCreate(in: directory), hasher: PasswordHasher(rounds: 1024))
+        let auth = AuthService(apps: apps, signingKeys: TokenKeys(key: try SigningKey.loadOrCreate(in: directory)), hasher: PasswordHasher(rounds: 1024))
         let client = try Client(Engine(apps: apps, auth: auth), token: try auth.anonymousLogin(appId: "todo").access_token)
         try client.subscribe("TRUEPREDICATE")
         let version = try client.upload(Self.schema + [Self.note(1, text: "x", n: 1)]).progress.serverVersion

@@ -21,7 +21,7 @@ final class ChangesetFanOutTests: XCTestCase {
         var config = ServerAppConfiguration.development(appId: "todo")
         config.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR shared == true", write: "owner == %user.id")
         apps = AppRegistry(dataDirectory: directory, configured: config)
-        auth = AuthService(apps: apps, signingKeys: try TokenKeys(store: ConfiguredSigningKeys(source: .dataDirectory, dataDirectory: directory), logger: Logger(label: "test")), hasher: PasswordHasher(rounds: 1024))
+        auth = AuthService(apps: apps, signingKeys: TokenKeys(key: try SigningKey.loadOrCreate(in: directory)), hasher: PasswordHasher(rounds: 1024))
     }
 
     override func tearDownWithError() throws {

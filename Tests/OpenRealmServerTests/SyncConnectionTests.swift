@@ -42,7 +42,7 @@ final class SyncConnectionTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let apps = AppRegistry(dataDirectory: directory, configured: nil)
-        let auth = AuthService(apps: apps, signingKeys: try TokenKeys(store: ConfiguredSigningKeys(source: .dataDirectory, dataDirectory: directory), logger: Logger(label: "test")), hasher: PasswordHasher(rounds: 1024))
+        let auth = AuthService(apps: apps, signingKeys: TokenKeys(key: try SigningKey.loadOrCreate(in: directory)), hasher: PasswordHasher(rounds: 1024))
         let token = try auth.anonymousLogin(appId: "todo").access_token
         let outbox = Outbox()
         let connection = SyncConnection(auth: auth, apps: apps, appId: "todo", logger: Logger(label: "test"), output: outbox.append)

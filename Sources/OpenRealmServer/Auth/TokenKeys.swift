@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import Synchronization
@@ -32,12 +33,21 @@ final class TokenKeys: Sendable {
     ///
     /// - Throws: the store's error when the first read fails (the server does not start
     ///   without keys).
-    init(store: any SigningKeyStore, unknownKeyInterval: Duration = .seconds(1), logger: Logger) throws {
+    convenience init(store: any SigningKeyStore, unknownKeyInterval: Duration = .seconds(1), logger: Logger) throws {
+        self.init(store: store, ring: try store.ring(), unknownKeyInterval: unknownKeyInterval, logger: logger)
+    }
+
+    /// One key that signs and verifies and never changes (tests and tools).
+    convenience init(key: SymmetricKey) {
+        let ring = SigningKeyRing(current: key)
+        self.init(store: FixedSigningKeys(fixed: ring), ring: ring, logger: Logger(label: "openrealm-server"))
+    }
+
+    private init(store: any SigningKeyStore, ring: SigningKeyRing, unknownKeyInterval: Duration = .seconds(1), logger: Logger) {
         self.store = store
         refreshInterval = store.rereadInterval
         self.unknownKeyInterval = unknownKeyInterval
         self.logger = logger
-        let ring = try store.ring()
         state = Mutex(State(tokens: JSONWebToken(ring), readAt: .now))
     }
 
@@ -80,4 +90,12 @@ final class TokenKeys: Sendable {
             state.withLock { $0.readAt = now }
         }
     }
+}
+
+/// A ring that never changes.
+private struct FixedSigningKeys: SigningKeyStore {
+    let fixed: SigningKeyRing
+    func ring() throws -> SigningKeyRing { fixed }
+    func rotate() throws -> SigningKeyRing { throw ServerError("these signing keys are fixed") }
+    var rereadInterval: Duration? { nil }
 }
