@@ -9,7 +9,7 @@ import OpenRealmWire
 /// cached keys, and a create that may reuse an erased key among them), clocks are
 /// written by ``ObjectWorkingSet/finish()`` and read back by the next changeset, and a
 /// path through embedded objects resolves to the object created there, also after the
-/// list it is in shifted.
+/// list it is in shifted. And the request names what a store must load for a changeset.
 final class ObjectWorkingSetTests: XCTestCase {
     var directory: URL!
     var store: ORCoreEnvironment!
@@ -200,5 +200,23 @@ final class ObjectWorkingSetTests: XCTestCase {
         let street = { (value: String) in ObjectImage.Embedded(properties: [ObjectImage.Property("street", .single(.string(value)))]) }
         XCTAssertEqual(image["lines"], .list([.embedded(street("")), .embedded(street("")), .embedded(street("second, again"))]))
         XCTAssertEqual(image["places"], .dictionary([ObjectImage.Entry("home", .embedded(street("home")))]))
+    }
+
+    func testTheRequestNamesTheChangesetsObjectsAndTheObjectsItLinksTo() {
+        let person = { (id: String) in WireObjectRef(className: "Person", primaryKey: .string(id)) }
+        let request = WorkingSetRequest([
+            .addClass(WireClassSchema(name: "Person", primaryKey: WirePrimaryKeySchema(name: "_id", type: .string))),
+            .createObject(className: "Item", primaryKey: .int(2), values: [WirePropertyValue("owner", .link(person("p1")))]),
+            .set(object: WireObjectPath(Self.item(1)), property: "title", value: .string("t")),
+            .createEmbeddedObject(object: WireObjectPath(Self.item(3)), property: "address", position: .single,
+                                  values: [WirePropertyValue("resident", .link(person("p2")))]),
+            .listInsert(object: WireObjectPath(Self.item(1), path: [.property("lines"), .index(0)]), property: "friends",
+                        index: 0, value: .link(person("p3"))),
+            .dictionarySet(object: WireObjectPath(Self.item(2)), property: "byName", key: "a", value: .link(person("p1"))),
+            .setInsert(object: WireObjectPath(Self.item(4)), property: "links", value: .link(Self.item(1))),
+            .eraseObject(WireObjectPath(person("p4"))),
+        ])
+        XCTAssertEqual(request.objects, [Self.item(2), Self.item(1), Self.item(3), Self.item(4), person("p4")])
+        XCTAssertEqual(request.linked, [person("p1"), person("p2"), person("p3"), Self.item(1)])
     }
 }
