@@ -23,6 +23,7 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
         let key: UInt64
     }
 
+    /// The integrating transaction (the path walk reads links through it too).
     let txn: StoreTransaction
 
     /// The top-level objects found or created in this working set, with their classes.
@@ -71,7 +72,8 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
         return try root(ref, cls)
     }
 
-    /// The object `ref` of class `cls`: remembered once found.
+    /// The object `ref` of class `cls`, remembered once found: how ``object(_:)`` and the
+    /// path walk's owner lookup find top-level objects.
     func root(_ ref: WireObjectRef, _ cls: StoredClass) throws -> Object? {
         if let known = roots[ref] { return known.object }
         let key: UInt64
