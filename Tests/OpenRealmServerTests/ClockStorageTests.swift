@@ -27,7 +27,7 @@ final class ClockStorageTests: ServerTestCase {
     /// The clocks in the row of `Task[id]`, or nil when its clock column is null.
     func rowClocks(_ txn: StoreTransaction, _ id: Int64) throws -> PropertyClocks? {
         let task = try XCTUnwrap(try txn.findClass("Task"))
-        let column = try XCTUnwrap(try txn.findProperty(task.table, Integrator.clockColumnName), "Task has no clock column").column
+        let column = try XCTUnwrap(try txn.findProperty(task.table, HiddenColumn.clocks.rawValue), "Task has no clock column").column
         let key = try XCTUnwrap(try txn.findObject(task.table, .int(id)))
         guard case .binary(let bytes) = try txn.get(task.table, key, column) else { return nil }
         return PropertyClocks(decoding: bytes)
@@ -51,7 +51,7 @@ final class ClockStorageTests: ServerTestCase {
             XCTAssertEqual(clocks.stamps, ["title": stamp(2_000, origin), "status": stamp(2_100, origin), "score": stamp(2_000, origin)])
             // The hidden column is not part of what the server queries.
             let schema = try txn.schema().query
-            XCTAssertNil(schema.queryClass(named: "Task")?.property(named: Integrator.clockColumnName))
+            XCTAssertNil(schema.queryClass(named: "Task")?.property(named: HiddenColumn.clocks.rawValue))
             XCTAssertNotNil(schema.queryClass(named: "Task")?.property(named: "title"))
         }
 
@@ -67,7 +67,7 @@ final class ClockStorageTests: ServerTestCase {
             WirePropertyValue("title", .string("later")), WirePropertyValue("status", .string("doing")),
             WirePropertyValue("score", .int(0)),
         ]), "\(after)")
-        XCTAssertFalse(after.contains { "\($0)".contains(Integrator.clockColumnName) }, "the clocks never reach a client: \(after)")
+        XCTAssertFalse(after.contains { "\($0)".contains(HiddenColumn.clocks.rawValue) }, "the clocks never reach a client: \(after)")
 
         // An erased object's clocks go with its row; created again, it starts afresh.
         try upload(b, clientVersion: 3, serverVersion: 5, hlc: 2_200, [.eraseObject(Self.path(1))])
@@ -89,7 +89,7 @@ final class ClockStorageTests: ServerTestCase {
                 ("clocks", ORC_TYPE_BINARY, false), ("erasedAtVersion", ORC_TYPE_INT, false),
             ])
             let task = try XCTUnwrap(try txn.findClass("Task"))
-            let column = try XCTUnwrap(try txn.findProperty(task.table, Integrator.clockColumnName)).column
+            let column = try XCTUnwrap(try txn.findProperty(task.table, HiddenColumn.clocks.rawValue)).column
             var null = orc_value()
             null.type = ORC_TYPE_NULL
             for id: Int64 in [1, 2] {

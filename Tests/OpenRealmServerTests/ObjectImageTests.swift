@@ -20,7 +20,7 @@ final class ObjectImageTests: XCTestCase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         store = try ORCoreEnvironment.openStore(path: directory.appendingPathComponent("store.realm").path)
         try store.write { txn in
-            var integrator = Integrator(txn: txn, developmentMode: true,
+            var integrator = Integrator(objects: try txn.workingSet(WorkingSetRequest(Self.schema + Self.objects)), developmentMode: true,
                                         stamp: WriteStamp(timestamp: WireHybridTimestamp(milliseconds: 1_000), originFileIdent: 1))
             _ = try integrator.apply(Self.schema + Self.objects)
         }

@@ -37,4 +37,18 @@ final class StorageFenceTests: XCTestCase {
         XCTAssertFalse(postgres.isEmpty)
         XCTAssertEqual(try postgres.filter(importsORCore), [])
     }
+
+    /// The integrator and its path resolution work on the store's working set
+    /// (`Storage/ObjectWorkingSet.swift`) and name objects by its handles: they never
+    /// name the embedded store's transaction nor hold an object key (a `UInt64` other
+    /// than a list index converted for the wire).
+    func testTheIntegratorNamesObjectsByTheWorkingSetsHandles() throws {
+        for path in ["Sources/OpenRealmServer/Integration/Integrator.swift", "Sources/OpenRealmServer/Integration/EmbeddedPaths.swift"] {
+            let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+            XCTAssertFalse(text.contains("StoreTransaction"), "\(path) names the embedded store's transaction")
+            XCTAssertNil(text.range(of: #"\btxn\b"#, options: .regularExpression), "\(path) uses a store transaction")
+            XCTAssertNil(text.range(of: #"UInt64(?!\()"#, options: .regularExpression),
+                         "\(path) holds a UInt64 (an object key?) rather than a working set's handle")
+        }
+    }
 }

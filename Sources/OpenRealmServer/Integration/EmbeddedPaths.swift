@@ -1,10 +1,11 @@
 import OpenRealmSyncCore
 import OpenRealmWire
 
-/// Resolves the wire's object paths (`docs/PROTOCOL.md` §3.4) to stored objects: a
-/// top-level object by class and primary key, then, for an embedded object, one step
-/// per property (a single link) or property and index or key (a list or dictionary of
-/// embedded objects) — the walk is the one the client uses too (``ObjectPathWalk``).
+/// Resolves the wire's object paths (`docs/PROTOCOL.md` §3.4) to objects of a working
+/// set (``ObjectWorkingSet``): a top-level object by class and primary key, then, for an
+/// embedded object, one step per property (a single link) or property and index or key
+/// (a list or dictionary of embedded objects) — the walk is the one the client uses too
+/// (``ObjectPathWalk``), which the store runs over its objects.
 enum EmbeddedPaths {
     /// The top-level class `name` of the synced schema.
     ///
@@ -21,20 +22,20 @@ enum EmbeddedPaths {
         return cls
     }
 
-    /// The class and key of the object `path` names, through the walk client and server
-    /// share (``ObjectPathWalk``). The key is nil when the object does not exist: its
-    /// owner was erased, a single link on the way is null, or a list position or
-    /// dictionary key on the way is gone (then the class is the last one reached).
+    /// The class and object `path` names in `objects`, through the walk client and server
+    /// share (``ObjectPathWalk``). The object is nil when it does not exist: its owner
+    /// was erased, a single link on the way is null, or a list position or dictionary
+    /// key on the way is gone (then the class is the last one reached).
     ///
     /// - Throws: ``SyncFailure`` `badChangeset` for an unknown, reserved or embedded root
     ///   class, and naming the step for a path that does not fit the schema (an unknown
     ///   property, a property that does not link to an embedded class, a collection
     ///   without its index or key, a step of the wrong kind).
-    static func resolve(_ txn: StoreTransaction, _ path: WireObjectPath) throws -> (StoredClass, UInt64?) {
-        let schema = try txn.schema()
-        let root = try topLevelClass(schema, path.root.className)
+    static func resolve<Objects: ObjectWorkingSet>(_ path: WireObjectPath, in objects: Objects) throws
+        -> (StoredClass, Objects.Object?) {
+        let root = try topLevelClass(try objects.schema(), path.root.className)
         do {
-            return try txn.resolve(path, from: root, in: schema)
+            return try objects.resolve(path, from: root)
         } catch let misfit as ObjectPathMisfit {
             throw SyncFailure(.badChangeset, misfit.description)
         }

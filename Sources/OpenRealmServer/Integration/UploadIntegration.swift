@@ -296,7 +296,8 @@ enum UploadIntegration {
         let resentSince = listEdits.isEmpty ? [] : try ConcurrentEdits.resentWhole(
             txn, to: session.fileIdent, after: changeset.lastIntegratedServerVersion, through: version - 1,
             index: app.historyIndex)
-        var integrator = Integrator(txn: txn, developmentMode: app.configuration.developmentMode,
+        var integrator = Integrator(objects: try txn.workingSet(WorkingSetRequest(allowed)),
+                                    developmentMode: app.configuration.developmentMode,
                                     stamp: WriteStamp(timestamp: changeset.timestamp, originFileIdent: session.fileIdent))
         integrator.partition = session.view.partition
         let applied = try integrator.apply(allowed)

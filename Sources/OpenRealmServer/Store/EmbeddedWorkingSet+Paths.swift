@@ -2,24 +2,22 @@ import ORCore
 import OpenRealmSyncCore
 import OpenRealmWire
 
-/// Wire object paths resolved in the embedded store, through the walk client and server
-/// share (``ObjectPathWalk``), over the unit's schema.
-extension StoreTransaction {
-    /// The class and key of the object `path` names, its root class being `root` (which
-    /// the caller found in `schema`); the key is nil when the object does not exist.
-    ///
-    /// - Throws: ``ObjectPathMisfit`` for a path that does not fit the schema; the
-    ///   store's errors.
-    func resolve(_ path: WireObjectPath, from root: StoredClass, in schema: SyncSchema) throws -> (StoredClass, UInt64?) {
-        let found = try ObjectPathWalk.resolve(path, in: StoreObjectPaths(txn: self, schema: schema, root: root))
+/// Wire object paths resolved in the embedded store's working set, through the walk
+/// client and server share (``ObjectPathWalk``), over the unit's schema: the owner is
+/// found as the working set finds top-level objects (once per changeset), the steps
+/// read the links of the transaction.
+extension EmbeddedWorkingSet {
+    func resolve(_ path: WireObjectPath, from root: StoredClass) throws -> (StoredClass, Object?) {
+        let found = try ObjectPathWalk.resolve(path, in: StoreObjectPaths(objects: self, txn: txn, schema: try txn.schema(), root: root))
         // The root is given, so the walk always finds a class.
         guard let found else { return (root, nil) }
-        return (found.cls, found.key)
+        return (found.cls, found.key.map { Object(table: found.cls.slot.table, key: $0) })
     }
 }
 
 /// The store as the shared walk reads it.
 private struct StoreObjectPaths: ObjectPathStore {
+    let objects: EmbeddedWorkingSet
     let txn: StoreTransaction
     let schema: SyncSchema
     let root: StoredClass
@@ -29,7 +27,7 @@ private struct StoreObjectPaths: ObjectPathStore {
     func topLevelClass(_ name: String) -> StoredClass? { name == root.name ? root : schema.topLevelClass(named: name) }
 
     func object(_ cls: StoredClass, primaryKey: WirePrimaryKey) throws -> UInt64? {
-        try txn.findObject(cls, primaryKey)
+        try objects.root(WireObjectRef(className: cls.name, primaryKey: primaryKey), cls)?.key
     }
 
     func property(_ cls: StoredClass, named name: String) -> StoredProperty? { cls.column(named: name) }

@@ -2,10 +2,12 @@ import Foundation
 import OpenRealmSyncCore
 import OpenRealmWire
 
-/// Per object, the stamp of the last write each property received. Stored in
-/// `__clocks` (key `Class␟pk`) as: u32 count, then per property u32 name length, the
-/// name's UTF-8 bytes, u64 milliseconds, u32 counter, u64 origin ident (little-endian),
-/// in name order.
+/// Per top-level object, the stamp of the last write each property received (and each
+/// property of its embedded objects, under their paths): the state of the integrator's
+/// last-writer-wins (``Integrator``), a value of the engine that each store persists
+/// beside the object (``ObjectWorkingSet/clocks(of:)``). Encoded (``encoded()``) as:
+/// u32 count, then per property u32 name length, the name's UTF-8 bytes, u64
+/// milliseconds, u32 counter, u64 origin ident (little-endian), in name order.
 ///
 /// Every uploaded write reads, changes and writes back its object's clocks, so they are
 /// kept as they are stored: a short array sorted by name, searched by bisection (an
