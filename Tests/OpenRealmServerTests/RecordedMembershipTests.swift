@@ -119,12 +119,14 @@ final class RecordedMembershipTests: XCTestCase {
         struct Abort: Error {}
         XCTAssertThrowsError(try store.environment.write { txn in
             let cls = try XCTUnwrap(try txn.schema().topLevelClass(named: "Item"))
-            let column = try txn.addHiddenColumn(.partition, to: cls)
+            _ = try txn.addHiddenColumn(.partition, to: cls)
+            let objects = try txn.workingSet(WorkingSetRequest([]))
             for (i, ref) in refs.dropLast().enumerated() where i % 3 != 0 {
-                let key = try XCTUnwrap(try txn.findObject(cls, ref.primaryKey))
+                let object = try XCTUnwrap(try objects.object(ref))
                 let partition = SubscriptionView.Partition(field: "_partition", value: i % 3 == 1 ? .string("p1") : .int(1))
-                try txn.set(cls, key, column, .string(partition.storedValue))
+                try objects.setHiddenPartition(object, try XCTUnwrap(try txn.schema().topLevelClass(named: "Item")), partition.storedValue)
             }
+            try objects.finish()
             try txn.recordPostImages(of: refs, serverVersion: 1_000_000)
             let images = try XCTUnwrap(try txn.postImages(1_000_000))
             let schema = try txn.schema()
