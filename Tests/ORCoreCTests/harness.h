@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef void (*test_fn)(void);
 void test_register(const char *name, test_fn fn);
@@ -30,6 +31,12 @@ const char *test_dir(void);
 /** A deterministic per-test random seed (ORC_TEST_SEED overrides), and a xorshift generator. */
 uint64_t test_seed(void);
 uint64_t test_rand(uint64_t *state);
+/**
+ * Ends the whole run with "<test> timed out (deadlock?)" unless alarm(0)
+ * comes within `seconds`: a hung test (a deadlock in the engine) fails the run
+ * instead of hanging it. GUARDED_TEST arms and clears it.
+ */
+void test_guard(unsigned seconds);
 
 #define TEST(name)                                                                  \
     static void test_##name(void);                                                  \
@@ -38,6 +45,21 @@ uint64_t test_rand(uint64_t *state);
         test_register(#name, test_##name);                                          \
     }                                                                               \
     static void test_##name(void)
+
+/*
+ * `GUARDED_TEST(name, seconds) { ... }`: a test whose body runs under
+ * test_guard(seconds); the alarm is cleared also after a failed CHECK, which
+ * returns from the body early.
+ */
+#define GUARDED_TEST(name, seconds)                                                 \
+    static void name##_body(void);                                                  \
+    TEST(name)                                                                      \
+    {                                                                               \
+        test_guard(seconds);                                                        \
+        name##_body();                                                              \
+        alarm(0);                                                                   \
+    }                                                                               \
+    static void name##_body(void)
 
 #define CHECK(cond)                                                                 \
     do {                                                                            \

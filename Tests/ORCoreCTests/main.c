@@ -2,6 +2,7 @@
 #include "harness.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -66,6 +67,20 @@ uint64_t test_rand(uint64_t *state)
     x ^= x >> 7;
     x ^= x << 17;
     return *state = x;
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char msg[] = " timed out (deadlock?)\n";
+    if (write(2, current_name, strlen(current_name)) < 0 || write(2, msg, sizeof msg - 1) < 0) _exit(1);
+    _exit(1);
+}
+
+void test_guard(unsigned seconds)
+{
+    signal(SIGALRM, on_alarm);
+    alarm(seconds);
 }
 
 static void remove_tree(const char *dir)
