@@ -26,6 +26,13 @@ void test_register(const char *name, test_fn fn);
 void test_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /** A fresh path (not yet existing) inside the run's temporary directory. */
 const char *test_path(const char *name);
+/**
+ * `TEST_PATH(path, "name.realm");` declares `char path[600]` holding a fresh
+ * test_path: the test's own copy, which outlives the 64 buffers test_path reuses.
+ */
+#define TEST_PATH(var, name)                                                        \
+    char var[600];                                                                  \
+    snprintf(var, sizeof var, "%s", test_path(name))
 /** The run's temporary directory (removed at exit unless ORC_TEST_KEEP is set). */
 const char *test_dir(void);
 /** A deterministic per-test random seed (ORC_TEST_SEED overrides), and a xorshift generator. */

@@ -361,8 +361,7 @@ done:
 GUARDED_TEST(concurrency_writers_in_turns_lose_nothing, 120)
 {
     static counters c;
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("turns.realm"));
+    TEST_PATH(path, "turns.realm");
     memset(&c, 0, sizeof c);
     pthread_mutex_init(&c.err.mu, NULL);
     c.path = path;
@@ -549,8 +548,7 @@ static int side_run(const char *path, const proc_ids *ids, int side, int in, int
 
 GUARDED_TEST(concurrency_two_processes_alternate_and_count_exactly, 120)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("procs.realm"));
+    TEST_PATH(path, "procs.realm");
     proc_ids ids;
     CHECK_OK(make_counter_file(path, &ids)); /* closed again: nothing of it is open across the fork */
     int to_child[2], to_parent[2];
@@ -631,8 +629,7 @@ static int read_blobs(orc_env *env, uint32_t t, uint16_t c, int want)
 
 GUARDED_TEST(concurrency_map_growth_seen_across_processes, 120)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("procgrow.realm"));
+    TEST_PATH(path, "procgrow.realm");
     uint32_t t;
     uint16_t c;
     {
@@ -745,8 +742,7 @@ static void killed_child(const char *path, int out, int never)
 
 GUARDED_TEST(concurrency_killed_writer_leaves_every_reported_commit, 180)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("killed.realm"));
+    TEST_PATH(path, "killed.realm");
     uint32_t t;
     uint16_t cv, cc;
     {
@@ -839,8 +835,7 @@ GUARDED_TEST(concurrency_killed_writer_leaves_every_reported_commit, 180)
  */
 GUARDED_TEST(concurrency_open_does_not_wait_for_another_process_writing, 120)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("open-beside-writer.realm"));
+    TEST_PATH(path, "open-beside-writer.realm");
     {
         orc_env *env;
         orc_txn *w;

@@ -92,9 +92,7 @@ out:
 
 TEST(env_create_close_reopen_keeps_data)
 {
-    const char *p = test_path("durable.realm");
-    char path[600];
-    snprintf(path, sizeof path, "%s", p);
+    TEST_PATH(path, "durable.realm");
     orc_env *env;
     orc_txn *w;
     uint32_t t;
@@ -186,9 +184,7 @@ TEST(env_invalid_arguments)
 
 TEST(env_read_only_handle_refuses_writes)
 {
-    const char *p = test_path("ro.realm");
-    char path[600];
-    snprintf(path, sizeof path, "%s", p);
+    TEST_PATH(path, "ro.realm");
     orc_env *env, *ro;
     orc_txn *w, *r;
     uint32_t t;
@@ -706,9 +702,7 @@ TEST(env_not_a_realm_file)
  */
 TEST(env_aborted_writer_does_not_close_a_readers_table_handles)
 {
-    const char *p = test_path("abort-dbi.realm");
-    char path[600];
-    snprintf(path, sizeof path, "%s", p);
+    TEST_PATH(path, "abort-dbi.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t;
@@ -764,9 +758,7 @@ TEST(env_aborted_writer_does_not_close_a_readers_table_handles)
  * here from the next transaction on (its database handle is opened then). */
 TEST(env_table_created_by_another_process_is_readable)
 {
-    const char *p = test_path("other-process.realm");
-    char path[600];
-    snprintf(path, sizeof path, "%s", p);
+    TEST_PATH(path, "other-process.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t;
@@ -849,8 +841,7 @@ static bool raw_close(raw_file *r, bool commit)
  * layouts format 3 changed; test_index_chunks.c has files of format 2.) */
 TEST(env_layout_of_new_and_format_1_files)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("layout.realm"));
+    TEST_PATH(path, "layout.realm");
     orc_env *env;
     orc_txn *w;
     uint32_t table;
@@ -932,8 +923,7 @@ TEST(env_layout_of_new_and_format_1_files)
  * that fdatasync need not persist a new size for every commit that grows it. */
 TEST(env_commits_grow_the_file_in_chunks)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("tail.realm"));
+    TEST_PATH(path, "tail.realm");
     orc_env *env;
     orc_txn *w;
     uint32_t table;
@@ -995,8 +985,7 @@ int fstat(int fd, struct stat *st)
 /* The wait for the other process has a deadline. */
 GUARDED_TEST(env_commits_and_snapshots_do_not_stat_the_file, 120)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("nostat.realm"));
+    TEST_PATH(path, "nostat.realm");
     int go[2];
     CHECK(pipe(go) == 0);
     fflush(NULL);

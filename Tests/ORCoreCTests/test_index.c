@@ -434,8 +434,7 @@ static bool check_compound(orc_txn *txn, const twins *tw)
 
 TEST(index_every_indexable_type_matches_scan)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("twins.realm"));
+    TEST_PATH(path, "twins.realm");
     fill_long_strings();
     uint64_t rng = test_seed();
     orc_env *env;
@@ -602,8 +601,7 @@ static void dup_churn_model(dup_model *m, uint64_t *rng, int ops, int *kind, siz
 
 TEST(index_heavy_duplicates)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("dups.realm"));
+    TEST_PATH(path, "dups.realm");
     static dup_model m, saved;
     uint64_t rng = test_seed();
     orc_env *env;

@@ -138,8 +138,7 @@ static orc_value pk_value(orc_type type, int i, char *buf)
 
 TEST(object_primary_keys_of_each_type)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("pks.realm"));
+    TEST_PATH(path, "pks.realm");
     static const orc_type types[4] = {ORC_TYPE_INT, ORC_TYPE_STRING, ORC_TYPE_OBJECT_ID, ORC_TYPE_UUID};
     orc_env *env;
     orc_txn *w, *r;
@@ -341,8 +340,7 @@ static void fill_samples(void)
 
 TEST(object_every_type_round_trips_exactly)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("types.realm"));
+    TEST_PATH(path, "types.realm");
     fill_samples();
     orc_env *env;
     orc_txn *w, *r;
@@ -855,8 +853,7 @@ TEST(object_embedded_objects_are_owned)
 
 TEST(object_table_count_keys_clear)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("table.realm"));
+    TEST_PATH(path, "table.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t, tl;

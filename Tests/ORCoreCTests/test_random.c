@@ -523,8 +523,7 @@ static void compact_model(model *m)
 static bool run_seed(uint64_t seed, int ntxns)
 {
     static model m, committed;
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("random.realm"));
+    TEST_PATH(path, "random.realm");
     memset(long1, 'x', sizeof long1);
     memcpy(long2, long1, sizeof long2);
     long1[sizeof long1 - 1] = '1';

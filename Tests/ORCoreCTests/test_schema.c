@@ -35,8 +35,7 @@ static const char *type_name(orc_type t)
 
 TEST(schema_classes_of_each_kind)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("kinds.realm"));
+    TEST_PATH(path, "kinds.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t ta, te, ts;
@@ -158,8 +157,7 @@ static bool props_match(orc_txn *r, uint32_t table, const want_prop *want, size_
 
 TEST(schema_properties_of_every_type_collection_and_flag)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("props.realm"));
+    TEST_PATH(path, "props.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t, target;
@@ -335,8 +333,7 @@ TEST(schema_invalid_property_specs)
 
 TEST(schema_add_property_to_existing_objects)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("addprop.realm"));
+    TEST_PATH(path, "addprop.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t, target;
@@ -491,8 +488,7 @@ TEST(schema_add_primary_key_property_to_existing_objects)
 
 TEST(schema_remove_property)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("rmprop.realm"));
+    TEST_PATH(path, "rmprop.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t, target;
@@ -606,8 +602,7 @@ TEST(schema_remove_property)
 
 TEST(schema_rename_property_and_class)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("rename.realm"));
+    TEST_PATH(path, "rename.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t ta, tb;
@@ -686,8 +681,7 @@ static bool count_is(orc_txn *txn, uint32_t t, uint64_t want)
 
 TEST(schema_set_and_unset_primary_key)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("setpk.realm"));
+    TEST_PATH(path, "setpk.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t;
@@ -775,8 +769,7 @@ TEST(schema_set_and_unset_primary_key)
 
 TEST(schema_set_indexed_on_and_off)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("setidx.realm"));
+    TEST_PATH(path, "setidx.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t;
@@ -850,8 +843,7 @@ TEST(schema_set_indexed_on_and_off)
 
 TEST(schema_remove_class)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("rmclass.realm"));
+    TEST_PATH(path, "rmclass.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t ta, tb, te, tm, ts;
@@ -936,8 +928,7 @@ TEST(schema_remove_class)
 
 TEST(schema_many_classes)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("manyclasses.realm"));
+    TEST_PATH(path, "manyclasses.realm");
     orc_env *env;
     orc_txn *w, *r;
     enum { N = 200 };

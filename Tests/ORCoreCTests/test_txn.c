@@ -40,8 +40,7 @@ TEST(txn_versions_count_every_commit)
     orc_env *env;
     orc_txn *w, *r;
     uint64_t v;
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("versions.realm"));
+    TEST_PATH(path, "versions.realm");
     CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
     CHECK_OK(orc_env_version(env, &v));
     CHECK_EQ(v, 0);
@@ -204,8 +203,7 @@ TEST(txn_abort_discards_everything)
     uint32_t t;
     uint16_t c;
     uint64_t k, v, count;
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("abort.realm"));
+    TEST_PATH(path, "abort.realm");
     CHECK_OK(setup(path, &env, &t, &c));
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
     orc_value five = v_int(5);
@@ -285,9 +283,7 @@ TEST(txn_abort_discards_everything)
 
 TEST(txn_abort_then_reopen)
 {
-    const char *p = test_path("abort-reopen.realm");
-    char path[600];
-    snprintf(path, sizeof path, "%s", p);
+    TEST_PATH(path, "abort-reopen.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t;
@@ -318,9 +314,7 @@ TEST(txn_abort_then_reopen)
 
 GUARDED_TEST(txn_second_write_on_same_thread_is_busy, 60)
 {
-    const char *p = test_path("busy.realm");
-    char path[600];
-    snprintf(path, sizeof path, "%s", p);
+    TEST_PATH(path, "busy.realm");
     orc_env *env, *env2;
     orc_txn *w, *w2 = NULL;
     uint32_t t;
@@ -472,9 +466,7 @@ TEST(txn_metadata)
 
 TEST(txn_metadata_survives_reopen)
 {
-    const char *p = test_path("meta2.realm");
-    char path[600];
-    snprintf(path, sizeof path, "%s", p);
+    TEST_PATH(path, "meta2.realm");
     orc_env *env;
     orc_txn *w, *r;
     const void *d;
