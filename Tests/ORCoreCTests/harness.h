@@ -44,6 +44,13 @@ uint64_t test_rand(uint64_t *state);
  * instead of hanging it. GUARDED_TEST arms and clears it.
  */
 void test_guard(unsigned seconds);
+/**
+ * fork() with a pipe each way, both made before it: the child keeps down[0]
+ * and up[1], the parent down[1] and up[0], and each closes the other ends.
+ * Returns fork's answer: 0 in the child, the child's id, or -1 (no pipes or
+ * no child).
+ */
+pid_t test_fork_with_pipes(int down[2], int up[2]);
 
 #define TEST(name)                                                                  \
     static void test_##name(void);                                                  \

@@ -83,6 +83,28 @@ void test_guard(unsigned seconds)
     alarm(seconds);
 }
 
+pid_t test_fork_with_pipes(int down[2], int up[2])
+{
+    if (pipe(down) != 0) return -1;
+    if (pipe(up) != 0) {
+        close(down[0]);
+        close(down[1]);
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(down[1]);
+        close(up[0]);
+    } else if (pid > 0) {
+        close(down[0]);
+        close(up[1]);
+    } else {
+        close(down[0]), close(down[1]), close(up[0]), close(up[1]);
+    }
+    return pid;
+}
+
 static void remove_tree(const char *dir)
 {
     DIR *d = opendir(dir);

@@ -552,21 +552,15 @@ GUARDED_TEST(concurrency_two_processes_alternate_and_count_exactly, 120)
     proc_ids ids;
     CHECK_OK(make_counter_file(path, &ids)); /* closed again: nothing of it is open across the fork */
     int to_child[2], to_parent[2];
-    CHECK(pipe(to_child) == 0 && pipe(to_parent) == 0);
-    fflush(NULL);
-    pid_t pid = fork();
+    pid_t pid = test_fork_with_pipes(to_child, to_parent);
     CHECK(pid >= 0);
     if (pid == 0) {
-        close(to_child[1]);
-        close(to_parent[0]);
         orc_env *env = NULL;
         int rc = side_run(path, &ids, 1, to_child[0], to_parent[1], &env);
         if (rc) fprintf(stderr, "  child: %s (%s)\n", orc_strerror(rc), orc_last_error());
         orc_env_close(env);
         _exit(rc ? 20 : 0);
     }
-    close(to_child[0]);
-    close(to_parent[1]);
     orc_env *env = NULL;
     int rc = side_run(path, &ids, 0, to_parent[0], to_child[1], &env);
     close(to_child[1]);
@@ -644,14 +638,10 @@ GUARDED_TEST(concurrency_map_growth_seen_across_processes, 120)
         orc_env_close(env);
     }
     int to_child[2], to_parent[2];
-    CHECK(pipe(to_child) == 0 && pipe(to_parent) == 0);
-    fflush(NULL);
-    pid_t pid = fork();
+    pid_t pid = test_fork_with_pipes(to_child, to_parent);
     CHECK(pid >= 0);
     orc_env_options opt = {.initial_map_size = 1 << 20};
     if (pid == 0) {
-        close(to_child[1]);
-        close(to_parent[0]);
         orc_env *env;
         int64_t token;
         uint64_t version;
@@ -665,8 +655,6 @@ GUARDED_TEST(concurrency_map_growth_seen_across_processes, 120)
         orc_env_close(env);
         _exit(0);
     }
-    close(to_child[0]);
-    close(to_parent[1]);
     orc_env *env;
     int64_t msg;
     CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC | ORC_ENV_NO_CREATE, &opt, &env));
@@ -761,19 +749,11 @@ GUARDED_TEST(concurrency_killed_writer_leaves_every_reported_commit, 180)
     int64_t reported = 0;
     for (int round = 0; round < 3; round++) {
         int out[2], never[2];
-        CHECK(pipe(out) == 0 && pipe(never) == 0);
         /* Round 1 keeps the file open in this process (opened after the fork) while the child dies. */
         orc_env *env = NULL;
-        fflush(NULL);
-        pid_t pid = fork();
+        pid_t pid = test_fork_with_pipes(never, out);
         CHECK(pid >= 0);
-        if (pid == 0) {
-            close(out[0]);
-            close(never[1]);
-            killed_child(path, out[1], never[0]);
-        }
-        close(out[1]);
-        close(never[0]);
+        if (pid == 0) killed_child(path, out[1], never[0]);
         if (round == 1) CHECK_OK(orc_env_open(path, 0, NULL, &env));
         int64_t msg;
         bool marker = false;
@@ -848,13 +828,9 @@ GUARDED_TEST(concurrency_open_does_not_wait_for_another_process_writing, 120)
         orc_env_close(env);
     }
     int held[2], opened[2];
-    CHECK(pipe(held) == 0 && pipe(opened) == 0);
-    fflush(NULL);
-    pid_t pid = fork();
+    pid_t pid = test_fork_with_pipes(opened, held);
     CHECK(pid >= 0);
     if (pid == 0) {
-        close(held[0]);
-        close(opened[1]);
         orc_env *env;
         orc_txn *w;
         COK(orc_env_open(path, ORC_ENV_NO_CREATE, NULL, &env));
@@ -867,8 +843,6 @@ GUARDED_TEST(concurrency_open_does_not_wait_for_another_process_writing, 120)
         orc_env_close(env);
         _exit(told ? 0 : 13);
     }
-    close(held[1]);
-    close(opened[0]);
     int64_t msg;
     CHECK(pipe_read_i64(held[0], &msg, 60));
     orc_env *env;

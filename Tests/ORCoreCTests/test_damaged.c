@@ -1462,13 +1462,9 @@ TEST(damaged_verify_leaves_a_file_open_elsewhere_alone)
     const char *p = fresh_copy("repair-busy.realm");
     CHECK(p);
     int to_child[2], to_parent[2];
-    CHECK(pipe(to_child) == 0 && pipe(to_parent) == 0);
-    fflush(NULL);
-    pid_t pid = fork();
+    pid_t pid = test_fork_with_pipes(to_child, to_parent);
     CHECK(pid >= 0);
     if (pid == 0) {
-        close(to_child[1]);
-        close(to_parent[0]);
         orc_env *env;
         char ok = orc_env_open(p, 0, NULL, &env) == ORC_OK ? 'y' : 'n';
         if (write(to_parent[1], &ok, 1) != 1) _exit(2);
@@ -1477,8 +1473,6 @@ TEST(damaged_verify_leaves_a_file_open_elsewhere_alone)
         if (ok == 'y') orc_env_close(env);
         _exit(0);
     }
-    close(to_child[0]);
-    close(to_parent[1]);
     char ok = 'n';
     CHECK(read(to_parent[0], &ok, 1) == 1);
     bool child_open = ok == 'y';
