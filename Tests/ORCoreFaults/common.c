@@ -45,6 +45,26 @@ uint64_t fx_opt_u64(int argc, char **argv, const char *name, uint64_t fallback)
     return v;
 }
 
+const char *fx_opt_required(int argc, char **argv, const char *mode, const char *name, const char *what)
+{
+    const char *s = fx_opt(argc, argv, name, NULL);
+    if (!s) {
+        fprintf(stderr, "orcore_faults %s: --%s %s is required\n", mode, name, what);
+        exit(2);
+    }
+    return s;
+}
+
+bool fx_self_test(int argc, char **argv, const char *mode, const char *wanted)
+{
+    const char *s = fx_opt(argc, argv, "self-test", NULL);
+    if (s && strcmp(s, wanted) != 0) {
+        fprintf(stderr, "orcore_faults %s: --self-test takes %s\n", mode, wanted);
+        exit(2);
+    }
+    return s != NULL;
+}
+
 char *fx_make_dir(int argc, char **argv, const char *prefix)
 {
     const char *base = fx_opt(argc, argv, "directory", getenv("TMPDIR"));
