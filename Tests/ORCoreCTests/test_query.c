@@ -595,62 +595,48 @@ static bool num_eq(orc_value v, double want)
     return orc_value_compare(&v, &w) == 0;
 }
 
+/* Aggregates column `col` of P over `pr` into `v`, and checks `cond` about it. */
+#define EXPECT_AGG(col, agg, cond)                                                  \
+    do {                                                                            \
+        CHECK_OK(agg_of(txn, f.P, &pr, (col), (agg), &v));                          \
+        CHECK(cond);                                                                \
+    } while (0)
+
 TEST(query_aggregate)
 {
     SETUP();
     orc_value v;
     pr.n = 0;
     p_u8(&pr, ORC_OP_TRUE);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 125);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_MIN, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 25);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_MAX, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 40);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_AVG, &v));
-    CHECK(v.type == ORC_TYPE_DOUBLE && v.dnum == 31.25);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_COUNT, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 4);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.score, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_DOUBLE && v.dnum == 6.0);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.height, ORC_AGG_MIN, &v));
-    CHECK(v.type == ORC_TYPE_FLOAT && v.fnum == 1.6f);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.height, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_DOUBLE && v.dnum > 5.09 && v.dnum < 5.11);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.bal, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_DECIMAL && num_eq(v, 45.5));
-    CHECK_OK(agg_of(txn, f.P, &pr, f.bal, ORC_AGG_MAX, &v));
-    CHECK(v.type == ORC_TYPE_DECIMAL && num_eq(v, 20));
-    CHECK_OK(agg_of(txn, f.P, &pr, f.bday, ORC_AGG_MIN, &v));
-    CHECK(v.type == ORC_TYPE_TIMESTAMP && v.timestamp.seconds == 500);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.bday, ORC_AGG_MAX, &v));
-    CHECK(v.type == ORC_TYPE_TIMESTAMP && v.timestamp.seconds == 3000);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.name, ORC_AGG_COUNT, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 5);
+    EXPECT_AGG(f.age, ORC_AGG_SUM, v.type == ORC_TYPE_INT && v.integer == 125);
+    EXPECT_AGG(f.age, ORC_AGG_MIN, v.type == ORC_TYPE_INT && v.integer == 25);
+    EXPECT_AGG(f.age, ORC_AGG_MAX, v.type == ORC_TYPE_INT && v.integer == 40);
+    EXPECT_AGG(f.age, ORC_AGG_AVG, v.type == ORC_TYPE_DOUBLE && v.dnum == 31.25);
+    EXPECT_AGG(f.age, ORC_AGG_COUNT, v.type == ORC_TYPE_INT && v.integer == 4);
+    EXPECT_AGG(f.score, ORC_AGG_SUM, v.type == ORC_TYPE_DOUBLE && v.dnum == 6.0);
+    EXPECT_AGG(f.height, ORC_AGG_MIN, v.type == ORC_TYPE_FLOAT && v.fnum == 1.6f);
+    EXPECT_AGG(f.height, ORC_AGG_SUM, v.type == ORC_TYPE_DOUBLE && v.dnum > 5.09 && v.dnum < 5.11);
+    EXPECT_AGG(f.bal, ORC_AGG_SUM, v.type == ORC_TYPE_DECIMAL && num_eq(v, 45.5));
+    EXPECT_AGG(f.bal, ORC_AGG_MAX, v.type == ORC_TYPE_DECIMAL && num_eq(v, 20));
+    EXPECT_AGG(f.bday, ORC_AGG_MIN, v.type == ORC_TYPE_TIMESTAMP && v.timestamp.seconds == 500);
+    EXPECT_AGG(f.bday, ORC_AGG_MAX, v.type == ORC_TYPE_TIMESTAMP && v.timestamp.seconds == 3000);
+    EXPECT_AGG(f.name, ORC_AGG_COUNT, v.type == ORC_TYPE_INT && v.integer == 5);
     /* over a filter and after descriptors */
     pr.n = 0;
     cmpc(&pr, ORC_CMP_GT, 0, f.age, vi(26));
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 100);
+    EXPECT_AGG(f.age, ORC_AGG_SUM, v.type == ORC_TYPE_INT && v.integer == 100);
     p_sort1(&pr, f.age, 0);
     p_limit(&pr, 2);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 70);
+    EXPECT_AGG(f.age, ORC_AGG_SUM, v.type == ORC_TYPE_INT && v.integer == 70);
     /* nothing matches */
     pr.n = 0;
     p_u8(&pr, ORC_OP_FALSE);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 0);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.score, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_DOUBLE && v.dnum == 0);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.bal, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_DECIMAL && num_eq(v, 0));
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_AVG, &v));
-    CHECK(v.type == ORC_TYPE_NULL);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_MIN, &v));
-    CHECK(v.type == ORC_TYPE_NULL);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_COUNT, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 0);
+    EXPECT_AGG(f.age, ORC_AGG_SUM, v.type == ORC_TYPE_INT && v.integer == 0);
+    EXPECT_AGG(f.score, ORC_AGG_SUM, v.type == ORC_TYPE_DOUBLE && v.dnum == 0);
+    EXPECT_AGG(f.bal, ORC_AGG_SUM, v.type == ORC_TYPE_DECIMAL && num_eq(v, 0));
+    EXPECT_AGG(f.age, ORC_AGG_AVG, v.type == ORC_TYPE_NULL);
+    EXPECT_AGG(f.age, ORC_AGG_MIN, v.type == ORC_TYPE_NULL);
+    EXPECT_AGG(f.age, ORC_AGG_COUNT, v.type == ORC_TYPE_INT && v.integer == 0);
     /* what cannot be aggregated */
     CHECK_RC(agg_of(txn, f.P, &pr, f.name, ORC_AGG_SUM, &v), ORC_ERR_WRONG_TYPE);
     CHECK_RC(agg_of(txn, f.P, &pr, f.bday, ORC_AGG_SUM, &v), ORC_ERR_WRONG_TYPE);
