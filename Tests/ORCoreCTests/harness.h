@@ -33,6 +33,8 @@ const char *test_path(const char *name);
 #define TEST_PATH(var, name)                                                        \
     char var[600];                                                                  \
     snprintf(var, sizeof var, "%s", test_path(name))
+/** Opens (or makes) the realm at `path` without syncing commits and begins a write transaction on it. */
+int test_open_writing(const char *path, orc_env **env, orc_txn **w);
 /** The run's temporary directory (removed at exit unless ORC_TEST_KEEP is set). */
 const char *test_dir(void);
 /** A deterministic per-test random seed (ORC_TEST_SEED overrides), and a xorshift generator. */

@@ -51,6 +51,12 @@ const char *test_path(const char *name)
     return p;
 }
 
+int test_open_writing(const char *path, orc_env **env, orc_txn **w)
+{
+    int rc = orc_env_open(path, ORC_ENV_NO_SYNC, NULL, env);
+    return rc ? rc : orc_txn_begin(*env, ORC_TXN_WRITE, w);
+}
+
 uint64_t test_seed(void)
 {
     const char *s = getenv("ORC_TEST_SEED");

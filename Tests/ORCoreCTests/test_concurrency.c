@@ -629,8 +629,7 @@ GUARDED_TEST(concurrency_map_growth_seen_across_processes, 120)
     {
         orc_env *env;
         orc_txn *w;
-        CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-        CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+        CHECK_OK(test_open_writing(path, &env, &w));
         CHECK_OK(orc_class_add(w, "Blob", ORC_CLASS_TOP_LEVEL, &t));
         orc_prop_spec s = {.name = "b", .type = ORC_TYPE_BINARY};
         CHECK_OK(orc_prop_add(w, t, &s, &c));

@@ -320,8 +320,7 @@ TEST(copy_refuses_existing_destination)
     TEST_PATH(dst, "dst3.realm");
     orc_env *env;
     orc_txn *w;
-    CHECK_OK(orc_env_open(src, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(src, &env, &w));
     CHECK_OK(orc_meta_set(w, "k", "v", 1));
     CHECK_OK(orc_txn_commit(w, NULL));
     /* An existing (empty) file is left as it is. */
@@ -357,8 +356,7 @@ TEST(copy_is_compacted)
     uint16_t cb, ci;
     static uint8_t blob[3000];
     memset(blob, 0xab, sizeof blob);
-    CHECK_OK(orc_env_open(src, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(src, &env, &w));
     CHECK_OK(orc_class_add(w, "Big", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec sb = {.name = "b", .type = ORC_TYPE_BINARY};
     orc_prop_spec si = {.name = "i", .type = ORC_TYPE_INT, .flags = ORC_PROP_INDEXED};

@@ -190,8 +190,7 @@ TEST(env_read_only_handle_refuses_writes)
     uint32_t t;
     uint16_t cn, cs;
 
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK(make_item_class(w, &t, &cn, &cs));
     CHECK(item_add(w, t, cn, cs, 0, "item-0", NULL));
     CHECK_OK(orc_txn_commit(w, NULL));
@@ -210,8 +209,7 @@ TEST(env_read_only_handle_refuses_writes)
     orc_txn_abort(r);
 
     /* A read-write handle opened after the read-only one can write; the read-only one still cannot. */
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK(item_add(w, t, cn, cs, 1, "item-1", NULL));
     CHECK_OK(orc_txn_commit(w, NULL));
     CHECK_RC(orc_txn_begin(ro, ORC_TXN_WRITE, &w), ORC_ERR_READ_ONLY);
@@ -353,8 +351,7 @@ TEST(env_delete_files)
     /* Nothing there: fine. */
     CHECK_OK(orc_env_delete_files(path));
 
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_meta_set(w, "x", "y", 1));
     CHECK_OK(orc_txn_commit(w, NULL));
     CHECK(file_exists(path));
@@ -707,8 +704,7 @@ TEST(env_aborted_writer_does_not_close_a_readers_table_handles)
     orc_txn *w, *r;
     uint32_t t;
     uint16_t cn, cs;
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK(make_item_class(w, &t, &cn, &cs));
     CHECK_OK(orc_class_set_primary_key(w, t, cs));
     for (int i = 0; i < 20; i++) {
@@ -721,8 +717,7 @@ TEST(env_aborted_writer_does_not_close_a_readers_table_handles)
 
     for (int round = 0; round < 2; round++) {
         /* A fresh process view: no table database opened yet. */
-        CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-        CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+        CHECK_OK(test_open_writing(path, &env, &w));
         orc_keys keys = {0};
         /* round 0: the writer opens the rows; round 1: the primary-key index. */
         if (round == 0) {
@@ -763,8 +758,7 @@ TEST(env_table_created_by_another_process_is_readable)
     orc_txn *w, *r;
     uint32_t t;
     uint16_t cn, cs;
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_meta_set(w, "x", "y", 1));
     CHECK_OK(orc_txn_commit(w, NULL));
     /* A reader of the old snapshot stays open across the other process's commit. */
@@ -847,8 +841,7 @@ TEST(env_layout_of_new_and_format_1_files)
     uint32_t table;
     uint16_t cn, cs;
     uint64_t key, version;
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK(make_item_class(w, &table, &cn, &cs));
     CHECK(item_add(w, table, cn, cs, 0, "item-0", &key));
     CHECK_OK(orc_txn_commit(w, &version));
@@ -892,8 +885,7 @@ TEST(env_layout_of_new_and_format_1_files)
     CHECK(items_match(env, 2));
     orc_env_close(env);
 
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK(item_add(w, table, cn, cs, 2, "item-2", &key));
     CHECK_EQ(key, 3); /* the next key came from format 1's table states */
     CHECK_OK(orc_txn_commit(w, &version));

@@ -440,8 +440,7 @@ TEST(index_every_indexable_type_matches_scan)
     orc_env *env;
     orc_txn *w, *r;
     twins tw;
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK(make_twins(w, &tw));
     for (int i = 0; i < 400; i++) {
         uint64_t k;
@@ -609,8 +608,7 @@ TEST(index_heavy_duplicates)
     uint32_t t;
     uint16_t cv, cs;
     m.n = 0;
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "Dup", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec sv = {.name = "v", .type = ORC_TYPE_INT, .flags = ORC_PROP_INDEXED};
     orc_prop_spec ss = {.name = "s", .type = ORC_TYPE_STRING, .flags = ORC_PROP_INDEXED};
@@ -708,8 +706,7 @@ TEST(index_added_after_data)
     uint32_t t;
     uint16_t ci, cs, cnew;
     uint64_t keys[1000];
-    CHECK_OK(orc_env_open(test_path("late.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("late.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "Late", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec si = {.name = "i", .type = ORC_TYPE_INT};
     orc_prop_spec ss = {.name = "s", .type = ORC_TYPE_STRING, .flags = ORC_PROP_OPTIONAL};
@@ -840,8 +837,7 @@ TEST(index_long_strings_with_common_prefixes)
     CHECK_EQ(n, NV);
     for (int i = 0; i < NV; i++) vals[i] = v_strn(store[i], lens[i]);
 
-    CHECK_OK(orc_env_open(test_path("longstr.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("longstr.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "S", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec ss = {.name = "s", .type = ORC_TYPE_STRING, .flags = ORC_PROP_INDEXED};
     orc_prop_spec sp = {.name = "plain", .type = ORC_TYPE_STRING};
@@ -939,8 +935,7 @@ TEST(index_primary_key_serves_queries)
     uint32_t t;
     uint16_t cid, cv;
     uint64_t keys[300];
-    CHECK_OK(orc_env_open(test_path("pkq.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("pkq.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "P", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec sid = {.name = "_id", .type = ORC_TYPE_INT, .flags = ORC_PROP_PRIMARY_KEY};
     orc_prop_spec sv = {.name = "v", .type = ORC_TYPE_INT};
@@ -993,8 +988,7 @@ TEST(index_mixed_indexed_accepts_decimal)
     uint32_t t;
     uint16_t cm, cp;
     uint64_t k[5];
-    CHECK_OK(orc_env_open(test_path("mixdec.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("mixdec.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "M", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec sm = {.name = "m", .type = ORC_TYPE_MIXED, .flags = ORC_PROP_OPTIONAL | ORC_PROP_INDEXED};
     orc_prop_spec sp = {.name = "p", .type = ORC_TYPE_MIXED, .flags = ORC_PROP_OPTIONAL};

@@ -88,8 +88,7 @@ TEST(index_bulk_reads_see_pending_entries)
     orc_txn *w;
     const int N = 3000;
     uint64_t keys[3000];
-    CHECK_OK(orc_env_open(test_path("pending.realm"), ORC_ENV_NO_SYNC, NULL, &f.env));
-    CHECK_OK(orc_txn_begin(f.env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("pending.realm"), &f.env, &w));
     CHECK_OK(bfx_schema(w, &f));
     for (int i = 0; i < N; i++) CHECK_OK(add_task(w, &f, i, &keys[i]));
     /* read before any flush: the query puts the pending entries first */
@@ -155,8 +154,7 @@ TEST(index_bulk_insert_fills_pages)
     orc_txn *w;
     const int N = 40000;
     const char *path = test_path("packed.realm");
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &f.env));
-    CHECK_OK(orc_txn_begin(f.env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &f.env, &w));
     CHECK_OK(bfx_schema(w, &f));
     for (int i = 0; i < N; i++) CHECK_OK(add_task(w, &f, i, NULL));
     CHECK_OK(orc_txn_commit(w, NULL));
@@ -278,8 +276,7 @@ TEST(index_bulk_distinct_values_are_all_found)
     bfx f = {0};
     orc_txn *w;
     const int N = 5000;
-    CHECK_OK(orc_env_open(test_path("distinct.realm"), ORC_ENV_NO_SYNC, NULL, &f.env));
-    CHECK_OK(orc_txn_begin(f.env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("distinct.realm"), &f.env, &w));
     CHECK_OK(bfx_schema(w, &f));
     for (int i = 0; i < N; i++) {
         char name[16];

@@ -51,7 +51,6 @@ static bool count_is(orc_txn *txn, uint32_t t, uint64_t want)
     return true;
 }
 
-static int open_new(const char *path, orc_env **env) { return orc_env_open(path, ORC_ENV_NO_SYNC, NULL, env); }
 static int reopen(orc_env **env, const char *path)
 {
     orc_env_close(*env);
@@ -72,8 +71,7 @@ TEST(object_create_without_primary_key)
     uint32_t t;
     uint16_t ci, cs;
     uint64_t k[4];
-    CHECK_OK(open_new(test_path("nopk.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("nopk.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "O", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(w, t, "i", ORC_TYPE_INT, 0, 0, 0, &ci));
     CHECK_OK(add_prop(w, t, "s", ORC_TYPE_STRING, 0, ORC_PROP_OPTIONAL, 0, &cs));
@@ -147,8 +145,7 @@ TEST(object_primary_keys_of_each_type)
     uint64_t keys[8][9];
     static char buf[8][9][600];
 
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     for (int ti = 0; ti < 8; ti++) {
         orc_type type = types[ti % 4];
         bool opt = ti >= 4;
@@ -346,8 +343,7 @@ TEST(object_every_type_round_trips_exactly)
     orc_txn *w, *r;
     all_class a;
     uint64_t keys[NVALS], tk[2];
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK(make_all_class(w, &a));
     CHECK_OK(orc_obj_create(w, a.target, NULL, NULL, 0, &tk[0]));
     CHECK_OK(orc_obj_create(w, a.target, NULL, NULL, 0, &tk[1]));
@@ -418,8 +414,7 @@ TEST(object_mixed_holds_every_type)
     uint64_t k, tk;
     orc_value vals[20];
     size_t n = 0;
-    CHECK_OK(open_new(test_path("mixed.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("mixed.realm"), &env, &w));
     CHECK(make_all_class(w, &a));
     CHECK_OK(orc_obj_create(w, a.target, NULL, NULL, 0, &tk));
     CHECK_OK(orc_obj_create(w, a.t, NULL, NULL, 0, &k));
@@ -460,8 +455,7 @@ TEST(object_type_and_null_errors)
     uint64_t k, tk;
     uint32_t other;
     uint64_t ok_other;
-    CHECK_OK(open_new(test_path("errors.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("errors.realm"), &env, &w));
     CHECK(make_all_class(w, &a));
     CHECK_OK(orc_class_add(w, "Other", ORC_CLASS_TOP_LEVEL, &other));
     CHECK_OK(orc_obj_create(w, other, NULL, NULL, 0, &ok_other));
@@ -531,8 +525,7 @@ TEST(object_primary_key_cannot_change)
     uint32_t t;
     uint16_t cid, cv;
     uint64_t k, k2;
-    CHECK_OK(open_new(test_path("pkchange.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("pkchange.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "P", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(w, t, "id", ORC_TYPE_STRING, 0, ORC_PROP_PRIMARY_KEY, 0, &cid));
     CHECK_OK(add_prop(w, t, "v", ORC_TYPE_INT, 0, 0, 0, &cv));
@@ -565,8 +558,7 @@ TEST(object_set_many)
     orc_txn *w, *r;
     all_class a;
     uint64_t k;
-    CHECK_OK(open_new(test_path("setmany.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("setmany.realm"), &env, &w));
     CHECK(make_all_class(w, &a));
     CHECK_OK(orc_obj_create(w, a.t, NULL, NULL, 0, &k));
     uint16_t cols[32];
@@ -610,8 +602,7 @@ TEST(object_add_int)
     uint32_t t;
     uint16_t ci, coi, cm, cs, cidx;
     uint64_t k;
-    CHECK_OK(open_new(test_path("addint.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("addint.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "N", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(w, t, "i", ORC_TYPE_INT, 0, 0, 0, &ci));
     CHECK_OK(add_prop(w, t, "oi", ORC_TYPE_INT, 0, ORC_PROP_OPTIONAL, 0, &coi));
@@ -659,8 +650,7 @@ TEST(object_erase_nulls_links_and_updates_backlinks)
     uint32_t tp, td;
     uint16_t cdog, cdogs, cset, cdict, cmix;
     uint64_t p[4], d[3], blc;
-    CHECK_OK(open_new(test_path("erase.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("erase.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "Dog", ORC_CLASS_TOP_LEVEL, &td));
     CHECK_OK(orc_class_add(w, "Person", ORC_CLASS_TOP_LEVEL, &tp));
     CHECK_OK(add_prop(w, tp, "dog", ORC_TYPE_LINK, 0, ORC_PROP_OPTIONAL, td, &cdog));
@@ -759,8 +749,7 @@ TEST(object_embedded_objects_are_owned)
     uint32_t tp, te, tf;
     uint16_t cchild, clist, cv, csub, cfv, cplain;
     uint64_t p, p2, c1, c2, c3, c4, blc;
-    CHECK_OK(open_new(test_path("embedded.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("embedded.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "Leaf", ORC_CLASS_EMBEDDED, &tf));
     CHECK_OK(orc_class_add(w, "Emb", ORC_CLASS_EMBEDDED, &te));
     CHECK_OK(orc_class_add(w, "Parent", ORC_CLASS_TOP_LEVEL, &tp));
@@ -859,8 +848,7 @@ TEST(object_table_count_keys_clear)
     uint32_t t, tl;
     uint16_t cv, cl;
     uint64_t keys[50], lk, max_key = 0;
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "T", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(orc_class_add(w, "L", ORC_CLASS_TOP_LEVEL, &tl));
     CHECK_OK(add_prop(w, t, "v", ORC_TYPE_INT, 0, ORC_PROP_INDEXED, 0, &cv));
@@ -932,8 +920,7 @@ TEST(object_missing_objects_and_columns)
     uint32_t t;
     uint16_t cv, cl;
     uint64_t k, gone;
-    CHECK_OK(open_new(test_path("missing.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("missing.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "T", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(w, t, "v", ORC_TYPE_INT, 0, 0, 0, &cv));
     CHECK_OK(add_prop(w, t, "l", ORC_TYPE_INT, ORC_COLL_LIST, 0, 0, &cl));
@@ -979,8 +966,7 @@ TEST(object_asymmetric_create)
     orc_txn *w;
     uint32_t t;
     uint16_t cid;
-    CHECK_OK(open_new(test_path("asym.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("asym.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "Event", ORC_CLASS_ASYMMETRIC, &t));
     CHECK_OK(add_prop(w, t, "_id", ORC_TYPE_OBJECT_ID, 0, ORC_PROP_PRIMARY_KEY, 0, &cid));
     orc_value id = v_oid(9);
@@ -998,8 +984,7 @@ TEST(object_row_cursor_reads_in_key_order)
     orc_txn *w, *r;
     uint32_t t, empty;
     uint16_t ci, cs;
-    CHECK_OK(open_new(test_path("rows.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("rows.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "R", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(orc_class_add(w, "Empty", ORC_CLASS_TOP_LEVEL, &empty));
     CHECK_OK(add_prop(w, t, "i", ORC_TYPE_INT, 0, 0, 0, &ci));
@@ -1085,8 +1070,7 @@ TEST(object_get_reuses_the_last_row_only_while_it_is_current)
     orc_txn *w, *r;
     uint32_t t, u;
     uint16_t ci, cs, cu;
-    CHECK_OK(open_new(test_path("lastrow.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("lastrow.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "T", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(orc_class_add(w, "U", ORC_CLASS_TOP_LEVEL, &u));
     CHECK_OK(add_prop(w, t, "i", ORC_TYPE_INT, 0, 0, 0, &ci));
@@ -1141,8 +1125,7 @@ TEST(object_next_walks_a_table_in_key_order)
     orc_txn *w, *r;
     uint32_t t, u, empty;
     uint16_t ci, cs, cu;
-    CHECK_OK(open_new(test_path("walk.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("walk.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "W", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(orc_class_add(w, "U", ORC_CLASS_TOP_LEVEL, &u));
     CHECK_OK(orc_class_add(w, "Empty", ORC_CLASS_TOP_LEVEL, &empty));
@@ -1248,8 +1231,7 @@ TEST(object_primary_keys_in_any_order_are_indexed)
     orc_txn *w, *r;
     uint32_t t;
     uint16_t cid, cv;
-    CHECK_OK(open_new(test_path("pkorder.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("pkorder.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "P", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(w, t, "id", ORC_TYPE_INT, 0, ORC_PROP_PRIMARY_KEY, 0, &cid));
     CHECK_OK(add_prop(w, t, "v", ORC_TYPE_INT, 0, 0, 0, &cv));

@@ -167,8 +167,7 @@ static int fx_open(fx *f)
 {
     orc_txn *t;
     memset(f, 0, sizeof *f);
-    S(orc_env_open(test_path("query.realm"), ORC_ENV_NO_SYNC, NULL, &f->env));
-    S(orc_txn_begin(f->env, ORC_TXN_WRITE, &t));
+    S(test_open_writing(test_path("query.realm"), &f->env, &t));
     S(orc_class_add(t, "Dog", ORC_CLASS_TOP_LEVEL, &f->D));
     S(add_prop(t, f->D, "name", ORC_TYPE_STRING, ORC_COLL_NONE, 0, 0, &f->dname));
     S(add_prop(t, f->D, "age", ORC_TYPE_INT, ORC_COLL_NONE, 0, 0, &f->dage));
@@ -653,8 +652,7 @@ TEST(query_aggregate_int_overflow)
     uint16_t c;
     prog pr = {0};
     orc_value v;
-    CHECK_OK(orc_env_open(test_path("overflow.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &t));
+    CHECK_OK(test_open_writing(test_path("overflow.realm"), &env, &t));
     CHECK_OK(orc_class_add(t, "N", ORC_CLASS_TOP_LEVEL, &T));
     CHECK_OK(add_prop(t, T, "n", ORC_TYPE_INT, ORC_COLL_NONE, 0, 0, &c));
     int64_t vals[3] = {INT64_MAX, 10, -5};
@@ -696,8 +694,7 @@ static int ifx_open(ifx *f)
 {
     orc_txn *t;
     memset(f, 0, sizeof *f);
-    S(orc_env_open(test_path("index.realm"), ORC_ENV_NO_SYNC, NULL, &f->env));
-    S(orc_txn_begin(f->env, ORC_TXN_WRITE, &t));
+    S(test_open_writing(test_path("index.realm"), &f->env, &t));
     S(orc_class_add(t, "Item", ORC_CLASS_TOP_LEVEL, &f->T));
     S(add_prop(t, f->T, "id", ORC_TYPE_INT, ORC_COLL_NONE, ORC_PROP_PRIMARY_KEY, 0, &f->id));
     S(add_prop(t, f->T, "n", ORC_TYPE_INT, ORC_COLL_NONE, ORC_PROP_INDEXED, 0, &f->n));
@@ -1284,8 +1281,7 @@ TEST(query_random)
     uint16_t cols[3];
     static robj objs[RN];
     uint64_t st = test_seed();
-    CHECK_OK(orc_env_open(test_path("random.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &t));
+    CHECK_OK(test_open_writing(test_path("random.realm"), &env, &t));
     CHECK_OK(orc_class_add(t, "R", ORC_CLASS_TOP_LEVEL, &T));
     CHECK_OK(add_prop(t, T, "a", ORC_TYPE_INT, ORC_COLL_NONE, 0, 0, &cols[0]));
     CHECK_OK(add_prop(t, T, "b", ORC_TYPE_INT, ORC_COLL_NONE, ORC_PROP_OPTIONAL, 0, &cols[1]));
@@ -1340,8 +1336,7 @@ TEST(query_count_large)
     uint16_t c;
     prog pr = {0};
     const int N = 24000; /* 200 cycles of 0 ... 119 */
-    CHECK_OK(orc_env_open(test_path("large.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &t));
+    CHECK_OK(test_open_writing(test_path("large.realm"), &env, &t));
     CHECK_OK(orc_class_add(t, "Task", ORC_CLASS_TOP_LEVEL, &T));
     CHECK_OK(add_prop(t, T, "progressMinutes", ORC_TYPE_INT, ORC_COLL_NONE, 0, 0, &c));
     for (int i = 0; i < N; i++) {
@@ -1396,8 +1391,7 @@ TEST(query_int_scan_extremes)
     prog pr = {0};
     const int64_t vals[] = {INT64_MIN, INT64_MIN + 1, -1, 0, 1, 60, INT64_MAX - 1, INT64_MAX};
     const int NV = (int)(sizeof vals / sizeof vals[0]);
-    CHECK_OK(orc_env_open(test_path("extremes.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &t));
+    CHECK_OK(test_open_writing(test_path("extremes.realm"), &env, &t));
     CHECK_OK(orc_class_add(t, "R", ORC_CLASS_TOP_LEVEL, &T));
     CHECK_OK(add_prop(t, T, "a", ORC_TYPE_INT, ORC_COLL_NONE, ORC_PROP_OPTIONAL, 0, &a));
     /* rows of one column: b is added after them */

@@ -533,8 +533,7 @@ static bool run_seed(uint64_t seed, int ntxns)
     orc_txn *w, *r;
     ids x;
     memset(&committed, 0, sizeof committed);
-    HOK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    HOK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    HOK(test_open_writing(path, &env, &w));
     if (!make_schema(w, &x)) return false;
     HOK(orc_txn_commit(w, NULL));
     uint64_t version = 1;

@@ -19,7 +19,6 @@ static bool is_str(const orc_value *v, const char *s)
     return v->type == ORC_TYPE_STRING && v->string.size == strlen(s) && memcmp(v->string.data, s, v->string.size) == 0;
 }
 
-static int open_new(const char *path, orc_env **env) { return orc_env_open(path, ORC_ENV_NO_SYNC, NULL, env); }
 static int reopen(orc_env **env, const char *path)
 {
     orc_env_close(*env);
@@ -39,8 +38,7 @@ TEST(schema_classes_of_each_kind)
     orc_env *env;
     orc_txn *w, *r;
     uint32_t ta, te, ts;
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_EQ(orc_schema_class_count(w), 0);
     CHECK_OK(orc_class_add(w, "Top", ORC_CLASS_TOP_LEVEL, &ta));
     CHECK_OK(orc_class_add(w, "Emb", ORC_CLASS_EMBEDDED, &te));
@@ -92,8 +90,7 @@ TEST(schema_invalid_class_specs)
     orc_env *env;
     orc_txn *w;
     uint32_t t;
-    CHECK_OK(open_new(test_path("badclass.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("badclass.realm"), &env, &w));
     CHECK_RC(orc_class_add(w, "", ORC_CLASS_TOP_LEVEL, &t), ORC_ERR_INVALID_ARG);
     CHECK_RC(orc_class_add(w, NULL, ORC_CLASS_TOP_LEVEL, &t), ORC_ERR_INVALID_ARG);
     char longname[300];
@@ -164,8 +161,7 @@ TEST(schema_properties_of_every_type_collection_and_flag)
     static want_prop want[200];
     size_t n = 0;
 
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "Target", ORC_CLASS_TOP_LEVEL, &target));
     CHECK_OK(orc_class_add(w, "All", ORC_CLASS_TOP_LEVEL, &t));
     for (int type = ORC_TYPE_BOOL; type <= ORC_TYPE_MIXED; type++) {
@@ -247,8 +243,7 @@ TEST(schema_invalid_property_specs)
     orc_txn *w;
     uint32_t t, t2;
     uint16_t c;
-    CHECK_OK(open_new(test_path("badprops.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("badprops.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "A", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(orc_class_add(w, "Gone", ORC_CLASS_TOP_LEVEL, &t2));
     CHECK_OK(orc_class_remove(w, t2));
@@ -339,8 +334,7 @@ TEST(schema_add_property_to_existing_objects)
     uint32_t t, target;
     uint16_t cx;
     uint64_t keys[10];
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "T", ORC_CLASS_TOP_LEVEL, &target));
     CHECK_OK(orc_class_add(w, "A", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec sx = {.name = "x", .type = ORC_TYPE_INT};
@@ -449,8 +443,7 @@ TEST(schema_add_primary_key_property_to_existing_objects)
     uint32_t t;
     uint16_t c;
     uint64_t k;
-    CHECK_OK(open_new(test_path("addpk.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("addpk.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "Two", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(orc_obj_create(w, t, NULL, NULL, 0, NULL));
     CHECK_OK(orc_obj_create(w, t, NULL, NULL, 0, NULL));
@@ -494,8 +487,7 @@ TEST(schema_remove_property)
     uint32_t t, target;
     uint16_t ca, cb, cc, cl, cidx, clist;
     uint64_t keys[20], tk;
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "T", ORC_CLASS_TOP_LEVEL, &target));
     CHECK_OK(orc_obj_create(w, target, NULL, NULL, 0, &tk));
     CHECK_OK(orc_class_add(w, "A", ORC_CLASS_TOP_LEVEL, &t));
@@ -608,8 +600,7 @@ TEST(schema_rename_property_and_class)
     uint32_t ta, tb;
     uint16_t cname, clink, cother;
     uint64_t ka, kb;
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "B", ORC_CLASS_TOP_LEVEL, &tb));
     CHECK_OK(orc_class_add(w, "A", ORC_CLASS_TOP_LEVEL, &ta));
     orc_prop_spec sn = {.name = "name", .type = ORC_TYPE_STRING, .flags = ORC_PROP_INDEXED};
@@ -687,8 +678,7 @@ TEST(schema_set_and_unset_primary_key)
     uint32_t t;
     uint16_t cs, cd, ci_;
     uint64_t keys[3], found;
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "P", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec ss = {.name = "s", .type = ORC_TYPE_STRING};
     orc_prop_spec sd = {.name = "d", .type = ORC_TYPE_DOUBLE};
@@ -774,8 +764,7 @@ TEST(schema_set_indexed_on_and_off)
     orc_txn *w, *r;
     uint32_t t;
     uint16_t ci, cd, cs;
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "I", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec si = {.name = "i", .type = ORC_TYPE_INT};
     orc_prop_spec sd = {.name = "d", .type = ORC_TYPE_DOUBLE};
@@ -849,8 +838,7 @@ TEST(schema_remove_class)
     uint32_t ta, tb, te, tm, ts;
     uint16_t cab, cae, cm, cself;
     uint64_t kb, ka, km, ks;
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "B", ORC_CLASS_TOP_LEVEL, &tb));
     CHECK_OK(orc_class_add(w, "E", ORC_CLASS_EMBEDDED, &te));
     CHECK_OK(orc_class_add(w, "A", ORC_CLASS_TOP_LEVEL, &ta));
@@ -934,8 +922,7 @@ TEST(schema_many_classes)
     enum { N = 200 };
     static uint32_t tables[N];
     static uint16_t cols[N];
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     for (int i = 0; i < N; i++) {
         char name[32];
         snprintf(name, sizeof name, "Class%03d", i);

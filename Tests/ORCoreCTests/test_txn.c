@@ -287,8 +287,7 @@ TEST(txn_abort_then_reopen)
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t;
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "Kept", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(orc_txn_commit(w, NULL));
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -471,8 +470,7 @@ TEST(txn_metadata_survives_reopen)
     orc_txn *w, *r;
     const void *d;
     size_t n;
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_meta_set(w, "a", "1", 1));
     CHECK_OK(orc_meta_set(w, "b", "22", 2));
     CHECK_RC(orc_meta_delete(w, "orc.format"), ORC_ERR_INVALID_ARG);
