@@ -87,37 +87,21 @@ static int take(parser *ps, size_t n, const char *what, const uint8_t **out)
     return ORC_OK;
 }
 
-static int rd_u8(parser *ps, const char *what, uint8_t *v)
-{
-    const uint8_t *b = NULL;
-    int rc = take(ps, 1, what, &b);
-    if (rc == ORC_OK) *v = b[0];
-    return rc;
-}
-
-static int rd_u16(parser *ps, const char *what, uint16_t *v)
-{
-    const uint8_t *b = NULL;
-    int rc = take(ps, 2, what, &b);
-    if (rc == ORC_OK) *v = ld16(b);
-    return rc;
-}
-
-static int rd_u32(parser *ps, const char *what, uint32_t *v)
-{
-    const uint8_t *b = NULL;
-    int rc = take(ps, 4, what, &b);
-    if (rc == ORC_OK) *v = ld32(b);
-    return rc;
-}
-
-static int rd_u64(parser *ps, const char *what, uint64_t *v)
-{
-    const uint8_t *b = NULL;
-    int rc = take(ps, 8, what, &b);
-    if (rc == ORC_OK) *v = ld64(b);
-    return rc;
-}
+/* rd_u8, rd_u16, rd_u32 and rd_u64: a little-endian integer, or take's truncation error. */
+#define RD_UINT(bits, load)                                                         \
+    static int rd_u##bits(parser *ps, const char *what, uint##bits##_t *v)          \
+    {                                                                               \
+        const uint8_t *b = NULL;                                                    \
+        int rc = take(ps, (bits) / 8, what, &b);                                    \
+        if (rc == ORC_OK) *v = load(b);                                             \
+        return rc;                                                                  \
+    }
+static inline uint8_t ld8(const uint8_t *p) { return p[0]; }
+RD_UINT(8, ld8)
+RD_UINT(16, ld16)
+RD_UINT(32, ld32)
+RD_UINT(64, ld64)
+#undef RD_UINT
 
 /* A count read at `at` promising `n` items of at least `min_size` bytes each. */
 static int check_count(parser *ps, size_t at, uint64_t n, size_t min_size, const char *what)
