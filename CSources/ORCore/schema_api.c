@@ -28,24 +28,16 @@ static int schema_mutable(orc_txn *txn, orc_schema **out)
 
 /* ---- lookups --------------------------------------------------------------------- */
 
-
 static void class_info(const orc_class *c, orc_class_info *out)
 {
-    out->name = c->name;
-    out->table = c->table;
-    out->kind = c->kind;
-    out->pk_col = c->pk_col;
-    out->prop_count = c->live_props;
+    *out = (orc_class_info){
+        .name = c->name, .table = c->table, .kind = c->kind, .pk_col = c->pk_col, .prop_count = c->live_props};
 }
 
 static void prop_info(const orc_prop *p, orc_prop_info *out)
 {
-    out->name = p->name;
-    out->col = p->col;
-    out->type = p->type;
-    out->collection = p->collection;
-    out->flags = p->flags;
-    out->link_table = p->link_table;
+    *out = (orc_prop_info){.name = p->name, .col = p->col, .type = p->type, .collection = p->collection,
+                           .flags = p->flags, .link_table = p->link_table};
 }
 
 uint32_t orc_schema_class_count(orc_txn *txn)
