@@ -156,6 +156,15 @@ static inline orc_value v_bin(const void *p, size_t n)
 {
     return (orc_value){.type = ORC_TYPE_BINARY, .string = {.data = (const char *)p, .size = n}};
 }
+static inline orc_value v_timestamp(int64_t seconds, int32_t nanoseconds)
+{
+    return (orc_value){.type = ORC_TYPE_TIMESTAMP, .timestamp = {.seconds = seconds, .nanoseconds = nanoseconds}};
+}
+/* A decimal128 by its two 64-bit words, low first. */
+static inline orc_value v_decimal(uint64_t lo, uint64_t hi)
+{
+    return (orc_value){.type = ORC_TYPE_DECIMAL, .decimal = {.w = {lo, hi}}};
+}
 static inline orc_value v_link(uint32_t table, uint64_t key)
 {
     orc_value v = {.type = ORC_TYPE_LINK};
