@@ -141,6 +141,12 @@ pid_t test_fork_with_pipes(int down[2], int up[2]);
             HFAIL("%s returned %s (%s)", #expr, orc_strerror(h_rc_), orc_last_error()); \
     } while (0)
 
+/**
+ * Whether `got` holds exactly the n keys of `want`, in order; otherwise fails
+ * the test with a message that starts with `what` and returns false.
+ */
+bool test_keys_equal(const orc_keys *got, const uint64_t *want, size_t n, const char *what);
+
 /* Value constructors. Strings and binaries are borrowed, not copied. */
 static inline orc_value v_null(void) { return (orc_value){.type = ORC_TYPE_NULL}; }
 static inline orc_value v_bool(bool b) { return (orc_value){.type = ORC_TYPE_BOOL, .boolean = b}; }

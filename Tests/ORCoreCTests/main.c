@@ -51,6 +51,14 @@ const char *test_path(const char *name)
     return p;
 }
 
+bool test_keys_equal(const orc_keys *got, const uint64_t *want, size_t n, const char *what)
+{
+    if (got->count != n) HFAIL("%s: %zu keys, want %zu", what, got->count, n);
+    for (size_t i = 0; i < n; i++)
+        if (got->keys[i] != want[i]) HFAIL("%s: key #%zu is %" PRIu64 ", want %" PRIu64, what, i, got->keys[i], want[i]);
+    return true;
+}
+
 int test_open_writing(const char *path, orc_env **env, orc_txn **w)
 {
     int rc = orc_env_open(path, ORC_ENV_NO_SYNC, NULL, env);

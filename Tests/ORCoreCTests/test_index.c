@@ -11,6 +11,7 @@
  * decided by rechecking rows. orc_env_check runs after every phase.
  */
 #include "harness.h"
+#include "query_builder.h"
 
 #include <stdlib.h>
 
@@ -27,94 +28,7 @@ static orc_value v_uuid(uint8_t seed)
     return v;
 }
 
-/* ---- query programs (orcore.h "Queries") ---- */
-
-typedef struct qb {
-    uint8_t *p;
-    size_t n, cap;
-} qb;
-
-static void qb_put(qb *q, const void *d, size_t n)
-{
-    if (q->n + n > q->cap) {
-        q->cap = (q->n + n) * 2 + 64;
-        q->p = realloc(q->p, q->cap);
-    }
-    memcpy(q->p + q->n, d, n);
-    q->n += n;
-}
-static void qb_u8(qb *q, uint8_t v) { qb_put(q, &v, 1); }
-static void qb_le(qb *q, uint64_t v, int bytes)
-{
-    for (int i = 0; i < bytes; i++) qb_u8(q, (uint8_t)(v >> (8 * i)));
-}
-static void qb_value(qb *q, const orc_value *v)
-{
-    qb_u8(q, (uint8_t)v->type);
-    switch (v->type) {
-    case ORC_TYPE_NULL: break;
-    case ORC_TYPE_BOOL: qb_u8(q, v->boolean); break;
-    case ORC_TYPE_INT: qb_le(q, (uint64_t)v->integer, 8); break;
-    case ORC_TYPE_FLOAT: {
-        uint32_t b;
-        memcpy(&b, &v->fnum, 4);
-        qb_le(q, b, 4);
-        break;
-    }
-    case ORC_TYPE_DOUBLE: {
-        uint64_t b;
-        memcpy(&b, &v->dnum, 8);
-        qb_le(q, b, 8);
-        break;
-    }
-    case ORC_TYPE_STRING:
-    case ORC_TYPE_BINARY:
-        qb_le(q, v->string.size, 4);
-        qb_put(q, v->string.data, v->string.size);
-        break;
-    case ORC_TYPE_TIMESTAMP:
-        qb_le(q, (uint64_t)v->timestamp.seconds, 8);
-        qb_le(q, (uint32_t)v->timestamp.nanoseconds, 4);
-        break;
-    case ORC_TYPE_DECIMAL:
-        qb_le(q, v->decimal.w[0], 8);
-        qb_le(q, v->decimal.w[1], 8);
-        break;
-    case ORC_TYPE_OBJECT_ID: qb_put(q, v->object_id, 12); break;
-    case ORC_TYPE_UUID: qb_put(q, v->uuid, 16); break;
-    case ORC_TYPE_LINK:
-        qb_le(q, v->link.table, 4);
-        qb_le(q, v->link.key, 8);
-        break;
-    default: break;
-    }
-}
-/* CMP op flags ANY, PATH(col), then the caller's right side. */
-static void qb_cmp_path(qb *q, uint8_t op, uint8_t flags, uint16_t col)
-{
-    qb_u8(q, ORC_OP_CMP);
-    qb_u8(q, op);
-    qb_u8(q, flags);
-    qb_u8(q, ORC_Q_DEFAULT);
-    qb_u8(q, ORC_EXPR_PATH);
-    qb_u8(q, 1);
-    qb_u8(q, ORC_STEP_PROP);
-    qb_le(q, col, 2);
-    qb_u8(q, ORC_AGG_NONE);
-}
-static void qb_cmp_const(qb *q, uint8_t op, uint8_t flags, uint16_t col, const orc_value *v)
-{
-    qb_cmp_path(q, op, flags, col);
-    qb_u8(q, ORC_EXPR_CONST);
-    qb_value(q, v);
-}
-static void qb_cmp_list(qb *q, uint8_t op, uint16_t col, const orc_value *vals, size_t n)
-{
-    qb_cmp_path(q, op, 0, col);
-    qb_u8(q, ORC_EXPR_LIST);
-    qb_le(q, n, 4);
-    for (size_t i = 0; i < n; i++) qb_value(q, &vals[i]);
-}
+/* ---- query programs (orcore.h "Queries"; built with query_builder.h) ---- */
 
 /* Compiles and runs `q` (then empties it); `out` gets the keys, `used` whether an index served it. */
 static bool run_query(orc_txn *txn, uint32_t t, qb *q, orc_keys *out, bool *used)
@@ -132,14 +46,6 @@ static bool run_query(orc_txn *txn, uint32_t t, qb *q, orc_keys *out, bool *used
     HOK(rc);
     HOK(rc2);
     if (count != out->count) HFAIL("orc_query_count %" PRIu64 " but orc_query_run found %zu", count, out->count);
-    return true;
-}
-
-static bool keys_equal(const orc_keys *a, const uint64_t *b, size_t n, const char *what)
-{
-    if (a->count != n) HFAIL("%s: %zu keys, want %zu", what, a->count, n);
-    for (size_t i = 0; i < n; i++)
-        if (a->keys[i] != b[i]) HFAIL("%s: key #%zu is %" PRIu64 ", want %" PRIu64, what, i, a->keys[i], b[i]);
     return true;
 }
 
@@ -290,7 +196,7 @@ static bool check_cmp(orc_txn *txn, const twins *tw, int kind, int op, const orc
     if (!model_keys(txn, tw, kind, op, c, &want)) goto out;
     char what[64];
     snprintf(what, sizeof what, "kind %d op %d const type %d (index)", kind, op, c->type);
-    if (!keys_equal(&via_index, want.keys, want.count, what)) {
+    if (!test_keys_equal(&via_index, want.keys, want.count, what)) {
         /* Name the first object the index got wrong, by its value. */
         for (size_t i = 0, j = 0; i < via_index.count || j < want.count;) {
             bool extra = j >= want.count || (i < via_index.count && via_index.keys[i] < want.keys[j]);
@@ -309,7 +215,7 @@ static bool check_cmp(orc_txn *txn, const twins *tw, int kind, int op, const orc
         goto out;
     }
     snprintf(what, sizeof what, "kind %d op %d const type %d (scan)", kind, op, c->type);
-    if (!keys_equal(&via_scan, want.keys, want.count, what)) goto out;
+    if (!test_keys_equal(&via_scan, want.keys, want.count, what)) goto out;
     if (used_scan) {
         test_fail(__FILE__, __LINE__, "a query on an unindexed property claims to use an index");
         goto out;
@@ -367,7 +273,7 @@ static bool check_compound(orc_txn *txn, const twins *tw)
     if (!run_query(txn, tw->t, &q, &a, &used_a)) return false;
     qb_cmp_list(&q, ORC_CMP_IN, tw->plain[K_INT], in_ints, 3);
     if (!run_query(txn, tw->t, &q, &b, &used_b)) return false;
-    if (!keys_equal(&a, b.keys, b.count, "IN ints") || !used_a || used_b) HFAIL("IN ints: used %d/%d", used_a, used_b);
+    if (!test_keys_equal(&a, b.keys, b.count, "IN ints") || !used_a || used_b) HFAIL("IN ints: used %d/%d", used_a, used_b);
     if (a.count == 0) HFAIL("IN ints matched nothing");
     /* With a null among the values: the right answer, index or not. */
     orc_value in_null[2] = {v_int(-5), v_null()};
@@ -375,21 +281,21 @@ static bool check_compound(orc_txn *txn, const twins *tw)
     if (!run_query(txn, tw->t, &q, &a, NULL)) return false;
     qb_cmp_list(&q, ORC_CMP_IN, tw->plain[K_INT], in_null, 2);
     if (!run_query(txn, tw->t, &q, &b, NULL)) return false;
-    if (!keys_equal(&a, b.keys, b.count, "IN {-5, null}")) return false;
+    if (!test_keys_equal(&a, b.keys, b.count, "IN {-5, null}")) return false;
 
     orc_value in_strs[3] = {v_strn(long_b, sizeof long_b), v_str("a"), v_strn("a\0", 2)};
     qb_cmp_list(&q, ORC_CMP_IN, tw->idx[K_STRING], in_strs, 3);
     if (!run_query(txn, tw->t, &q, &a, &used_a)) return false;
     qb_cmp_list(&q, ORC_CMP_IN, tw->plain[K_STRING], in_strs, 3);
     if (!run_query(txn, tw->t, &q, &b, &used_b)) return false;
-    if (!keys_equal(&a, b.keys, b.count, "IN strings") || !used_a) HFAIL("IN strings");
+    if (!test_keys_equal(&a, b.keys, b.count, "IN strings") || !used_a) HFAIL("IN strings");
 
     orc_value between_ts[2] = {v_timestamp(-5, 0), v_timestamp(0, 1)};
     qb_cmp_list(&q, ORC_CMP_BETWEEN, tw->idx[K_TS], between_ts, 2);
     if (!run_query(txn, tw->t, &q, &a, &used_a)) return false;
     qb_cmp_list(&q, ORC_CMP_BETWEEN, tw->plain[K_TS], between_ts, 2);
     if (!run_query(txn, tw->t, &q, &b, &used_b)) return false;
-    if (!keys_equal(&a, b.keys, b.count, "BETWEEN timestamps") || !used_a) HFAIL("BETWEEN timestamps");
+    if (!test_keys_equal(&a, b.keys, b.count, "BETWEEN timestamps") || !used_a) HFAIL("BETWEEN timestamps");
 
     /* AND(indexed string EQ "a", plain bool EQ true): the index narrows, the row check decides. */
     orc_value sa = v_str("a"), bt = v_bool(true);
@@ -403,7 +309,7 @@ static bool check_compound(orc_txn *txn, const twins *tw)
     qb_cmp_const(&q, ORC_CMP_EQ, 0, tw->plain[K_BOOL], &bt);
     qb_cmp_const(&q, ORC_CMP_EQ, 0, tw->plain[K_STRING], &sa);
     if (!run_query(txn, tw->t, &q, &b, &used_b)) return false;
-    if (!keys_equal(&a, b.keys, b.count, "AND") || !used_a || used_b) HFAIL("AND: used %d/%d", used_a, used_b);
+    if (!test_keys_equal(&a, b.keys, b.count, "AND") || !used_a || used_b) HFAIL("AND: used %d/%d", used_a, used_b);
 
     /* Case-insensitive and prefix matches on an indexed string agree with the scan. */
     orc_value sA = v_str("A"), pre = v_strn(long_a, 450);
@@ -411,16 +317,27 @@ static bool check_compound(orc_txn *txn, const twins *tw)
     if (!run_query(txn, tw->t, &q, &a, NULL)) return false;
     qb_cmp_const(&q, ORC_CMP_EQ, ORC_CMP_CASE_INSENSITIVE, tw->plain[K_STRING], &sA);
     if (!run_query(txn, tw->t, &q, &b, NULL)) return false;
-    if (!keys_equal(&a, b.keys, b.count, "EQ[c] 'A'")) return false;
+    if (!test_keys_equal(&a, b.keys, b.count, "EQ[c] 'A'")) return false;
     qb_cmp_const(&q, ORC_CMP_BEGINS_WITH, 0, tw->idx[K_STRING], &pre);
     if (!run_query(txn, tw->t, &q, &a, NULL)) return false;
     qb_cmp_const(&q, ORC_CMP_BEGINS_WITH, 0, tw->plain[K_STRING], &pre);
     if (!run_query(txn, tw->t, &q, &b, NULL)) return false;
-    if (!keys_equal(&a, b.keys, b.count, "BEGINSWITH long prefix")) return false;
+    if (!test_keys_equal(&a, b.keys, b.count, "BEGINSWITH long prefix")) return false;
     free(q.p);
     orc_keys_free(&a);
     orc_keys_free(&b);
     return true;
+}
+
+/* orc_env_check, then every kind and the compound queries in a fresh read snapshot. */
+static bool snapshot_checks(orc_env *env, const twins *tw)
+{
+    orc_txn *r;
+    HOK(orc_env_check(env, NULL));
+    HOK(orc_txn_begin(env, ORC_TXN_READ, &r));
+    bool ok = check_all_kinds(r, tw) && check_compound(r, tw);
+    orc_txn_abort(r);
+    return ok;
 }
 
 TEST(index_every_indexable_type_matches_scan)
@@ -441,11 +358,7 @@ TEST(index_every_indexable_type_matches_scan)
     /* Queries inside the write transaction see its index changes. */
     CHECK(check_all_kinds(w, &tw));
     CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
-    CHECK(check_all_kinds(r, &tw));
-    CHECK(check_compound(r, &tw));
-    orc_txn_abort(r);
+    CHECK(snapshot_checks(env, &tw));
 
     /* Churn: updates, erases, creates; then an aborted churn that must leave no trace. */
     for (int round = 0; round < 3; round++) {
@@ -474,11 +387,7 @@ TEST(index_every_indexable_type_matches_scan)
             CHECK(check_all_kinds(w, &tw));
             CHECK_OK(orc_txn_commit(w, NULL));
         }
-        CHECK_ENV(env);
-        CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
-        CHECK(check_all_kinds(r, &tw));
-        CHECK(check_compound(r, &tw));
-        orc_txn_abort(r);
+        CHECK(snapshot_checks(env, &tw));
     }
     /* After reopening. */
     orc_env_close(env);
@@ -528,7 +437,7 @@ static bool dup_check(orc_txn *txn, uint32_t t, uint16_t cv, uint16_t cs, const 
             if (!run_query(txn, t, &q, &got, &used)) return false;
             char what[48];
             snprintf(what, sizeof what, "%s == %d", which ? "s" : "v", val);
-            if (!keys_equal(&got, want, n, what)) return false;
+            if (!test_keys_equal(&got, want, n, what)) return false;
             if (!used) HFAIL("%s did not use the index", what);
             /* NE: everything else that is alive. */
             n = 0;
@@ -536,7 +445,7 @@ static bool dup_check(orc_txn *txn, uint32_t t, uint16_t cv, uint16_t cs, const 
                 if (m->v[i] >= 0 && (which ? m->s[i] : m->v[i]) != val) want[n++] = m->keys[i];
             qb_cmp_const(&q, ORC_CMP_NE, 0, which ? cs : cv, &c);
             if (!run_query(txn, t, &q, &got, NULL)) return false;
-            if (!keys_equal(&got, want, n, "NE")) return false;
+            if (!test_keys_equal(&got, want, n, "NE")) return false;
         }
     }
     /* IN (0, 2) and v >= 1 on the int column. */
@@ -546,14 +455,14 @@ static bool dup_check(orc_txn *txn, uint32_t t, uint16_t cv, uint16_t cs, const 
     orc_value in[2] = {v_int(2), v_int(0)};
     qb_cmp_list(&q, ORC_CMP_IN, cv, in, 2);
     if (!run_query(txn, t, &q, &got, &used)) return false;
-    if (!keys_equal(&got, want, n, "v IN {2, 0}") || !used) HFAIL("IN used index %d", used);
+    if (!test_keys_equal(&got, want, n, "v IN {2, 0}") || !used) HFAIL("IN used index %d", used);
     n = 0;
     for (size_t i = 0; i < m->n; i++)
         if (m->v[i] >= 1) want[n++] = m->keys[i];
     orc_value one = v_int(1);
     qb_cmp_const(&q, ORC_CMP_GE, 0, cv, &one);
     if (!run_query(txn, t, &q, &got, &used)) return false;
-    if (!keys_equal(&got, want, n, "v >= 1") || !used) HFAIL("GE used index %d", used);
+    if (!test_keys_equal(&got, want, n, "v >= 1") || !used) HFAIL("GE used index %d", used);
     free(q.p);
     orc_keys_free(&got);
     return true;
@@ -860,7 +769,7 @@ TEST(index_long_strings_with_common_prefixes)
             CHECK(used);
             char what[32];
             snprintf(what, sizeof what, "long string %d", v);
-            CHECK(keys_equal(&got, want, nw, what));
+            CHECK(test_keys_equal(&got, want, nw, what));
             /* Orderings agree with a scan and the model. */
             static const int ops[] = {ORC_CMP_LT, ORC_CMP_LE, ORC_CMP_GT, ORC_CMP_GE};
             for (int o = 0; o < 4; o++) {
@@ -869,10 +778,10 @@ TEST(index_long_strings_with_common_prefixes)
                     if (val_of[i] >= 0 && model_cmp(ops[o], &vals[val_of[i]], &vals[v])) want[nw++] = keys[i];
                 qb_cmp_const(&q, (uint8_t)ops[o], 0, cs, &vals[v]);
                 CHECK(run_query(r, t, &q, &got, &used));
-                CHECK(keys_equal(&got, want, nw, "ordering via index"));
+                CHECK(test_keys_equal(&got, want, nw, "ordering via index"));
                 qb_cmp_const(&q, (uint8_t)ops[o], 0, cp, &vals[v]);
                 CHECK(run_query(r, t, &q, &scan, NULL));
-                CHECK(keys_equal(&scan, want, nw, "ordering via scan"));
+                CHECK(test_keys_equal(&scan, want, nw, "ordering via scan"));
             }
         }
         /* A prefix of P alone is no value; a 450-byte P + "c" is absent. */
@@ -891,7 +800,7 @@ TEST(index_long_strings_with_common_prefixes)
         CHECK(run_query(r, t, &q, &got, NULL));
         qb_cmp_const(&q, ORC_CMP_BEGINS_WITH, 0, cp, &va);
         CHECK(run_query(r, t, &q, &scan, NULL));
-        CHECK(keys_equal(&got, scan.keys, scan.count, "BEGINSWITH P[:420]"));
+        CHECK(test_keys_equal(&got, scan.keys, scan.count, "BEGINSWITH P[:420]"));
         CHECK(got.count > 0);
         orc_txn_abort(r);
 
@@ -1000,10 +909,10 @@ TEST(index_mixed_indexed_accepts_decimal)
     for (int i = 0; i < 5; i++) {
         qb_cmp_const(&q, ORC_CMP_EQ, 0, cm, &vals[i]);
         CHECK(run_query(r, t, &q, &got, NULL));
-        CHECK(keys_equal(&got, k, 5, "mixed == 5 (indexed)"));
+        CHECK(test_keys_equal(&got, k, 5, "mixed == 5 (indexed)"));
         qb_cmp_const(&q, ORC_CMP_EQ, 0, cp, &vals[i]);
         CHECK(run_query(r, t, &q, &got, NULL));
-        CHECK(keys_equal(&got, k, 5, "mixed == 5 (scan)"));
+        CHECK(test_keys_equal(&got, k, 5, "mixed == 5 (scan)"));
     }
     free(q.p);
     orc_keys_free(&got);

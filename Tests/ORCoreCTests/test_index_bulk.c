@@ -10,6 +10,7 @@
  */
 #include "harness.h"
 #include "index_fixture.h"
+#include "query_builder.h"
 #include "object.h"
 
 #include <lmdb.h>
@@ -46,36 +47,18 @@ static int add_task(orc_txn *w, const bfx *f, int i, uint64_t *key)
 /* How many objects `col == v` finds through the index (count and run must agree). */
 long long index_eq_count(orc_txn *txn, uint32_t table, uint16_t col, orc_value v)
 {
-    uint8_t prog[64];
-    size_t p = 0;
-    prog[p++] = ORC_OP_CMP;
-    prog[p++] = ORC_CMP_EQ;
-    prog[p++] = 0;
-    prog[p++] = ORC_Q_DEFAULT;
-    prog[p++] = ORC_EXPR_PATH;
-    prog[p++] = 1;
-    prog[p++] = ORC_STEP_PROP;
-    prog[p++] = (uint8_t)col;
-    prog[p++] = (uint8_t)(col >> 8);
-    prog[p++] = ORC_AGG_NONE;
-    prog[p++] = ORC_EXPR_CONST;
-    prog[p++] = (uint8_t)v.type;
-    if (v.type == ORC_TYPE_INT) {
-        for (int i = 0; i < 8; i++) prog[p++] = (uint8_t)((uint64_t)v.integer >> (8 * i));
-    } else {
-        for (int i = 0; i < 4; i++) prog[p++] = (uint8_t)(v.string.size >> (8 * i));
-        memcpy(prog + p, v.string.data, v.string.size);
-        p += v.string.size;
-    }
+    qb prog = {0};
+    qb_cmp_const(&prog, ORC_CMP_EQ, 0, col, &v);
     orc_query *q = NULL;
     uint64_t n = 0;
     orc_keys k = {0};
     long long res = -1;
-    if (orc_query_compile(txn, table, prog, p, &q) == ORC_OK && orc_query_count(txn, q, &n) == ORC_OK
+    if (orc_query_compile(txn, table, prog.p, prog.n, &q) == ORC_OK && orc_query_count(txn, q, &n) == ORC_OK
         && orc_query_used_index(q) && orc_query_run(txn, q, &k) == ORC_OK && k.count == n)
         res = (long long)n;
     orc_query_free(q);
     orc_keys_free(&k);
+    free(prog.p);
     return res;
 }
 
