@@ -127,6 +127,12 @@ pid_t test_fork_with_pipes(int down[2], int up[2]);
 
 /** Fails the test when orc_env_check finds a problem. */
 #define CHECK_ENV(env) CHECK_OK(orc_env_check((env), NULL))
+/** Commits the write transaction `w` (version not wanted), then CHECK_ENV: how a write phase ends. */
+#define CHECK_COMMIT_ENV(w, env)                                                    \
+    do {                                                                            \
+        CHECK_OK(orc_txn_commit((w), NULL));                                        \
+        CHECK_ENV(env);                                                             \
+    } while (0)
 
 /* For helpers that return bool (true: fine) instead of stopping a test. */
 #define HFAIL(...)                                                                  \

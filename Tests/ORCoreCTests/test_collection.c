@@ -195,8 +195,7 @@ TEST(collection_list_operations)
     CHECK_OK(orc_coll_clear(txn, t, k, other));
     CHECK(!record_exists(txn, t, k, other));
     CHECK_OK(orc_coll_clear(txn, t, k, other));
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
     orc_env_close(env);
 }
 
@@ -277,8 +276,7 @@ TEST(collection_rejects_bad_input)
     CHECK_EQ(size, 1);
     CHECK_OK(orc_coll_size(txn, t, k, mixed, &size));
     CHECK_EQ(size, 4);
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
     orc_env_close(env);
 }
 
@@ -456,8 +454,7 @@ TEST(collection_dict_sorted_keys)
     CHECK_OK(orc_coll_size(txn, t, k, col, &size));
     CHECK_EQ(size, 0);
     CHECK(!record_exists(txn, t, k, col));
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
     orc_env_close(env);
 }
 
@@ -523,8 +520,7 @@ TEST(collection_links_and_erased_targets)
     CHECK_OK(orc_obj_backlink_count(txn, target, t3, &count));
     CHECK_EQ(count, 1);
     CHECK_EQ(backlinks(txn, target, t2, t, list), 1);
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
 
     /* Erasing a target: list and set entries go, dictionary values become null. */
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
@@ -549,8 +545,7 @@ TEST(collection_links_and_erased_targets)
     CHECK_OK(orc_coll_get(txn, t, k, mixed, 1, &got));
     CHECK(str_is(got, "x"));
     CHECK_EQ(backlinks(txn, target, t2, t, list), 1);
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
 
     /* Erasing the owner drops its backlinks. */
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
@@ -563,8 +558,7 @@ TEST(collection_links_and_erased_targets)
     CHECK_RC(orc_coll_size(txn, t, k, list, &size), ORC_ERR_NOT_FOUND);
     CHECK_OK(orc_obj_backlink_count(txn, target, t3, &count));
     CHECK_EQ(count, 1);
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
     orc_env_close(env);
 }
 
@@ -627,8 +621,7 @@ TEST(collection_embedded_elements)
     CHECK_OK(orc_list_erase(txn, t, k, list, 0)); /* c1 */
     CHECK(!orc_obj_exists(txn, emb, c1));
     CHECK(orc_obj_exists(txn, emb, c2));
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
 
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
     CHECK_OK(orc_coll_clear(txn, t, k, list));
@@ -660,8 +653,7 @@ TEST(collection_embedded_elements)
     uint64_t e1, e2;
     CHECK_OK(orc_obj_create_embedded(txn, t, k, list, 0, NULL, &e1));
     CHECK_OK(orc_obj_create_embedded(txn, t, k, dict, 0, &kb, &e2));
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
 
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
     CHECK_OK(orc_obj_erase(txn, t, k));
@@ -669,8 +661,7 @@ TEST(collection_embedded_elements)
     CHECK(!orc_obj_exists(txn, emb, e2));
     CHECK_OK(orc_table_count(txn, emb, &count));
     CHECK_EQ(count, 0);
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
     orc_env_close(env);
 }
 

@@ -859,8 +859,7 @@ GUARDED_TEST(concurrency_open_does_not_wait_for_another_process_writing, 120)
     orc_txn *w;
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
     CHECK_OK(orc_meta_set(w, "after", "a", 1));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
     close(held[0]);
     close(opened[1]);

@@ -382,8 +382,7 @@ TEST(copy_is_compacted)
     CHECK_OK(orc_env_version(env, &version));
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
     CHECK_OK(orc_log_trim(w, version, &trimmed));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     CHECK_OK(orc_env_copy(env, dst));
     off_t src_size = file_size(src), dst_size = file_size(dst);

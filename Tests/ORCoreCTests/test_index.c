@@ -523,8 +523,7 @@ TEST(index_heavy_duplicates)
         m.s[m.n] = (int8_t)s;
         m.n++;
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
     CHECK(dup_check(r, t, cv, cs, &m));
     orc_txn_abort(r);
@@ -588,8 +587,7 @@ TEST(index_heavy_duplicates)
         }
         CHECK(dup_check(w, t, cv, cs, &m));
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
     CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC | ORC_ENV_NO_CREATE, NULL, &env));
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
@@ -639,8 +637,7 @@ TEST(index_added_after_data)
     /* A new indexed property over existing objects: all of them hold 0. */
     orc_prop_spec sn = {.name = "n", .type = ORC_TYPE_INT, .flags = ORC_PROP_INDEXED};
     CHECK_OK(orc_prop_add(w, t, &sn, &cnew));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
     qb_cmp_const(&q, ORC_CMP_EQ, 0, ci, &three);
@@ -670,8 +667,7 @@ TEST(index_added_after_data)
         orc_value v = v_int(i);
         CHECK_OK(orc_obj_set(w, t, keys[i], cnew, &v));
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     for (int pass = 0; pass < 2; pass++) {
         CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
         qb_cmp_const(&q, ORC_CMP_EQ, 0, cnew, &zero);
@@ -691,8 +687,7 @@ TEST(index_added_after_data)
         if (pass == 0) {
             CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
             CHECK_OK(orc_prop_set_indexed(w, t, cnew, false));
-            CHECK_OK(orc_txn_commit(w, NULL));
-            CHECK_ENV(env);
+            CHECK_COMMIT_ENV(w, env);
         }
     }
     free(q.p);
@@ -751,8 +746,7 @@ TEST(index_long_strings_with_common_prefixes)
         orc_value v2[2] = {vals[val_of[i]], vals[val_of[i]]};
         CHECK_OK(orc_obj_create(w, t, cols, v2, 2, &keys[i]));
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     qb q = {0};
     orc_keys got = {0}, scan = {0};
@@ -818,8 +812,7 @@ TEST(index_long_strings_with_common_prefixes)
                 CHECK_OK(orc_obj_erase(w, t, keys[i]));
                 val_of[i] = -1;
             }
-            CHECK_OK(orc_txn_commit(w, NULL));
-            CHECK_ENV(env);
+            CHECK_COMMIT_ENV(w, env);
         }
     }
     free(q.p);
@@ -901,8 +894,7 @@ TEST(index_mixed_indexed_accepts_decimal)
         orc_value v2[2] = {vals[i], vals[i]};
         CHECK_OK(orc_obj_create(w, t, cols, v2, 2, &k[i]));
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
     qb q = {0};
     orc_keys got = {0};

@@ -84,14 +84,12 @@ TEST(index_bulk_reads_see_pending_entries)
     CHECK_OK(orc_obj_erase(w, f.T, keys[107]));            /* a user 7 */
     CHECK_EQ(index_eq_count(w, f.T, f.who, vs("user 7")), N / 100 + 1 + 1 - 1);
     CHECK_EQ(index_eq_count(w, f.T, f.who, vs("user 8")), N / 100 + 1 - 1);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(f.env);
+    CHECK_COMMIT_ENV(w, f.env);
 
     /* a transaction that only creates, then commits: every entry is there */
     CHECK_OK(orc_txn_begin(f.env, ORC_TXN_WRITE, &w));
     for (int i = N + 100; i < N + 200; i++) CHECK_OK(add_task(w, &f, i, NULL));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(f.env);
+    CHECK_COMMIT_ENV(w, f.env);
     orc_txn *r;
     CHECK_OK(orc_txn_begin(f.env, ORC_TXN_READ, &r));
     CHECK_EQ(index_eq_count(r, f.T, f.who, vs("user 7")), (N + 200) / 100 + 1 - 1);
@@ -121,8 +119,7 @@ TEST(index_bulk_survives_map_growth)
     for (int i = 0; i < N / 2; i++) CHECK_OK(add_task(w, &f, i, NULL));
     CHECK_EQ(index_eq_count(w, f.T, f.who, vs("user 42")), N / 2 / 100);
     for (int i = N / 2; i < N; i++) CHECK_OK(add_task(w, &f, i, NULL));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(f.env);
+    CHECK_COMMIT_ENV(w, f.env);
     orc_txn *r;
     CHECK_OK(orc_txn_begin(f.env, ORC_TXN_READ, &r));
     CHECK_EQ(index_eq_count(r, f.T, f.who, vs("user 42")), N / 100);
@@ -140,8 +137,7 @@ TEST(index_bulk_insert_fills_pages)
     CHECK_OK(test_open_writing(path, &f.env, &w));
     CHECK_OK(bfx_schema(w, &f));
     for (int i = 0; i < N; i++) CHECK_OK(add_task(w, &f, i, NULL));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(f.env);
+    CHECK_COMMIT_ENV(w, f.env);
     orc_env_close(f.env);
 
     /* Read the "idx" database with LMDB itself: every object in a chunk, the chunks of
@@ -268,8 +264,7 @@ TEST(index_bulk_distinct_values_are_all_found)
         orc_value vals[2] = {{.type = ORC_TYPE_STRING, .string = {name, (size_t)len}}, vi(N - i)};
         CHECK_OK(orc_obj_create(w, f.T, cols, vals, 2, NULL));
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(f.env);
+    CHECK_COMMIT_ENV(w, f.env);
     orc_txn *r;
     CHECK_OK(orc_txn_begin(f.env, ORC_TXN_READ, &r));
     CHECK_EQ(index_eq_count(r, f.T, f.who, vs("u4999")), 1);

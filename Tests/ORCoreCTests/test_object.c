@@ -191,8 +191,7 @@ TEST(object_primary_keys_of_each_type)
         }
         CHECK(count_is(w, t, (uint64_t)n));
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     /* Absent keys, erase frees a key, everything still found after reopening. */
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -391,8 +390,7 @@ TEST(object_every_type_round_trips_exactly)
         CHECK_OK(orc_obj_set(w, a.t, keys[0], a.opt[type], &nul));
         CHECK(get_is(w, a.t, keys[0], a.opt[type], &nul));
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -504,8 +502,7 @@ TEST(object_type_and_null_errors)
     /* The transaction is still usable after refused writes. */
     orc_value i9 = v_int(9);
     CHECK_OK(orc_obj_set(w, a.t, k, a.req[ORC_TYPE_INT], &i9));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -537,8 +534,7 @@ TEST(object_primary_key_cannot_change)
     CHECK_OK(orc_obj_find(w, t, &a, &found));
     CHECK_EQ(found, k);
     CHECK_RC(orc_obj_find(w, t, &c, &found), ORC_ERR_NOT_FOUND);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -662,8 +658,7 @@ TEST(object_erase_nulls_links_and_updates_backlinks)
     CHECK_OK(orc_dict_set(w, tp, p[3], cdict, "a", 1, &d0));
     CHECK_OK(orc_dict_set(w, tp, p[3], cdict, "b", 1, &d1));
     CHECK_OK(orc_obj_set(w, tp, p[3], cmix, &d0));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
     CHECK_OK(orc_obj_backlink_count(r, td, d[0], &blc));
@@ -692,8 +687,7 @@ TEST(object_erase_nulls_links_and_updates_backlinks)
     CHECK_OK(orc_obj_erase(w, td, d[0]));
     CHECK(!orc_obj_exists(w, td, d[0]));
     CHECK_RC(orc_obj_erase(w, td, d[0]), ORC_ERR_NOT_FOUND);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
     orc_value nul = v_null(), v;
@@ -728,8 +722,7 @@ TEST(object_erase_nulls_links_and_updates_backlinks)
     CHECK_EQ(blc, 0);
     CHECK_OK(orc_obj_backlink_count(w, td, d[2], &blc));
     CHECK_EQ(blc, 1);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -773,8 +766,7 @@ TEST(object_embedded_objects_are_owned)
     orc_value l1 = v_link(te, c1);
     CHECK_RC(orc_obj_set(w, tp, p2, cchild, &l1), ORC_ERR_EMBEDDED);
     CHECK_RC(orc_list_insert(w, tp, p2, clist, 0, &l1), ORC_ERR_EMBEDDED);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     /* Replacing the child erases the previous one. */
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -788,8 +780,7 @@ TEST(object_embedded_objects_are_owned)
     CHECK_OK(orc_obj_set(w, tp, p, cchild, &nul));
     CHECK(!orc_obj_exists(w, te, c2));
     CHECK(count_is(w, te, 0));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     /* Nested: parent -> c3 -> leaf c4; plus two list children. Erasing the parent erases all. */
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -809,8 +800,7 @@ TEST(object_embedded_objects_are_owned)
     CHECK_EQ(got.link.key, lA);
     CHECK(count_is(w, te, 4));
     CHECK(count_is(w, tf, 1));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
     CHECK_OK(orc_obj_erase(w, tp, p));
@@ -821,8 +811,7 @@ TEST(object_embedded_objects_are_owned)
     CHECK(orc_obj_exists(w, te, lB));
     CHECK(count_is(w, te, 1));
     CHECK(count_is(w, tf, 0));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
     CHECK(orc_obj_exists(r, te, lB));
     CHECK_OK(orc_obj_backlink_count(r, te, lB, &blc));
@@ -873,8 +862,7 @@ TEST(object_table_count_keys_clear)
     for (size_t i = 51; i < ks.count; i++) CHECK(ks.keys[i] > ks.keys[i - 1]);
     orc_keys_free(&ks);
     CHECK(ks.keys == NULL && ks.count == 0);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     /* Clear: everything goes, links to the objects become null; keys still not reused (also after reopen). */
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -889,8 +877,7 @@ TEST(object_table_count_keys_clear)
     CHECK_RC(orc_table_count(w, 9999, &n), ORC_ERR_NOT_FOUND);
     CHECK_RC(orc_table_keys(w, 9999, &ks), ORC_ERR_NOT_FOUND);
     orc_keys_free(&ks);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     CHECK_OK(reopen(&env, path));
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
     CHECK(count_is(w, t, 0));
@@ -946,8 +933,7 @@ TEST(object_missing_objects_and_columns)
     orc_value two[2] = {v_int(1), v_int(2)};
     CHECK_RC(orc_obj_create(w, t, twice, two, 2, NULL), ORC_ERR_INVALID_ARG);
     CHECK(count_is(w, t, 1));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -964,8 +950,7 @@ TEST(object_asymmetric_create)
     uint64_t k;
     CHECK_OK(orc_obj_create(w, t, &cid, &id, 1, &k));
     CHECK_RC(orc_obj_create(w, t, &cid, &id, 1, NULL), ORC_ERR_EXISTS);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 

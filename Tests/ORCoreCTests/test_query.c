@@ -828,8 +828,7 @@ TEST(query_index_use)
     CHECK_OK(orc_obj_erase(txn, f.T, all.keys[7]));
     EXPECT_IX(cmpc(&pr, ORC_CMP_EQ, 0, f.n, vi(7)), true, (i % 50 == 7 && i != 7) || i == 0);
     orc_keys_free(&all);
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(f.env);
+    CHECK_COMMIT_ENV(txn, f.env);
     orc_env_close(f.env);
     free(pr.b);
 }

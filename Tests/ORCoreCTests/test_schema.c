@@ -232,8 +232,7 @@ TEST(schema_properties_of_every_type_collection_and_flag)
             CHECK_RC(orc_obj_get(w, t, k, want[i].col, &v), ORC_ERR_WRONG_TYPE);
         }
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -321,8 +320,7 @@ TEST(schema_invalid_property_specs)
     CHECK_OK(orc_schema_class_get(w, t, &ci));
     CHECK_EQ(ci.prop_count, 1);
     CHECK_EQ(ci.pk_col, cid);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -474,8 +472,7 @@ TEST(schema_add_primary_key_property_to_existing_objects)
     CHECK_OK(orc_obj_find(w, t1, &zero, &found));
     CHECK_EQ(found, k);
     CHECK_RC(orc_obj_create(w, t1, &c, &zero, 1, NULL), ORC_ERR_EXISTS);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -512,8 +509,7 @@ TEST(schema_remove_property)
         orc_value lv = v_link(target, tk);
         CHECK_OK(orc_list_insert(w, t, keys[i], clist, 0, &lv));
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     uint64_t blc;
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -587,8 +583,7 @@ TEST(schema_remove_property)
     orc_prop_spec spk = {.name = "id", .type = ORC_TYPE_STRING, .flags = ORC_PROP_PRIMARY_KEY};
     CHECK_OK(orc_prop_add(w, tp, &spk, &cpk));
     CHECK_RC(orc_prop_remove(w, tp, cpk), ORC_ERR_SCHEMA);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -657,8 +652,7 @@ TEST(schema_rename_property_and_class)
     CHECK(tb2 != tb);
     CHECK_OK(orc_prop_add(w, ta, &sn, &c2));
     CHECK(c2 != cname);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -728,8 +722,7 @@ TEST(schema_set_and_unset_primary_key)
     CHECK_RC(orc_obj_find(w, t, &c, &found), ORC_ERR_INVALID_ARG);
     CHECK_OK(orc_obj_create(w, t, &cs, &b, 1, NULL));
     CHECK(count_is(w, t, 4));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     /* Setting it again over the duplicate "b": refused, and after abort nothing changed. */
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -788,8 +781,7 @@ TEST(schema_set_indexed_on_and_off)
     CHECK_RC(orc_prop_set_indexed(w, t, cd, true), ORC_ERR_WRONG_TYPE);
     CHECK_RC(orc_prop_set_indexed(w, t, 999, true), ORC_ERR_NOT_FOUND);
     CHECK_RC(orc_prop_set_indexed(w, 9999, ci, true), ORC_ERR_NOT_FOUND);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     CHECK_OK(reopen(&env, path));
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
@@ -812,15 +804,13 @@ TEST(schema_set_indexed_on_and_off)
     }
     for (size_t i = 1; i < keys.count; i += 4) CHECK_OK(orc_obj_erase(w, t, keys.keys[i]));
     orc_keys_free(&keys);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
     CHECK_OK(orc_prop_set_indexed(w, t, ci, false));
     CHECK_OK(orc_prop_set_indexed(w, t, ci, false)); /* already off: no-op */
     CHECK_OK(orc_schema_prop_get(w, t, ci, &pi));
     CHECK_EQ(pi.flags, 0);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     CHECK_OK(reopen(&env, path));
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
     CHECK_OK(orc_schema_prop_get(r, t, ci, &pi));
@@ -884,8 +874,7 @@ TEST(schema_remove_class)
     orc_value v;
     CHECK_OK(orc_obj_get(w, tm, km, cm, &v));
     CHECK_EQ(v.type, ORC_TYPE_NULL);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     for (int pass = 0; pass < 2; pass++) {
         CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
@@ -909,8 +898,7 @@ TEST(schema_remove_class)
     CHECK_OK(orc_class_add(w, "A", ORC_CLASS_TOP_LEVEL, &ta2));
     CHECK(count_is(w, ta2, 0));
     CHECK_OK(orc_obj_create(w, ta2, NULL, NULL, 0, NULL));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 

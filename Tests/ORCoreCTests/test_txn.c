@@ -458,8 +458,7 @@ TEST(txn_metadata)
     CHECK_OK(orc_meta_delete(w, "app.bin")); /* absent: still OK */
     CHECK_OK(orc_meta_delete(w, "never.was"));
     CHECK_RC(orc_meta_get(w, "app.bin", &d, &n), ORC_ERR_NOT_FOUND);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
