@@ -28,6 +28,20 @@ static int setup(const char *name, orc_env **env, uint32_t *table, uint16_t *col
     return orc_txn_commit(w, NULL);
 }
 
+/* Commits one object of setup's class with x = `x`. */
+static int add_x(orc_env *env, uint32_t table, uint16_t col, int64_t x, uint64_t *key)
+{
+    orc_txn *w;
+    orc_value v = v_int(x);
+    int rc = orc_txn_begin(env, ORC_TXN_WRITE, &w);
+    if (rc) return rc;
+    if ((rc = orc_obj_create(w, table, &col, &v, 1, key))) {
+        orc_txn_abort(w);
+        return rc;
+    }
+    return orc_txn_commit(w, NULL);
+}
+
 static int64_t get_x(orc_txn *txn, uint32_t t, uint64_t key, uint16_t col)
 {
     orc_value v;
@@ -177,10 +191,7 @@ TEST(txn_many_snapshots_on_one_thread)
     uint16_t c;
     uint64_t k;
     CHECK_OK(setup(test_path("many.realm"), &env, &t, &c));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
-    orc_value zero = v_int(0);
-    CHECK_OK(orc_obj_create(w, t, &c, &zero, 1, &k));
-    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK_OK(add_x(env, t, c, 0, &k));
     for (int i = 0; i < 10; i++) {
         CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r[i]));
         CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -543,14 +554,11 @@ TEST(txn_read_transaction_moves_between_threads)
     uint16_t c;
     uint64_t k;
     CHECK_OK(setup(test_path("move.realm"), &env, &t, &c));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
-    orc_value v = v_int(41);
-    CHECK_OK(orc_obj_create(w, t, &c, &v, 1, &k));
-    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK_OK(add_x(env, t, c, 41, &k));
     struct reader_arg a = {.t = t, .c = c, .k = k};
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &a.r));
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
-    v = v_int(42);
+    orc_value v = v_int(42);
     CHECK_OK(orc_obj_set(w, t, k, c, &v));
     CHECK_OK(orc_txn_commit(w, NULL));
     pthread_t th;
