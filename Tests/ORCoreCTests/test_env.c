@@ -419,6 +419,27 @@ static bool make_blob_class(orc_txn *w, uint32_t *t, uint16_t *ci, uint16_t *cd)
     return true;
 }
 
+/* A new file at `path` (no sync, `opt`) with make_blob_class's class committed. */
+static bool open_blob_file(const char *path, const orc_env_options *opt, orc_env **env, uint32_t *t, uint16_t *ci,
+                           uint16_t *cd)
+{
+    orc_txn *w;
+    HOK(orc_env_open(path, ORC_ENV_NO_SYNC, opt, env));
+    HOK(orc_txn_begin(*env, ORC_TXN_WRITE, &w));
+    if (!make_blob_class(w, t, ci, cd)) return false;
+    HOK(orc_txn_commit(w, NULL));
+    return true;
+}
+
+/* Creates Blob i, its data fill_pattern(sz, i) written into `buf`. */
+static int add_blob(orc_txn *w, uint32_t t, uint16_t ci, uint16_t cd, int64_t i, uint8_t *buf, size_t sz)
+{
+    fill_pattern(buf, sz, (uint64_t)i);
+    uint16_t cols[2] = {ci, cd};
+    orc_value vals[2] = {v_int(i), v_bin(buf, sz)};
+    return orc_obj_create(w, t, cols, vals, 2, NULL);
+}
+
 /* Every Blob's data must be fill_pattern(size_of(i), i); sizes from size_of. */
 static bool blobs_match(orc_env *env, uint64_t count, size_t (*size_of)(int64_t))
 {
@@ -481,13 +502,7 @@ GUARDED_TEST(env_map_grows_in_one_transaction, 120)
     CHECK(make_blob_class(w, &t, &ci, &cd));
     /* ~30 MB of rows plus one 5 MB value (bigger than the whole initial map). */
     const int n = 30000;
-    for (int i = 0; i < n; i++) {
-        size_t sz = size_big_txn(i);
-        fill_pattern(buf, sz, (uint64_t)i);
-        uint16_t cols[2] = {ci, cd};
-        orc_value vals[2] = {v_int(i), v_bin(buf, sz)};
-        CHECK_OK(orc_obj_create(w, t, cols, vals, 2, NULL));
-    }
+    for (int i = 0; i < n; i++) CHECK_OK(add_blob(w, t, ci, cd, i, buf, size_big_txn(i)));
     uint64_t version;
     CHECK_OK(orc_txn_commit(w, &version));
     CHECK_EQ(version, 1);
@@ -516,20 +531,11 @@ GUARDED_TEST(env_map_grows_across_many_transactions, 120)
     static uint8_t buf[4096];
     uint64_t version = 0;
 
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, &opt, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
-    CHECK(make_blob_class(w, &t, &ci, &cd));
-    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK(open_blob_file(path, &opt, &env, &t, &ci, &cd));
     int64_t next = 0;
     for (int txn = 0; txn < 400; txn++) {
         CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
-        for (int j = 0; j < 25; j++, next++) {
-            size_t sz = size_small_txn(next);
-            fill_pattern(buf, sz, (uint64_t)next);
-            uint16_t cols[2] = {ci, cd};
-            orc_value vals[2] = {v_int(next), v_bin(buf, sz)};
-            CHECK_OK(orc_obj_create(w, t, cols, vals, 2, NULL));
-        }
+        for (int j = 0; j < 25; j++, next++) CHECK_OK(add_blob(w, t, ci, cd, next, buf, size_small_txn(next)));
         CHECK_OK(orc_txn_commit(w, &version));
         CHECK_EQ(version, txn + 2);
     }
@@ -545,8 +551,9 @@ GUARDED_TEST(env_map_grows_across_many_transactions, 120)
  * Growth while this thread holds a read transaction on the same file: the
  * contract allows ORC_ERR_MAP_FULL ("growth was blocked by open
  * transactions") but not a hang, and once the reader ends the write succeeds.
+ * Growth cannot wait for this thread's own reader: MAP_FULL comes at once, not
+ * after a timeout.
  */
-/* Growth cannot wait for this thread's own reader: MAP_FULL comes at once, not after a timeout. */
 GUARDED_TEST(env_map_growth_with_open_reader_on_same_thread, 20)
 {
     const char *path = test_path("grow3.realm");
@@ -557,20 +564,12 @@ GUARDED_TEST(env_map_growth_with_open_reader_on_same_thread, 20)
     uint16_t ci, cd;
     static uint8_t buf[1 << 16];
 
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, &opt, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
-    CHECK(make_blob_class(w, &t, &ci, &cd));
-    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK(open_blob_file(path, &opt, &env, &t, &ci, &cd));
 
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
     int rc = orc_txn_begin(env, ORC_TXN_WRITE, &w);
     CHECK_OK(rc);
-    for (int i = 0; i < 80 && rc == ORC_OK; i++) {
-        fill_pattern(buf, sizeof buf, (uint64_t)i);
-        uint16_t cols[2] = {ci, cd};
-        orc_value vals[2] = {v_int(i), v_bin(buf, sizeof buf)};
-        rc = orc_obj_create(w, t, cols, vals, 2, NULL);
-    }
+    for (int i = 0; i < 80 && rc == ORC_OK; i++) rc = add_blob(w, t, ci, cd, i, buf, sizeof buf);
     if (rc == ORC_OK) {
         rc = orc_txn_commit(w, NULL);
     } else {
@@ -585,12 +584,7 @@ GUARDED_TEST(env_map_growth_with_open_reader_on_same_thread, 20)
     orc_txn_abort(r);
     if (rc != ORC_OK) {
         CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
-        for (int i = 0; i < 80; i++) {
-            fill_pattern(buf, sizeof buf, (uint64_t)i);
-            uint16_t cols[2] = {ci, cd};
-            orc_value vals[2] = {v_int(i), v_bin(buf, sizeof buf)};
-            CHECK_OK(orc_obj_create(w, t, cols, vals, 2, NULL));
-        }
+        for (int i = 0; i < 80; i++) CHECK_OK(add_blob(w, t, ci, cd, i, buf, sizeof buf));
         CHECK_OK(orc_txn_commit(w, NULL));
     }
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
@@ -972,9 +966,9 @@ int fstat(int fd, struct stat *st)
  * the inode too): 60 synced one-object commits, each followed by a snapshot whose
  * reads walk the table, stat the file only when the commits' zero tail runs out.
  * Then another process grows the file far past what this one has seen, and the
- * next snapshot's walk reads every row that process wrote.
+ * next snapshot's walk reads every row that process wrote. The wait for the
+ * other process has a deadline.
  */
-/* The wait for the other process has a deadline. */
 GUARDED_TEST(env_commits_and_snapshots_do_not_stat_the_file, 120)
 {
     TEST_PATH(path, "nostat.realm");
