@@ -52,8 +52,7 @@ TEST(collection_list_every_type)
     orc_env *env;
     orc_txn *txn;
     uint32_t t;
-    CHECK_OK(open_env("types.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("types.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Holder", ORC_CLASS_TOP_LEVEL, &t));
 
     enum { NT = 12, NV = 4 };
@@ -122,8 +121,7 @@ TEST(collection_list_operations)
     uint32_t t;
     uint16_t col, other;
     uint64_t k;
-    CHECK_OK(open_env("listops.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("listops.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(txn, t, "nums", ORC_TYPE_INT, ORC_COLL_LIST, 0, 0, &col));
     CHECK_OK(add_prop(txn, t, "more", ORC_TYPE_INT, ORC_COLL_LIST, 0, 0, &other));
@@ -206,8 +204,7 @@ TEST(collection_rejects_bad_input)
     uint32_t t, target;
     uint16_t ints, opt, set, dict, plain, links, mixed;
     uint64_t k, tk;
-    CHECK_OK(open_env("bad.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("bad.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Target", ORC_CLASS_TOP_LEVEL, &target));
     CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(txn, t, "ints", ORC_TYPE_INT, ORC_COLL_LIST, 0, 0, &ints));
@@ -289,8 +286,7 @@ TEST(collection_set_sorted_unique)
     uint32_t t;
     uint16_t ints, strs, mixed;
     uint64_t k;
-    CHECK_OK(open_env("sets.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("sets.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(txn, t, "ints", ORC_TYPE_INT, ORC_COLL_SET, 0, 0, &ints));
     CHECK_OK(add_prop(txn, t, "strs", ORC_TYPE_STRING, ORC_COLL_SET, 0, 0, &strs));
@@ -379,8 +375,7 @@ TEST(collection_dict_sorted_keys)
     uint32_t t;
     uint16_t col;
     uint64_t k;
-    CHECK_OK(open_env("dict.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("dict.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(txn, t, "d", ORC_TYPE_INT, ORC_COLL_DICT, ORC_PROP_OPTIONAL, 0, &col));
     CHECK_OK(orc_obj_create(txn, t, NULL, NULL, 0, &k));
@@ -467,13 +462,8 @@ TEST(collection_links_and_erased_targets)
     uint32_t t, target;
     uint16_t list, set, dict, mixed;
     uint64_t k, t1, t2, t3, k2;
-    CHECK_OK(open_env("links.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
-    CHECK_OK(orc_class_add(txn, "Target", ORC_CLASS_TOP_LEVEL, &target));
-    CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
-    CHECK_OK(add_prop(txn, t, "list", ORC_TYPE_LINK, ORC_COLL_LIST, 0, target, &list));
-    CHECK_OK(add_prop(txn, t, "set", ORC_TYPE_LINK, ORC_COLL_SET, 0, target, &set));
-    CHECK_OK(add_prop(txn, t, "dict", ORC_TYPE_LINK, ORC_COLL_DICT, ORC_PROP_OPTIONAL, target, &dict));
+    CHECK_OK(test_open_writing(test_path("links.realm"), &env, &txn));
+    CHECK_OK(add_link_owner(txn, &target, &t, &list, &set, &dict));
     CHECK_OK(add_prop(txn, t, "mixed", ORC_TYPE_MIXED, ORC_COLL_LIST, 0, 0, &mixed));
     CHECK_OK(orc_obj_create(txn, t, NULL, NULL, 0, &k));
     CHECK_OK(orc_obj_create(txn, t, NULL, NULL, 0, &k2));
@@ -581,8 +571,7 @@ TEST(collection_embedded_elements)
     uint32_t t, emb;
     uint16_t list, dict, n;
     uint64_t k, c1, c2, c3, got;
-    CHECK_OK(open_env("embedded.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("embedded.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Part", ORC_CLASS_EMBEDDED, &emb));
     CHECK_OK(add_prop(txn, emb, "n", ORC_TYPE_INT, ORC_COLL_NONE, 0, 0, &n));
     CHECK_OK(orc_class_add(txn, "Whole", ORC_CLASS_TOP_LEVEL, &t));
@@ -674,8 +663,7 @@ TEST(collection_logged_instructions)
     uint32_t t, target;
     uint16_t list, set, dict;
     uint64_t k, t1, version;
-    CHECK_OK(open_env("log.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("log.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Target", ORC_CLASS_TOP_LEVEL, &target));
     CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(txn, t, "list", ORC_TYPE_LINK, ORC_COLL_LIST, 0, target, &list));
@@ -757,8 +745,7 @@ TEST(collection_reads_follow_writes)
     uint32_t t;
     uint16_t a, b;
     uint64_t k1, k2;
-    CHECK_OK(open_env("cache.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("cache.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(txn, t, "a", ORC_TYPE_STRING, ORC_COLL_LIST, 0, 0, &a));
     CHECK_OK(add_prop(txn, t, "b", ORC_TYPE_STRING, ORC_COLL_LIST, 0, 0, &b));
@@ -824,8 +811,7 @@ TEST(collection_damaged_blobs)
     orc_txn *txn;
     uint32_t t;
     uint16_t ints, dict;
-    CHECK_OK(open_env("damaged.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("damaged.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(txn, t, "ints", ORC_TYPE_INT, ORC_COLL_LIST, 0, 0, &ints));
     CHECK_OK(add_prop(txn, t, "dict", ORC_TYPE_INT, ORC_COLL_DICT, 0, 0, &dict));
