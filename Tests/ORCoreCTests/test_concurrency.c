@@ -274,10 +274,7 @@ done:
 GUARDED_TEST(concurrency_readers_see_consistent_snapshots, 120)
 {
     static bank b;
-    memset(&b, 0, sizeof b);
-    pthread_mutex_init(&b.mu, NULL);
-    pthread_cond_init(&b.cv, NULL);
-    pthread_mutex_init(&b.err.mu, NULL);
+    b = (bank){.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .err.mu = PTHREAD_MUTEX_INITIALIZER};
     orc_env_options opt = {.initial_map_size = 1 << 20};
     CHECK_OK(orc_env_open(test_path("bank.realm"), ORC_ENV_NO_SYNC, &opt, &b.env));
     orc_txn *w;
@@ -362,9 +359,7 @@ GUARDED_TEST(concurrency_writers_in_turns_lose_nothing, 120)
 {
     static counters c;
     TEST_PATH(path, "turns.realm");
-    memset(&c, 0, sizeof c);
-    pthread_mutex_init(&c.err.mu, NULL);
-    c.path = path;
+    c = (counters){.err.mu = PTHREAD_MUTEX_INITIALIZER, .path = path};
     CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &c.shared));
     orc_txn *w, *r;
     CHECK_OK(orc_txn_begin(c.shared, ORC_TXN_WRITE, &w));
@@ -435,9 +430,7 @@ static void *second_writer(void *p)
 GUARDED_TEST(concurrency_second_writer_waits_and_sees_the_first, 60)
 {
     static waiter s;
-    memset(&s, 0, sizeof s);
-    pthread_mutex_init(&s.mu, NULL);
-    pthread_cond_init(&s.cv, NULL);
+    s = (waiter){.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
     CHECK_OK(orc_env_open(test_path("wait.realm"), ORC_ENV_NO_SYNC, NULL, &s.env));
     orc_txn *w;
     CHECK_OK(orc_txn_begin(s.env, ORC_TXN_WRITE, &w));
@@ -931,10 +924,7 @@ done:
 GUARDED_TEST(concurrency_check_during_commits, 120)
 {
     static churn c;
-    memset(&c, 0, sizeof c);
-    pthread_mutex_init(&c.err.mu, NULL);
-    pthread_mutex_init(&c.mu, NULL);
-    pthread_cond_init(&c.cv, NULL);
+    c = (churn){.err.mu = PTHREAD_MUTEX_INITIALIZER, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
     const char *path = test_path("churn.realm");
     CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &c.env));
     orc_txn *w;
