@@ -112,6 +112,13 @@ static int check_count(parser *ps, size_t at, uint64_t n, size_t min_size, const
     return ORC_OK;
 }
 
+/* A 32-bit count (`what`), which check_count then holds to `items` of at least `min_size` bytes (`at` as there). */
+static int rd_count32(parser *ps, size_t at, const char *what, size_t min_size, const char *items, uint32_t *n)
+{
+    int rc = rd_u32(ps, what, n);
+    return rc ? rc : check_count(ps, at, *n, min_size, items);
+}
+
 #define TRY(expr)                                                                                                \
     do {                                                                                                         \
         int try_rc_ = (expr);                                                                                    \
@@ -447,8 +454,7 @@ static int parse_expr(parser *ps, uint32_t table, int depth, qexpr *e)
         return parse_value(ps, &e->val);
     case QE_LIST: {
         uint32_t n;
-        TRY(rd_u32(ps, "LIST count", &n));
-        TRY(check_count(ps, at + 1, n, 1, "LIST values"));
+        TRY(rd_count32(ps, at + 1, "LIST count", 1, "LIST values", &n));
         e->list = calloc(n ? n : 1, sizeof *e->list);
         if (!e->list) return orc_fail(ORC_ERR_NOMEM, "query: out of memory for a LIST of %u values", n);
         for (uint32_t i = 0; i < n; i++) {
@@ -599,8 +605,7 @@ static int parse_pred(parser *ps, uint32_t table, int depth, qnode **out)
     case ORC_OP_AND:
     case ORC_OP_OR: {
         uint32_t cnt;
-        TRY(rd_u32(ps, "AND/OR count", &cnt));
-        TRY(check_count(ps, at + 1, cnt, 1, "predicates"));
+        TRY(rd_count32(ps, at + 1, "AND/OR count", 1, "predicates", &cnt));
         n->kids = calloc(cnt ? cnt : 1, sizeof *n->kids);
         if (!n->kids) return orc_fail(ORC_ERR_NOMEM, "query: out of memory for %u predicates", cnt);
         n->n = cnt;
