@@ -1,7 +1,7 @@
 /* main.c — runs the registered C tests (see harness.h). */
 #include "harness.h"
+#include "remove_tree.h"
 
-#include <dirent.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -117,23 +117,6 @@ pid_t test_fork_with_pipes(int down[2], int up[2])
         close(down[0]), close(down[1]), close(up[0]), close(up[1]);
     }
     return pid;
-}
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    char p[1024];
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) remove_tree(p);
-        else unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
 }
 
 static int matches(const char *name, int argc, char **argv)

@@ -1,7 +1,6 @@
 /* common.c — options, run directories, the writer child, its report and the final file check (faults.h). */
 #include "faults.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -77,23 +76,6 @@ char *fx_make_dir(int argc, char **argv, const char *prefix)
         exit(2);
     }
     return dir;
-}
-
-void fx_rmtree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    char p[4096];
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) fx_rmtree(p);
-        else unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
 }
 
 /* ---- the writer child ---- */

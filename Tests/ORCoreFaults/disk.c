@@ -208,7 +208,7 @@ int fx_disk_main(int argc, char **argv)
         orc_env_delete_files(path);
     }
     print_tally("disk", &t, fx_now() - t0);
-    fx_rmtree(dir);
+    remove_tree(dir);
     free(dir);
     if (report_early) {
         printf("self-test report-early: %zu lost commits caught (at least one needed)\n", t.lost);
@@ -267,7 +267,7 @@ int fx_fsize_main(int argc, char **argv)
         orc_env_delete_files(path);
     }
     print_tally("fsize", &t, fx_now() - t0);
-    fx_rmtree(dir);
+    remove_tree(dir);
     free(dir);
     if (t.fired == 0) {
         fprintf(stderr, "orcore_faults fsize: no limit made a commit fail; the test injected nothing\n");

@@ -239,7 +239,7 @@ int fx_power_main(int argc, char **argv)
            durability, log_mode, t.cycles, (unsigned long long)commits, t.records, t.writes, t.dsync_writes, t.syncs, t.images,
            t.opened, t.refused_before_durable, t.volatile_kept, t.torn, t.volatile_lost, t.commits_required,
            t.commits_lost_allowed, (unsigned long long)t.most_lost, t.in_flight_found, t.findings, fx_now() - t0);
-    fx_rmtree(dir);
+    remove_tree(dir);
     free(dir);
     if (ignore_syncs) {
         printf("self-test ignore-syncs: %zu findings, %zu of them lost commits (at least one finding needed)\n",
