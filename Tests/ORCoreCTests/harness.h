@@ -8,7 +8,9 @@
  * before the first '_').
  *
  * Assertions stop the current test on failure and print the file, line, the
- * expression and, for ORCore calls, orc_last_error().
+ * expression and, for ORCore calls, orc_last_error(). Beside them: what many
+ * tests' set-up repeats (scratch paths, a realm open for writing, a deadlock
+ * guard, a child process with pipes) and value constructors.
  */
 #ifndef ORC_TEST_HARNESS_H
 #define ORC_TEST_HARNESS_H

@@ -107,14 +107,13 @@ pid_t test_fork_with_pipes(int down[2], int up[2])
     }
     fflush(NULL);
     pid_t pid = fork();
-    if (pid == 0) {
-        close(down[1]);
-        close(up[0]);
-    } else if (pid > 0) {
+    if (pid != 0) { /* the parent's side; after a failed fork, both sides' */
         close(down[0]);
         close(up[1]);
-    } else {
-        close(down[0]), close(down[1]), close(up[0]), close(up[1]);
+    }
+    if (pid <= 0) { /* the child's side */
+        close(down[1]);
+        close(up[0]);
     }
     return pid;
 }
