@@ -655,14 +655,21 @@ int orc_coll_size(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size
     return rc;
 }
 
-int orc_coll_get(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, orc_value *out)
+/* Element i of a collection of kind `want` (ORC_COLL_NONE: any): its key and value, either may be NULL. */
+static int elem_at(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, orc_collection want, size_t i,
+                   orc_value *key_out, orc_value *value_out)
 {
     site s = {0};
-    if (!out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_coll_get needs an out pointer");
-    int rc = coll_open(txn, table, key, col, ORC_COLL_NONE, false, &s);
+    int rc = coll_open(txn, table, key, col, want, false, &s);
     if (rc) return rc;
     if (i >= s.c.count) return coll_out_of_range(&s, i);
-    return coll_elem(&s.c, (uint32_t)i, NULL, out);
+    return coll_elem(&s.c, (uint32_t)i, key_out, value_out);
+}
+
+int orc_coll_get(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, orc_value *out)
+{
+    if (!out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_coll_get needs an out pointer");
+    return elem_at(txn, table, key, col, ORC_COLL_NONE, i, NULL, out);
 }
 
 int orc_coll_find(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const orc_value *value,
@@ -697,12 +704,8 @@ int orc_coll_find(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, cons
 
 int orc_dict_key_at(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, orc_value *key_out)
 {
-    site s = {0};
     if (!key_out) return orc_fail(ORC_ERR_INVALID_ARG, "orc_dict_key_at needs an out pointer");
-    int rc = coll_open(txn, table, key, col, ORC_COLL_DICT, false, &s);
-    if (rc) return rc;
-    if (i >= s.c.count) return coll_out_of_range(&s, i);
-    return coll_elem(&s.c, (uint32_t)i, key_out, NULL);
+    return elem_at(txn, table, key, col, ORC_COLL_DICT, i, key_out, NULL);
 }
 
 int orc_dict_get(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const char *dkey, size_t dkey_len,

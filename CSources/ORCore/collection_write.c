@@ -23,6 +23,37 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+/*
+ * Erasing one element, in the order above, around the caller's log record:
+ * elem_cut (step 2) reads the element at `pos` and its link, and builds the
+ * blob without it; cut_store (step 4) takes the log record's answer `rc` and,
+ * when it is OK, writes the blob, drops the link and sets *erased_out.
+ */
+typedef struct cut {
+    orc_value old; /* the element, read from the old blob */
+    linkref was;   /* its link, if it is one */
+    orc_buf *out;  /* the blob without it */
+} cut;
+
+static int elem_cut(orc_txn *txn, const site *s, uint32_t pos, cut *c)
+{
+    int rc = coll_elem(&s->c, pos, NULL, &c->old);
+    if (rc) return rc;
+    coll_link_of(txn, &c->old, &c->was);
+    if ((rc = coll_build_buf(txn, &c->out))) return rc;
+    return coll_splice(&s->c, pos, 1, NULL, c->out);
+}
+
+static int cut_store(orc_txn *txn, int rc, uint32_t table, uint64_t key, uint16_t col, const cut *c,
+                     bool *erased_out)
+{
+    if (!rc) rc = coll_store(txn, table, key, col, c->out);
+    if (!rc) rc = coll_drop_link(txn, &c->was, table, col, key);
+    if (rc) return txn_poison(txn, rc);
+    if (erased_out) *erased_out = true;
+    return ORC_OK;
+}
+
 /* ---- list writes ----------------------------------------------------------------- */
 
 static int list_insert(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i, const orc_value *value)
@@ -122,19 +153,13 @@ static int list_set(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, si
 static int list_erase(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t i)
 {
     site s;
-    orc_buf *out;
-    orc_value old;
-    linkref was;
+    cut c;
     int rc = coll_open(txn, table, key, col, ORC_COLL_LIST, true, &s);
     if (rc) return rc;
     if (i >= s.c.count) return coll_out_of_range(&s, i);
-    if ((rc = coll_elem(&s.c, (uint32_t)i, NULL, &old))) return rc;
-    coll_link_of(txn, &old, &was);
-    if ((rc = coll_build_buf(txn, &out)) || (rc = coll_splice(&s.c, (uint32_t)i, 1, NULL, out))) return rc;
+    if ((rc = elem_cut(txn, &s, (uint32_t)i, &c))) return rc;
     rc = log_coll(txn, s.cls, key, ORC_INSTR_LIST_ERASE, col, i, 0, NULL, NULL, false);
-    if (!rc) rc = coll_store(txn, table, key, col, out);
-    if (!rc) rc = coll_drop_link(txn, &was, table, col, key);
-    return rc ? txn_poison(txn, rc) : ORC_OK;
+    return cut_store(txn, rc, table, key, col, &c, NULL);
 }
 
 static int list_move(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, size_t from, size_t to)
@@ -247,9 +272,7 @@ static int set_erase(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, c
                      bool *erased_out)
 {
     site s;
-    orc_buf *out;
-    orc_value old;
-    linkref was;
+    cut c;
     uint32_t pos;
     bool found;
     if (erased_out) *erased_out = false;
@@ -257,16 +280,10 @@ static int set_erase(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, c
     if (rc || (rc = coll_check_value(txn, &s, value, false)) || (rc = coll_set_search(&s.c, value, &pos, &found)))
         return rc;
     if (!found) return ORC_OK;
-    if ((rc = coll_elem(&s.c, pos, NULL, &old))) return rc;
-    coll_link_of(txn, &old, &was);
-    if ((rc = coll_build_buf(txn, &out)) || (rc = coll_splice(&s.c, pos, 1, NULL, out))) return rc;
+    if ((rc = elem_cut(txn, &s, pos, &c))) return rc;
     /* The stored value is logged (it may differ in type from an equal `value`, e.g. 1 and 1.0). */
-    rc = log_coll(txn, s.cls, key, ORC_INSTR_SET_ERASE, col, 0, 0, NULL, &old, false);
-    if (!rc) rc = coll_store(txn, table, key, col, out);
-    if (!rc) rc = coll_drop_link(txn, &was, table, col, key);
-    if (rc) return txn_poison(txn, rc);
-    if (erased_out) *erased_out = true;
-    return ORC_OK;
+    rc = log_coll(txn, s.cls, key, ORC_INSTR_SET_ERASE, col, 0, 0, NULL, &c.old, false);
+    return cut_store(txn, rc, table, key, col, &c, erased_out);
 }
 
 int orc_set_insert(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const orc_value *value,
@@ -315,9 +332,7 @@ static int dict_erase(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, 
                       bool *erased_out)
 {
     site s;
-    orc_buf *out;
-    orc_value old;
-    linkref was;
+    cut c;
     uint32_t pos;
     bool found;
     if (erased_out) *erased_out = false;
@@ -325,16 +340,10 @@ static int dict_erase(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, 
     int rc = coll_open(txn, table, key, col, ORC_COLL_DICT, true, &s);
     if (rc || (rc = coll_dict_search(&s.c, dkey, dkey_len, &pos, &found))) return rc;
     if (!found) return ORC_OK; /* a key that cannot be stored is simply absent */
-    if ((rc = coll_elem(&s.c, pos, NULL, &old))) return rc;
-    coll_link_of(txn, &old, &was);
-    if ((rc = coll_build_buf(txn, &out)) || (rc = coll_splice(&s.c, pos, 1, NULL, out))) return rc;
+    if ((rc = elem_cut(txn, &s, pos, &c))) return rc;
     orc_value kv = {.type = ORC_TYPE_STRING, .string = {dkey, dkey_len}};
     rc = log_coll(txn, s.cls, key, ORC_INSTR_DICT_ERASE, col, 0, 0, &kv, NULL, false);
-    if (!rc) rc = coll_store(txn, table, key, col, out);
-    if (!rc) rc = coll_drop_link(txn, &was, table, col, key);
-    if (rc) return txn_poison(txn, rc);
-    if (erased_out) *erased_out = true;
-    return ORC_OK;
+    return cut_store(txn, rc, table, key, col, &c, erased_out);
 }
 
 int orc_dict_set(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, const char *dkey, size_t dkey_len,

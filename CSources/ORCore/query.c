@@ -87,37 +87,21 @@ static int take(parser *ps, size_t n, const char *what, const uint8_t **out)
     return ORC_OK;
 }
 
-static int rd_u8(parser *ps, const char *what, uint8_t *v)
-{
-    const uint8_t *b = NULL;
-    int rc = take(ps, 1, what, &b);
-    if (rc == ORC_OK) *v = b[0];
-    return rc;
-}
-
-static int rd_u16(parser *ps, const char *what, uint16_t *v)
-{
-    const uint8_t *b = NULL;
-    int rc = take(ps, 2, what, &b);
-    if (rc == ORC_OK) *v = ld16(b);
-    return rc;
-}
-
-static int rd_u32(parser *ps, const char *what, uint32_t *v)
-{
-    const uint8_t *b = NULL;
-    int rc = take(ps, 4, what, &b);
-    if (rc == ORC_OK) *v = ld32(b);
-    return rc;
-}
-
-static int rd_u64(parser *ps, const char *what, uint64_t *v)
-{
-    const uint8_t *b = NULL;
-    int rc = take(ps, 8, what, &b);
-    if (rc == ORC_OK) *v = ld64(b);
-    return rc;
-}
+/* rd_u8, rd_u16, rd_u32 and rd_u64: a little-endian integer, or take's truncation error. */
+#define RD_UINT(bits, load)                                                         \
+    static int rd_u##bits(parser *ps, const char *what, uint##bits##_t *v)          \
+    {                                                                               \
+        const uint8_t *b = NULL;                                                    \
+        int rc = take(ps, (bits) / 8, what, &b);                                    \
+        if (rc == ORC_OK) *v = load(b);                                             \
+        return rc;                                                                  \
+    }
+static inline uint8_t ld8(const uint8_t *p) { return p[0]; }
+RD_UINT(8, ld8)
+RD_UINT(16, ld16)
+RD_UINT(32, ld32)
+RD_UINT(64, ld64)
+#undef RD_UINT
 
 /* A count read at `at` promising `n` items of at least `min_size` bytes each. */
 static int check_count(parser *ps, size_t at, uint64_t n, size_t min_size, const char *what)
@@ -126,6 +110,13 @@ static int check_count(parser *ps, size_t at, uint64_t n, size_t min_size, const
         return orc_fail(ORC_ERR_QUERY, "query: byte %zu: %" PRIu64 " %s cannot fit in the %zu bytes left", at, n,
                         what, left(ps));
     return ORC_OK;
+}
+
+/* A 32-bit count (`what`), which check_count then holds to `items` of at least `min_size` bytes (`at` as there). */
+static int rd_count32(parser *ps, size_t at, const char *what, size_t min_size, const char *items, uint32_t *n)
+{
+    int rc = rd_u32(ps, what, n);
+    return rc ? rc : check_count(ps, at, *n, min_size, items);
 }
 
 #define TRY(expr)                                                                                                \
@@ -463,8 +454,7 @@ static int parse_expr(parser *ps, uint32_t table, int depth, qexpr *e)
         return parse_value(ps, &e->val);
     case QE_LIST: {
         uint32_t n;
-        TRY(rd_u32(ps, "LIST count", &n));
-        TRY(check_count(ps, at + 1, n, 1, "LIST values"));
+        TRY(rd_count32(ps, at + 1, "LIST count", 1, "LIST values", &n));
         e->list = calloc(n ? n : 1, sizeof *e->list);
         if (!e->list) return orc_fail(ORC_ERR_NOMEM, "query: out of memory for a LIST of %u values", n);
         for (uint32_t i = 0; i < n; i++) {
@@ -615,8 +605,7 @@ static int parse_pred(parser *ps, uint32_t table, int depth, qnode **out)
     case ORC_OP_AND:
     case ORC_OP_OR: {
         uint32_t cnt;
-        TRY(rd_u32(ps, "AND/OR count", &cnt));
-        TRY(check_count(ps, at + 1, cnt, 1, "predicates"));
+        TRY(rd_count32(ps, at + 1, "AND/OR count", 1, "predicates", &cnt));
         n->kids = calloc(cnt ? cnt : 1, sizeof *n->kids);
         if (!n->kids) return orc_fail(ORC_ERR_NOMEM, "query: out of memory for %u predicates", cnt);
         n->n = cnt;

@@ -28,24 +28,16 @@ static int schema_mutable(orc_txn *txn, orc_schema **out)
 
 /* ---- lookups --------------------------------------------------------------------- */
 
-
 static void class_info(const orc_class *c, orc_class_info *out)
 {
-    out->name = c->name;
-    out->table = c->table;
-    out->kind = c->kind;
-    out->pk_col = c->pk_col;
-    out->prop_count = c->live_props;
+    *out = (orc_class_info){
+        .name = c->name, .table = c->table, .kind = c->kind, .pk_col = c->pk_col, .prop_count = c->live_props};
 }
 
 static void prop_info(const orc_prop *p, orc_prop_info *out)
 {
-    out->name = p->name;
-    out->col = p->col;
-    out->type = p->type;
-    out->collection = p->collection;
-    out->flags = p->flags;
-    out->link_table = p->link_table;
+    *out = (orc_prop_info){.name = p->name, .col = p->col, .type = p->type, .collection = p->collection,
+                           .flags = p->flags, .link_table = p->link_table};
 }
 
 uint32_t orc_schema_class_count(orc_txn *txn)
@@ -126,13 +118,23 @@ int orc_schema_prop_find(orc_txn *txn, uint32_t table, const char *name, orc_pro
     return ORC_OK;
 }
 
+/* The property at `col` of class `table`, and the class in *cls; NULL with *rc when either is missing. */
+static const orc_prop *prop_req(orc_txn *txn, uint32_t table, uint16_t col, const orc_class **cls, int *rc)
+{
+    const orc_class *c = schema_class_req(txn, table, rc);
+    if (!c) return NULL;
+    const orc_prop *p = class_prop(c, col);
+    if (!p) *rc = orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no column %u", c->name, col);
+    *cls = c;
+    return p;
+}
+
 int orc_schema_prop_get(orc_txn *txn, uint32_t table, uint16_t col, orc_prop_info *out)
 {
     int rc;
-    const orc_class *c = schema_class_req(txn, table, &rc);
-    if (!c) return rc;
-    const orc_prop *p = class_prop(c, col);
-    if (!p) return orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no column %u", c->name, col);
+    const orc_class *c;
+    const orc_prop *p = prop_req(txn, table, col, &c, &rc);
+    if (!p) return rc;
     prop_info(p, out);
     return ORC_OK;
 }
@@ -429,10 +431,9 @@ static int prop_remove_impl(orc_txn *txn, uint32_t table, uint16_t col)
 {
     int rc = txn_require_write(txn);
     if (rc) return rc;
-    const orc_class *c = schema_class_req(txn, table, &rc);
-    if (!c) return rc;
-    const orc_prop *p = class_prop(c, col);
-    if (!p) return orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no column %u", c->name, col);
+    const orc_class *c;
+    const orc_prop *p = prop_req(txn, table, col, &c, &rc);
+    if (!p) return rc;
     if (c->pk_col == col)
         return orc_fail(ORC_ERR_SCHEMA, "'%s.%s' is the primary key; change the primary key first", c->name, p->name);
     if ((rc = drop_column_values(txn, c, p))) return txn_poison(txn, rc);
@@ -454,10 +455,9 @@ static int prop_rename_impl(orc_txn *txn, uint32_t table, uint16_t col, const ch
     int rc = check_name(new_name, "property");
     if (rc) return rc;
     if ((rc = txn_require_write(txn))) return rc;
-    const orc_class *c = schema_class_req(txn, table, &rc);
-    if (!c) return rc;
-    const orc_prop *p = class_prop(c, col);
-    if (!p) return orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no column %u", c->name, col);
+    const orc_class *c;
+    const orc_prop *p = prop_req(txn, table, col, &c, &rc);
+    if (!p) return rc;
     const orc_prop *other = find_prop(c, new_name);
     if (other && other != p) return orc_fail(ORC_ERR_EXISTS, "class '%s' already has a property '%s'", c->name, new_name);
     orc_schema *s;
@@ -478,10 +478,9 @@ static int set_indexed_impl(orc_txn *txn, uint32_t table, uint16_t col, bool ind
 {
     int rc = txn_require_write(txn);
     if (rc) return rc;
-    const orc_class *c = schema_class_req(txn, table, &rc);
-    if (!c) return rc;
-    const orc_prop *p = class_prop(c, col);
-    if (!p) return orc_fail(ORC_ERR_NOT_FOUND, "class '%s' has no column %u", c->name, col);
+    const orc_class *c;
+    const orc_prop *p = prop_req(txn, table, col, &c, &rc);
+    if (!p) return rc;
     if (indexed && (!index_type_ok(p->type) || p->collection != ORC_COLL_NONE))
         return orc_fail(ORC_ERR_WRONG_TYPE, "'%s.%s' cannot be indexed: its type has no index", c->name, p->name);
     if (((p->flags & ORC_PROP_INDEXED) != 0) == indexed) return ORC_OK;

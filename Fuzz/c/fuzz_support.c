@@ -1,7 +1,7 @@
 /* fuzz_support.c — see fuzz_support.h. */
 #include "fuzz_support.h"
+#include "remove_tree.h"
 
-#include <dirent.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,20 +20,7 @@ void fuzz_fail(const char *fmt, ...)
 
 static char dir[512];
 
-static void remove_dir(void)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    char path[1024];
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
+static void remove_dir(void) { remove_tree(dir); }
 
 const char *fuzz_dir(void)
 {

@@ -21,9 +21,18 @@ static int add_prop(orc_txn *txn, uint32_t table, const char *name, orc_type typ
     return orc_prop_add(txn, table, &spec, col);
 }
 
-static int open_env(const char *name, orc_env **env)
+/* Classes Target and Owner; Owner has a list, a set and a dictionary (of optional values) of links to Target. */
+static int add_link_owner(orc_txn *txn, uint32_t *target, uint32_t *owner, uint16_t *list, uint16_t *set,
+                          uint16_t *dict)
 {
-    return orc_env_open(test_path(name), ORC_ENV_NO_SYNC, NULL, env);
+    int rc;
+    if ((rc = orc_class_add(txn, "Target", ORC_CLASS_TOP_LEVEL, target)) ||
+        (rc = orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, owner)))
+        return rc;
+    if ((rc = add_prop(txn, *owner, "list", ORC_TYPE_LINK, ORC_COLL_LIST, 0, *target, list)) ||
+        (rc = add_prop(txn, *owner, "set", ORC_TYPE_LINK, ORC_COLL_SET, 0, *target, set)))
+        return rc;
+    return add_prop(txn, *owner, "dict", ORC_TYPE_LINK, ORC_COLL_DICT, ORC_PROP_OPTIONAL, *target, dict);
 }
 
 /* Compares an int list (nulls as `nulls[i]`) with the stored one: ORC_OK, an ORCore error, -1 size, -2 element. */

@@ -8,7 +8,9 @@
  * before the first '_').
  *
  * Assertions stop the current test on failure and print the file, line, the
- * expression and, for ORCore calls, orc_last_error().
+ * expression and, for ORCore calls, orc_last_error(). Beside them: what many
+ * tests' set-up repeats (scratch paths, a realm open for writing, a deadlock
+ * guard, a child process with pipes) and value constructors.
  */
 #ifndef ORC_TEST_HARNESS_H
 #define ORC_TEST_HARNESS_H
@@ -18,6 +20,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef void (*test_fn)(void);
 void test_register(const char *name, test_fn fn);
@@ -25,11 +28,33 @@ void test_register(const char *name, test_fn fn);
 void test_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /** A fresh path (not yet existing) inside the run's temporary directory. */
 const char *test_path(const char *name);
+/**
+ * `TEST_PATH(path, "name.realm");` declares `char path[600]` holding a fresh
+ * test_path: the test's own copy, which outlives the 64 buffers test_path reuses.
+ */
+#define TEST_PATH(var, name)                                                        \
+    char var[600];                                                                  \
+    snprintf(var, sizeof var, "%s", test_path(name))
+/** Opens (or makes) the realm at `path` without syncing commits and begins a write transaction on it. */
+int test_open_writing(const char *path, orc_env **env, orc_txn **w);
 /** The run's temporary directory (removed at exit unless ORC_TEST_KEEP is set). */
 const char *test_dir(void);
 /** A deterministic per-test random seed (ORC_TEST_SEED overrides), and a xorshift generator. */
 uint64_t test_seed(void);
 uint64_t test_rand(uint64_t *state);
+/**
+ * Ends the whole run with "<test> timed out (deadlock?)" unless alarm(0)
+ * comes within `seconds`: a hung test (a deadlock in the engine) fails the run
+ * instead of hanging it. GUARDED_TEST arms and clears it.
+ */
+void test_guard(unsigned seconds);
+/**
+ * fork() with a pipe each way, both made before it: the child keeps down[0]
+ * and up[1], the parent down[1] and up[0], and each closes the other ends.
+ * Returns fork's answer: 0 in the child, the child's id, or -1 (no pipes or
+ * no child).
+ */
+pid_t test_fork_with_pipes(int down[2], int up[2]);
 
 #define TEST(name)                                                                  \
     static void test_##name(void);                                                  \
@@ -38,6 +63,21 @@ uint64_t test_rand(uint64_t *state);
         test_register(#name, test_##name);                                          \
     }                                                                               \
     static void test_##name(void)
+
+/*
+ * `GUARDED_TEST(name, seconds) { ... }`: a test whose body runs under
+ * test_guard(seconds); the alarm is cleared also after a failed CHECK, which
+ * returns from the body early.
+ */
+#define GUARDED_TEST(name, seconds)                                                 \
+    static void name##_body(void);                                                  \
+    TEST(name)                                                                      \
+    {                                                                               \
+        test_guard(seconds);                                                        \
+        name##_body();                                                              \
+        alarm(0);                                                                   \
+    }                                                                               \
+    static void name##_body(void)
 
 #define CHECK(cond)                                                                 \
     do {                                                                            \
@@ -89,6 +129,12 @@ uint64_t test_rand(uint64_t *state);
 
 /** Fails the test when orc_env_check finds a problem. */
 #define CHECK_ENV(env) CHECK_OK(orc_env_check((env), NULL))
+/** Commits the write transaction `w` (version not wanted), then CHECK_ENV: how a write phase ends. */
+#define CHECK_COMMIT_ENV(w, env)                                                    \
+    do {                                                                            \
+        CHECK_OK(orc_txn_commit((w), NULL));                                        \
+        CHECK_ENV(env);                                                             \
+    } while (0)
 
 /* For helpers that return bool (true: fine) instead of stopping a test. */
 #define HFAIL(...)                                                                  \
@@ -102,6 +148,12 @@ uint64_t test_rand(uint64_t *state);
         if (h_rc_ != ORC_OK)                                                        \
             HFAIL("%s returned %s (%s)", #expr, orc_strerror(h_rc_), orc_last_error()); \
     } while (0)
+
+/**
+ * Whether `got` holds exactly the n keys of `want`, in order; otherwise fails
+ * the test with a message that starts with `what` and returns false.
+ */
+bool test_keys_equal(const orc_keys *got, const uint64_t *want, size_t n, const char *what);
 
 /* Value constructors. Strings and binaries are borrowed, not copied. */
 static inline orc_value v_null(void) { return (orc_value){.type = ORC_TYPE_NULL}; }
@@ -117,6 +169,15 @@ static inline orc_value v_str(const char *s) { return v_strn(s, strlen(s)); }
 static inline orc_value v_bin(const void *p, size_t n)
 {
     return (orc_value){.type = ORC_TYPE_BINARY, .string = {.data = (const char *)p, .size = n}};
+}
+static inline orc_value v_timestamp(int64_t seconds, int32_t nanoseconds)
+{
+    return (orc_value){.type = ORC_TYPE_TIMESTAMP, .timestamp = {.seconds = seconds, .nanoseconds = nanoseconds}};
+}
+/* A decimal128 by its two 64-bit words, low first. */
+static inline orc_value v_decimal(uint64_t lo, uint64_t hi)
+{
+    return (orc_value){.type = ORC_TYPE_DECIMAL, .decimal = {.w = {lo, hi}}};
 }
 static inline orc_value v_link(uint32_t table, uint64_t key)
 {

@@ -9,11 +9,6 @@
 
 /* ---- values ------------------------------------------------------------------ */
 
-static orc_value v_time(int64_t s, int32_t ns)
-{
-    return (orc_value){.type = ORC_TYPE_TIMESTAMP, .timestamp = {s, ns}};
-}
-static orc_value v_dec(uint64_t lo, uint64_t hi) { return (orc_value){.type = ORC_TYPE_DECIMAL, .decimal = {{lo, hi}}}; }
 static orc_value v_oid(uint8_t fill)
 {
     orc_value v = {.type = ORC_TYPE_OBJECT_ID};
@@ -57,8 +52,7 @@ TEST(collection_list_every_type)
     orc_env *env;
     orc_txn *txn;
     uint32_t t;
-    CHECK_OK(open_env("types.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("types.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Holder", ORC_CLASS_TOP_LEVEL, &t));
 
     enum { NT = 12, NV = 4 };
@@ -74,9 +68,9 @@ TEST(collection_list_every_type)
         {v_double(2.5), v_double(-1e300), v_double(0.1), v_double(7)},
         {v_str(""), v_str("héllo"), v_str("a longer string with some bytes in it"), v_str("z")},
         {v_bin(bin, 4), v_bin(bin, 0), v_bin(bin, 1), v_bin("xyz", 3)},
-        {v_time(0, 0), v_time(-5, -10), v_time(1700000000, 999999999), v_time(0, -1)},
-        {v_dec(1, 0x3040000000000000ULL), v_dec(25, 0x303e000000000000ULL), v_dec(0, 0x3040000000000000ULL),
-         v_dec(7, 0xb040000000000000ULL)},
+        {v_timestamp(0, 0), v_timestamp(-5, -10), v_timestamp(1700000000, 999999999), v_timestamp(0, -1)},
+        {v_decimal(1, 0x3040000000000000ULL), v_decimal(25, 0x303e000000000000ULL), v_decimal(0, 0x3040000000000000ULL),
+         v_decimal(7, 0xb040000000000000ULL)},
         {v_oid(1), v_oid(0xff), v_oid(0), v_oid(7)},
         {v_uuid(2), v_uuid(0), v_uuid(0xee), v_uuid(9)},
         {v_str("mixed"), v_int(3), v_null(), v_double(4.5)},
@@ -127,8 +121,7 @@ TEST(collection_list_operations)
     uint32_t t;
     uint16_t col, other;
     uint64_t k;
-    CHECK_OK(open_env("listops.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("listops.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(txn, t, "nums", ORC_TYPE_INT, ORC_COLL_LIST, 0, 0, &col));
     CHECK_OK(add_prop(txn, t, "more", ORC_TYPE_INT, ORC_COLL_LIST, 0, 0, &other));
@@ -200,8 +193,7 @@ TEST(collection_list_operations)
     CHECK_OK(orc_coll_clear(txn, t, k, other));
     CHECK(!record_exists(txn, t, k, other));
     CHECK_OK(orc_coll_clear(txn, t, k, other));
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
     orc_env_close(env);
 }
 
@@ -212,8 +204,7 @@ TEST(collection_rejects_bad_input)
     uint32_t t, target;
     uint16_t ints, opt, set, dict, plain, links, mixed;
     uint64_t k, tk;
-    CHECK_OK(open_env("bad.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("bad.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Target", ORC_CLASS_TOP_LEVEL, &target));
     CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(txn, t, "ints", ORC_TYPE_INT, ORC_COLL_LIST, 0, 0, &ints));
@@ -266,7 +257,7 @@ TEST(collection_rejects_bad_input)
     CHECK_OK(orc_list_insert(txn, t, k, links, 0, &good));
     /* Mixed takes any value type, links to any existing object, but not the MIXED pseudo-type. */
     orc_value mixed_type = {.type = ORC_TYPE_MIXED};
-    orc_value bad_time = v_time(5, -1);
+    orc_value bad_time = v_timestamp(5, -1);
     CHECK_RC(orc_list_insert(txn, t, k, mixed, 0, &mixed_type), ORC_ERR_WRONG_TYPE);
     CHECK_RC(orc_list_insert(txn, t, k, mixed, 0, &bad_time), ORC_ERR_INVALID_ARG);
     CHECK_RC(orc_list_insert(txn, t, k, mixed, 0, &missing), ORC_ERR_NOT_FOUND);
@@ -282,8 +273,7 @@ TEST(collection_rejects_bad_input)
     CHECK_EQ(size, 1);
     CHECK_OK(orc_coll_size(txn, t, k, mixed, &size));
     CHECK_EQ(size, 4);
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
     orc_env_close(env);
 }
 
@@ -296,8 +286,7 @@ TEST(collection_set_sorted_unique)
     uint32_t t;
     uint16_t ints, strs, mixed;
     uint64_t k;
-    CHECK_OK(open_env("sets.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("sets.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(txn, t, "ints", ORC_TYPE_INT, ORC_COLL_SET, 0, 0, &ints));
     CHECK_OK(add_prop(txn, t, "strs", ORC_TYPE_STRING, ORC_COLL_SET, 0, 0, &strs));
@@ -347,7 +336,7 @@ TEST(collection_set_sorted_unique)
     /* Mixed: values of every kind, kept in orc_value_compare order. */
     static const char bytes[] = "ab";
     orc_value mv[] = {v_str("b"), v_int(3),      v_null(),     v_double(2.5), v_bool(true), v_str("a"),
-                      v_bin(bytes, 2), v_time(10, 0), v_oid(3),  v_uuid(4),     v_bool(false), v_int(-1),
+                      v_bin(bytes, 2), v_timestamp(10, 0), v_oid(3),  v_uuid(4),     v_bool(false), v_int(-1),
                       v_float(2.75f), v_link(t, k), v_int(3),    v_null(),      v_str("a")};
     size_t nmv = sizeof mv / sizeof *mv, distinct = 0;
     for (size_t i = 0; i < nmv; i++) {
@@ -386,8 +375,7 @@ TEST(collection_dict_sorted_keys)
     uint32_t t;
     uint16_t col;
     uint64_t k;
-    CHECK_OK(open_env("dict.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("dict.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(txn, t, "d", ORC_TYPE_INT, ORC_COLL_DICT, ORC_PROP_OPTIONAL, 0, &col));
     CHECK_OK(orc_obj_create(txn, t, NULL, NULL, 0, &k));
@@ -461,8 +449,7 @@ TEST(collection_dict_sorted_keys)
     CHECK_OK(orc_coll_size(txn, t, k, col, &size));
     CHECK_EQ(size, 0);
     CHECK(!record_exists(txn, t, k, col));
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
     orc_env_close(env);
 }
 
@@ -475,13 +462,8 @@ TEST(collection_links_and_erased_targets)
     uint32_t t, target;
     uint16_t list, set, dict, mixed;
     uint64_t k, t1, t2, t3, k2;
-    CHECK_OK(open_env("links.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
-    CHECK_OK(orc_class_add(txn, "Target", ORC_CLASS_TOP_LEVEL, &target));
-    CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
-    CHECK_OK(add_prop(txn, t, "list", ORC_TYPE_LINK, ORC_COLL_LIST, 0, target, &list));
-    CHECK_OK(add_prop(txn, t, "set", ORC_TYPE_LINK, ORC_COLL_SET, 0, target, &set));
-    CHECK_OK(add_prop(txn, t, "dict", ORC_TYPE_LINK, ORC_COLL_DICT, ORC_PROP_OPTIONAL, target, &dict));
+    CHECK_OK(test_open_writing(test_path("links.realm"), &env, &txn));
+    CHECK_OK(add_link_owner(txn, &target, &t, &list, &set, &dict));
     CHECK_OK(add_prop(txn, t, "mixed", ORC_TYPE_MIXED, ORC_COLL_LIST, 0, 0, &mixed));
     CHECK_OK(orc_obj_create(txn, t, NULL, NULL, 0, &k));
     CHECK_OK(orc_obj_create(txn, t, NULL, NULL, 0, &k2));
@@ -528,8 +510,7 @@ TEST(collection_links_and_erased_targets)
     CHECK_OK(orc_obj_backlink_count(txn, target, t3, &count));
     CHECK_EQ(count, 1);
     CHECK_EQ(backlinks(txn, target, t2, t, list), 1);
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
 
     /* Erasing a target: list and set entries go, dictionary values become null. */
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
@@ -554,8 +535,7 @@ TEST(collection_links_and_erased_targets)
     CHECK_OK(orc_coll_get(txn, t, k, mixed, 1, &got));
     CHECK(str_is(got, "x"));
     CHECK_EQ(backlinks(txn, target, t2, t, list), 1);
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
 
     /* Erasing the owner drops its backlinks. */
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
@@ -568,8 +548,7 @@ TEST(collection_links_and_erased_targets)
     CHECK_RC(orc_coll_size(txn, t, k, list, &size), ORC_ERR_NOT_FOUND);
     CHECK_OK(orc_obj_backlink_count(txn, target, t3, &count));
     CHECK_EQ(count, 1);
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
     orc_env_close(env);
 }
 
@@ -592,8 +571,7 @@ TEST(collection_embedded_elements)
     uint32_t t, emb;
     uint16_t list, dict, n;
     uint64_t k, c1, c2, c3, got;
-    CHECK_OK(open_env("embedded.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("embedded.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Part", ORC_CLASS_EMBEDDED, &emb));
     CHECK_OK(add_prop(txn, emb, "n", ORC_TYPE_INT, ORC_COLL_NONE, 0, 0, &n));
     CHECK_OK(orc_class_add(txn, "Whole", ORC_CLASS_TOP_LEVEL, &t));
@@ -632,8 +610,7 @@ TEST(collection_embedded_elements)
     CHECK_OK(orc_list_erase(txn, t, k, list, 0)); /* c1 */
     CHECK(!orc_obj_exists(txn, emb, c1));
     CHECK(orc_obj_exists(txn, emb, c2));
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
 
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
     CHECK_OK(orc_coll_clear(txn, t, k, list));
@@ -665,8 +642,7 @@ TEST(collection_embedded_elements)
     uint64_t e1, e2;
     CHECK_OK(orc_obj_create_embedded(txn, t, k, list, 0, NULL, &e1));
     CHECK_OK(orc_obj_create_embedded(txn, t, k, dict, 0, &kb, &e2));
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
 
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
     CHECK_OK(orc_obj_erase(txn, t, k));
@@ -674,8 +650,7 @@ TEST(collection_embedded_elements)
     CHECK(!orc_obj_exists(txn, emb, e2));
     CHECK_OK(orc_table_count(txn, emb, &count));
     CHECK_EQ(count, 0);
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(txn, env);
     orc_env_close(env);
 }
 
@@ -688,8 +663,7 @@ TEST(collection_logged_instructions)
     uint32_t t, target;
     uint16_t list, set, dict;
     uint64_t k, t1, version;
-    CHECK_OK(open_env("log.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("log.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Target", ORC_CLASS_TOP_LEVEL, &target));
     CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(txn, t, "list", ORC_TYPE_LINK, ORC_COLL_LIST, 0, target, &list));
@@ -771,8 +745,7 @@ TEST(collection_reads_follow_writes)
     uint32_t t;
     uint16_t a, b;
     uint64_t k1, k2;
-    CHECK_OK(open_env("cache.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("cache.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(txn, t, "a", ORC_TYPE_STRING, ORC_COLL_LIST, 0, 0, &a));
     CHECK_OK(add_prop(txn, t, "b", ORC_TYPE_STRING, ORC_COLL_LIST, 0, 0, &b));
@@ -838,8 +811,7 @@ TEST(collection_damaged_blobs)
     orc_txn *txn;
     uint32_t t;
     uint16_t ints, dict;
-    CHECK_OK(open_env("damaged.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("damaged.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(txn, t, "ints", ORC_TYPE_INT, ORC_COLL_LIST, 0, 0, &ints));
     CHECK_OK(add_prop(txn, t, "dict", ORC_TYPE_INT, ORC_COLL_DICT, 0, 0, &dict));

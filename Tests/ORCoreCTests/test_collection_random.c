@@ -27,8 +27,7 @@ TEST(collection_random_lists)
     uint64_t rng = test_seed();
     static model_list model[RL_LISTS], saved[RL_LISTS];
     memset(model, 0, sizeof model);
-    CHECK_OK(open_env("random.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("random.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(txn, t, "a", ORC_TYPE_INT, ORC_COLL_LIST, ORC_PROP_OPTIONAL, 0, &cols[0]));
     CHECK_OK(add_prop(txn, t, "b", ORC_TYPE_INT, ORC_COLL_LIST, ORC_PROP_OPTIONAL, 0, &cols[1]));
@@ -181,13 +180,8 @@ TEST(collection_random_links)
     uint16_t list, set, dict;
     uint64_t owners[NO], targets[NT];
     uint64_t rng = test_seed();
-    CHECK_OK(open_env("random-links.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
-    CHECK_OK(orc_class_add(txn, "Target", ORC_CLASS_TOP_LEVEL, &target));
-    CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
-    CHECK_OK(add_prop(txn, t, "list", ORC_TYPE_LINK, ORC_COLL_LIST, 0, target, &list));
-    CHECK_OK(add_prop(txn, t, "set", ORC_TYPE_LINK, ORC_COLL_SET, 0, target, &set));
-    CHECK_OK(add_prop(txn, t, "dict", ORC_TYPE_LINK, ORC_COLL_DICT, ORC_PROP_OPTIONAL, target, &dict));
+    CHECK_OK(test_open_writing(test_path("random-links.realm"), &env, &txn));
+    CHECK_OK(add_link_owner(txn, &target, &t, &list, &set, &dict));
     for (int i = 0; i < NO; i++) CHECK_OK(orc_obj_create(txn, t, NULL, NULL, 0, &owners[i]));
     for (int i = 0; i < NT; i++) CHECK_OK(orc_obj_create(txn, target, NULL, NULL, 0, &targets[i]));
     CHECK_OK(orc_txn_commit(txn, NULL));
@@ -251,8 +245,7 @@ TEST(collection_random_sets_dicts)
     int64_t val[NK] = {0};
     bool s_in[NV], s_has[NK], s_isnull[NK];
     int64_t s_val[NK];
-    CHECK_OK(open_env("random-sets.realm", &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &txn));
+    CHECK_OK(test_open_writing(test_path("random-sets.realm"), &env, &txn));
     CHECK_OK(orc_class_add(txn, "Owner", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(txn, t, "set", ORC_TYPE_INT, ORC_COLL_SET, 0, 0, &set));
     CHECK_OK(add_prop(txn, t, "dict", ORC_TYPE_INT, ORC_COLL_DICT, ORC_PROP_OPTIONAL, 0, &dict));

@@ -30,20 +30,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "concurrency test timed out (deadlock?)\n";
-    if (write(2, msg, sizeof msg - 1) < 0) _exit(1);
-    _exit(1);
-}
-static void guard(unsigned seconds)
-{
-    signal(SIGALRM, on_alarm);
-    alarm(seconds);
-}
-
-
 static double now_s(void) /* for deadlines only */
 {
     struct timespec ts;
@@ -285,22 +271,10 @@ done:
     return NULL;
 }
 
-static void concurrency_readers_see_consistent_snapshots_body(void);
-
-TEST(concurrency_readers_see_consistent_snapshots)
-{
-    guard(120);
-    concurrency_readers_see_consistent_snapshots_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void concurrency_readers_see_consistent_snapshots_body(void)
+GUARDED_TEST(concurrency_readers_see_consistent_snapshots, 120)
 {
     static bank b;
-    memset(&b, 0, sizeof b);
-    pthread_mutex_init(&b.mu, NULL);
-    pthread_cond_init(&b.cv, NULL);
-    pthread_mutex_init(&b.err.mu, NULL);
+    b = (bank){.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .err.mu = PTHREAD_MUTEX_INITIALIZER};
     orc_env_options opt = {.initial_map_size = 1 << 20};
     CHECK_OK(orc_env_open(test_path("bank.realm"), ORC_ENV_NO_SYNC, &opt, &b.env));
     orc_txn *w;
@@ -381,23 +355,11 @@ done:
     return NULL;
 }
 
-static void concurrency_writers_in_turns_lose_nothing_body(void);
-
-TEST(concurrency_writers_in_turns_lose_nothing)
-{
-    guard(120);
-    concurrency_writers_in_turns_lose_nothing_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void concurrency_writers_in_turns_lose_nothing_body(void)
+GUARDED_TEST(concurrency_writers_in_turns_lose_nothing, 120)
 {
     static counters c;
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("turns.realm"));
-    memset(&c, 0, sizeof c);
-    pthread_mutex_init(&c.err.mu, NULL);
-    c.path = path;
+    TEST_PATH(path, "turns.realm");
+    c = (counters){.err.mu = PTHREAD_MUTEX_INITIALIZER, .path = path};
     CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &c.shared));
     orc_txn *w, *r;
     CHECK_OK(orc_txn_begin(c.shared, ORC_TXN_WRITE, &w));
@@ -465,21 +427,10 @@ static void *second_writer(void *p)
     return NULL;
 }
 
-static void concurrency_second_writer_waits_and_sees_the_first_body(void);
-
-TEST(concurrency_second_writer_waits_and_sees_the_first)
-{
-    guard(60);
-    concurrency_second_writer_waits_and_sees_the_first_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void concurrency_second_writer_waits_and_sees_the_first_body(void)
+GUARDED_TEST(concurrency_second_writer_waits_and_sees_the_first, 60)
 {
     static waiter s;
-    memset(&s, 0, sizeof s);
-    pthread_mutex_init(&s.mu, NULL);
-    pthread_cond_init(&s.cv, NULL);
+    s = (waiter){.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
     CHECK_OK(orc_env_open(test_path("wait.realm"), ORC_ENV_NO_SYNC, NULL, &s.env));
     orc_txn *w;
     CHECK_OK(orc_txn_begin(s.env, ORC_TXN_WRITE, &w));
@@ -588,37 +539,21 @@ static int side_run(const char *path, const proc_ids *ids, int side, int in, int
     return ORC_OK;
 }
 
-static void concurrency_two_processes_alternate_and_count_exactly_body(void);
-
-TEST(concurrency_two_processes_alternate_and_count_exactly)
+GUARDED_TEST(concurrency_two_processes_alternate_and_count_exactly, 120)
 {
-    guard(120);
-    concurrency_two_processes_alternate_and_count_exactly_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void concurrency_two_processes_alternate_and_count_exactly_body(void)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("procs.realm"));
+    TEST_PATH(path, "procs.realm");
     proc_ids ids;
     CHECK_OK(make_counter_file(path, &ids)); /* closed again: nothing of it is open across the fork */
     int to_child[2], to_parent[2];
-    CHECK(pipe(to_child) == 0 && pipe(to_parent) == 0);
-    fflush(NULL);
-    pid_t pid = fork();
+    pid_t pid = test_fork_with_pipes(to_child, to_parent);
     CHECK(pid >= 0);
     if (pid == 0) {
-        close(to_child[1]);
-        close(to_parent[0]);
         orc_env *env = NULL;
         int rc = side_run(path, &ids, 1, to_child[0], to_parent[1], &env);
         if (rc) fprintf(stderr, "  child: %s (%s)\n", orc_strerror(rc), orc_last_error());
         orc_env_close(env);
         _exit(rc ? 20 : 0);
     }
-    close(to_child[0]);
-    close(to_parent[1]);
     orc_env *env = NULL;
     int rc = side_run(path, &ids, 0, to_parent[0], to_child[1], &env);
     close(to_child[1]);
@@ -679,26 +614,15 @@ static int read_blobs(orc_env *env, uint32_t t, uint16_t c, int want)
     return rc;
 }
 
-static void concurrency_map_growth_seen_across_processes_body(void);
-
-TEST(concurrency_map_growth_seen_across_processes)
+GUARDED_TEST(concurrency_map_growth_seen_across_processes, 120)
 {
-    guard(120);
-    concurrency_map_growth_seen_across_processes_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void concurrency_map_growth_seen_across_processes_body(void)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("procgrow.realm"));
+    TEST_PATH(path, "procgrow.realm");
     uint32_t t;
     uint16_t c;
     {
         orc_env *env;
         orc_txn *w;
-        CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-        CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+        CHECK_OK(test_open_writing(path, &env, &w));
         CHECK_OK(orc_class_add(w, "Blob", ORC_CLASS_TOP_LEVEL, &t));
         orc_prop_spec s = {.name = "b", .type = ORC_TYPE_BINARY};
         CHECK_OK(orc_prop_add(w, t, &s, &c));
@@ -706,14 +630,10 @@ static void concurrency_map_growth_seen_across_processes_body(void)
         orc_env_close(env);
     }
     int to_child[2], to_parent[2];
-    CHECK(pipe(to_child) == 0 && pipe(to_parent) == 0);
-    fflush(NULL);
-    pid_t pid = fork();
+    pid_t pid = test_fork_with_pipes(to_child, to_parent);
     CHECK(pid >= 0);
     orc_env_options opt = {.initial_map_size = 1 << 20};
     if (pid == 0) {
-        close(to_child[1]);
-        close(to_parent[0]);
         orc_env *env;
         int64_t token;
         uint64_t version;
@@ -727,8 +647,6 @@ static void concurrency_map_growth_seen_across_processes_body(void)
         orc_env_close(env);
         _exit(0);
     }
-    close(to_child[0]);
-    close(to_parent[1]);
     orc_env *env;
     int64_t msg;
     CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC | ORC_ENV_NO_CREATE, &opt, &env));
@@ -802,19 +720,9 @@ static void killed_child(const char *path, int out, int never)
     _exit(12);
 }
 
-static void concurrency_killed_writer_leaves_every_reported_commit_body(void);
-
-TEST(concurrency_killed_writer_leaves_every_reported_commit)
+GUARDED_TEST(concurrency_killed_writer_leaves_every_reported_commit, 180)
 {
-    guard(180);
-    concurrency_killed_writer_leaves_every_reported_commit_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void concurrency_killed_writer_leaves_every_reported_commit_body(void)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("killed.realm"));
+    TEST_PATH(path, "killed.realm");
     uint32_t t;
     uint16_t cv, cc;
     {
@@ -833,19 +741,11 @@ static void concurrency_killed_writer_leaves_every_reported_commit_body(void)
     int64_t reported = 0;
     for (int round = 0; round < 3; round++) {
         int out[2], never[2];
-        CHECK(pipe(out) == 0 && pipe(never) == 0);
         /* Round 1 keeps the file open in this process (opened after the fork) while the child dies. */
         orc_env *env = NULL;
-        fflush(NULL);
-        pid_t pid = fork();
+        pid_t pid = test_fork_with_pipes(never, out);
         CHECK(pid >= 0);
-        if (pid == 0) {
-            close(out[0]);
-            close(never[1]);
-            killed_child(path, out[1], never[0]);
-        }
-        close(out[1]);
-        close(never[0]);
+        if (pid == 0) killed_child(path, out[1], never[0]);
         if (round == 1) CHECK_OK(orc_env_open(path, 0, NULL, &env));
         int64_t msg;
         bool marker = false;
@@ -905,11 +805,9 @@ static void concurrency_killed_writer_leaves_every_reported_commit_body(void)
  * until its child gave up: its parent opened the file while the child sat in a
  * write transaction waiting to be killed.
  */
-TEST(concurrency_open_does_not_wait_for_another_process_writing)
+GUARDED_TEST(concurrency_open_does_not_wait_for_another_process_writing, 120)
 {
-    guard(120);
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("open-beside-writer.realm"));
+    TEST_PATH(path, "open-beside-writer.realm");
     {
         orc_env *env;
         orc_txn *w;
@@ -922,13 +820,9 @@ TEST(concurrency_open_does_not_wait_for_another_process_writing)
         orc_env_close(env);
     }
     int held[2], opened[2];
-    CHECK(pipe(held) == 0 && pipe(opened) == 0);
-    fflush(NULL);
-    pid_t pid = fork();
+    pid_t pid = test_fork_with_pipes(opened, held);
     CHECK(pid >= 0);
     if (pid == 0) {
-        close(held[0]);
-        close(opened[1]);
         orc_env *env;
         orc_txn *w;
         COK(orc_env_open(path, ORC_ENV_NO_CREATE, NULL, &env));
@@ -941,8 +835,6 @@ TEST(concurrency_open_does_not_wait_for_another_process_writing)
         orc_env_close(env);
         _exit(told ? 0 : 13);
     }
-    close(held[1]);
-    close(opened[0]);
     int64_t msg;
     CHECK(pipe_read_i64(held[0], &msg, 60));
     orc_env *env;
@@ -960,8 +852,7 @@ TEST(concurrency_open_does_not_wait_for_another_process_writing)
     orc_txn *w;
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
     CHECK_OK(orc_meta_set(w, "after", "a", 1));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
     close(held[0]);
     close(opened[1]);
@@ -1030,22 +921,10 @@ done:
     return NULL;
 }
 
-static void concurrency_check_during_commits_body(void);
-
-TEST(concurrency_check_during_commits)
-{
-    guard(120);
-    concurrency_check_during_commits_body();
-    alarm(0);
-}
-
-static void concurrency_check_during_commits_body(void)
+GUARDED_TEST(concurrency_check_during_commits, 120)
 {
     static churn c;
-    memset(&c, 0, sizeof c);
-    pthread_mutex_init(&c.err.mu, NULL);
-    pthread_mutex_init(&c.mu, NULL);
-    pthread_cond_init(&c.cv, NULL);
+    c = (churn){.err.mu = PTHREAD_MUTEX_INITIALIZER, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
     const char *path = test_path("churn.realm");
     CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &c.env));
     orc_txn *w;

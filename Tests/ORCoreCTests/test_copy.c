@@ -227,20 +227,31 @@ static bool build_source(orc_env *env, model_ids *m, uint64_t *max_key)
     return true;
 }
 
+/* A new realm at `path` holding build_source's model. */
+static bool open_built_source(const char *path, orc_env **env, model_ids *m, uint64_t *max_key)
+{
+    HOK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, env));
+    return build_source(*env, m, max_key);
+}
+
+/* Opens a copy orc_env_copy made (it must exist). */
+static int open_copy(const char *path, orc_env **copy)
+{
+    return orc_env_open(path, ORC_ENV_NO_SYNC | ORC_ENV_NO_CREATE, NULL, copy);
+}
+
 static const char *const meta_names[] = {"app.schema_version", "app.round", "app.absent"};
 
 TEST(copy_is_identical)
 {
-    char src[600], dst[600];
-    snprintf(src, sizeof src, "%s", test_path("src.realm"));
-    snprintf(dst, sizeof dst, "%s", test_path("dst.realm"));
+    TEST_PATH(src, "src.realm");
+    TEST_PATH(dst, "dst.realm");
     orc_env *env, *copy;
     model_ids m;
     uint64_t max_key, v_src, v_copy;
-    CHECK_OK(orc_env_open(src, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK(build_source(env, &m, &max_key));
+    CHECK(open_built_source(src, &env, &m, &max_key));
     CHECK_OK(orc_env_copy(env, dst));
-    CHECK_OK(orc_env_open(dst, ORC_ENV_NO_SYNC | ORC_ENV_NO_CREATE, NULL, &copy));
+    CHECK_OK(open_copy(dst, &copy));
     CHECK_ENV(copy);
     CHECK(envs_equal(env, copy, meta_names, 3));
 
@@ -266,7 +277,7 @@ TEST(copy_is_identical)
     orc_env_close(copy);
 
     /* After reopening, the copy still equals... itself reopened, and the original up to its version. */
-    CHECK_OK(orc_env_open(dst, ORC_ENV_NO_SYNC | ORC_ENV_NO_CREATE, NULL, &copy));
+    CHECK_OK(open_copy(dst, &copy));
     CHECK_OK(orc_txn_begin(copy, ORC_TXN_READ, &r));
     CHECK_OK(orc_obj_find(r, m.person, &fresh, &found));
     CHECK_EQ(found, k);
@@ -278,14 +289,12 @@ TEST(copy_is_identical)
 
 TEST(copy_holds_only_committed_state)
 {
-    char src[600], dst[600];
-    snprintf(src, sizeof src, "%s", test_path("src2.realm"));
-    snprintf(dst, sizeof dst, "%s", test_path("dst2.realm"));
+    TEST_PATH(src, "src2.realm");
+    TEST_PATH(dst, "dst2.realm");
     orc_env *env, *copy;
     model_ids m;
     uint64_t max_key;
-    CHECK_OK(orc_env_open(src, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK(build_source(env, &m, &max_key));
+    CHECK(open_built_source(src, &env, &m, &max_key));
     /* A write transaction in progress on this thread: its changes are not in the copy. */
     orc_txn *w, *r;
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -294,7 +303,7 @@ TEST(copy_holds_only_committed_state)
     CHECK_OK(orc_meta_set(w, "app.round", "zz", 2));
     CHECK_OK(orc_env_copy(env, dst));
     orc_txn_abort(w);
-    CHECK_OK(orc_env_open(dst, ORC_ENV_NO_SYNC | ORC_ENV_NO_CREATE, NULL, &copy));
+    CHECK_OK(open_copy(dst, &copy));
     CHECK_OK(orc_txn_begin(copy, ORC_TXN_READ, &r));
     uint64_t k;
     CHECK_RC(orc_obj_find(r, m.person, &name, &k), ORC_ERR_NOT_FOUND);
@@ -307,13 +316,11 @@ TEST(copy_holds_only_committed_state)
 
 TEST(copy_refuses_existing_destination)
 {
-    char src[600], dst[600];
-    snprintf(src, sizeof src, "%s", test_path("src3.realm"));
-    snprintf(dst, sizeof dst, "%s", test_path("dst3.realm"));
+    TEST_PATH(src, "src3.realm");
+    TEST_PATH(dst, "dst3.realm");
     orc_env *env;
     orc_txn *w;
-    CHECK_OK(orc_env_open(src, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(src, &env, &w));
     CHECK_OK(orc_meta_set(w, "k", "v", 1));
     CHECK_OK(orc_txn_commit(w, NULL));
     /* An existing (empty) file is left as it is. */
@@ -327,8 +334,7 @@ TEST(copy_refuses_existing_destination)
     /* Onto itself. */
     CHECK_RC(orc_env_copy(env, src), ORC_ERR_EXISTS);
     /* A second copy to the same new path: the first succeeds, the second is refused. */
-    char dst2[600];
-    snprintf(dst2, sizeof dst2, "%s", test_path("dst3b.realm"));
+    TEST_PATH(dst2, "dst3b.realm");
     CHECK_OK(orc_env_copy(env, dst2));
     CHECK_RC(orc_env_copy(env, dst2), ORC_ERR_EXISTS);
     /* A missing directory is an errno. */
@@ -342,17 +348,15 @@ TEST(copy_refuses_existing_destination)
 
 TEST(copy_is_compacted)
 {
-    char src[600], dst[600];
-    snprintf(src, sizeof src, "%s", test_path("src4.realm"));
-    snprintf(dst, sizeof dst, "%s", test_path("dst4.realm"));
+    TEST_PATH(src, "src4.realm");
+    TEST_PATH(dst, "dst4.realm");
     orc_env *env, *copy;
     orc_txn *w;
     uint32_t t;
     uint16_t cb, ci;
     static uint8_t blob[3000];
     memset(blob, 0xab, sizeof blob);
-    CHECK_OK(orc_env_open(src, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(src, &env, &w));
     CHECK_OK(orc_class_add(w, "Big", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec sb = {.name = "b", .type = ORC_TYPE_BINARY};
     orc_prop_spec si = {.name = "i", .type = ORC_TYPE_INT, .flags = ORC_PROP_INDEXED};
@@ -378,8 +382,7 @@ TEST(copy_is_compacted)
     CHECK_OK(orc_env_version(env, &version));
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
     CHECK_OK(orc_log_trim(w, version, &trimmed));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     CHECK_OK(orc_env_copy(env, dst));
     off_t src_size = file_size(src), dst_size = file_size(dst);
@@ -390,7 +393,7 @@ TEST(copy_is_compacted)
     /* 600 objects of 3 KB are about 2 MB; the original used more than 18 MB. */
     CHECK(info.used_bytes > (size_t)18 << 20);
     CHECK(dst_size < (off_t)(info.used_bytes / 3));
-    CHECK_OK(orc_env_open(dst, ORC_ENV_NO_SYNC | ORC_ENV_NO_CREATE, NULL, &copy));
+    CHECK_OK(open_copy(dst, &copy));
     CHECK_ENV(copy);
     CHECK(envs_equal(env, copy, NULL, 0));
     orc_env_close(copy);
@@ -399,18 +402,16 @@ TEST(copy_is_compacted)
 
 TEST(copy_from_read_only_handle)
 {
-    char src[600], dst[600];
-    snprintf(src, sizeof src, "%s", test_path("src5.realm"));
-    snprintf(dst, sizeof dst, "%s", test_path("dst5.realm"));
+    TEST_PATH(src, "src5.realm");
+    TEST_PATH(dst, "dst5.realm");
     orc_env *env, *ro, *copy;
     model_ids m;
     uint64_t max_key;
-    CHECK_OK(orc_env_open(src, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK(build_source(env, &m, &max_key));
+    CHECK(open_built_source(src, &env, &m, &max_key));
     orc_env_close(env);
     CHECK_OK(orc_env_open(src, ORC_ENV_READ_ONLY, NULL, &ro));
     CHECK_OK(orc_env_copy(ro, dst));
-    CHECK_OK(orc_env_open(dst, ORC_ENV_NO_SYNC | ORC_ENV_NO_CREATE, NULL, &copy));
+    CHECK_OK(open_copy(dst, &copy));
     CHECK(envs_equal(ro, copy, meta_names, 3));
     CHECK_ENV(copy);
     orc_env_close(copy);

@@ -28,17 +28,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define DFAIL(...)                                                                  \
-    do {                                                                            \
-        test_fail(__FILE__, __LINE__, __VA_ARGS__);                                 \
-        return false;                                                               \
-    } while (0)
-#define DOK(expr)                                                                   \
-    do {                                                                            \
-        int d_rc_ = (expr);                                                         \
-        if (d_rc_ != ORC_OK)                                                        \
-            DFAIL("%s returned %s (%s)", #expr, orc_strerror(d_rc_), orc_last_error()); \
-    } while (0)
 #define CHECK_MSG(needle)                                                           \
     do {                                                                            \
         if (!strstr(orc_last_error(), (needle))) {                                  \
@@ -69,7 +58,7 @@ static bool add_prop(orc_txn *w, uint32_t table, const char *name, orc_type type
                      uint32_t flags, uint32_t link, uint16_t *col)
 {
     orc_prop_spec spec = {.name = name, .type = type, .collection = coll, .flags = flags, .link_table = link};
-    DOK(orc_prop_add(w, table, &spec, col));
+    HOK(orc_prop_add(w, table, &spec, col));
     return true;
 }
 
@@ -87,12 +76,12 @@ static bool build_fixture(void)
     orc_txn *w;
     uint32_t person, note, blob;
     uint16_t p_id, p_name, p_age, p_bio, p_friends, n_text, n_score, n_tags, b_data;
-    DOK(orc_env_open(fx.path, ORC_ENV_NO_SYNC, NULL, &env));
+    HOK(orc_env_open(fx.path, ORC_ENV_NO_SYNC, NULL, &env));
 
-    DOK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
-    DOK(orc_class_add(w, "Person", ORC_CLASS_TOP_LEVEL, &person));
-    DOK(orc_class_add(w, "Note", ORC_CLASS_TOP_LEVEL, &note));
-    DOK(orc_class_add(w, "Blob", ORC_CLASS_TOP_LEVEL, &blob));
+    HOK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    HOK(orc_class_add(w, "Person", ORC_CLASS_TOP_LEVEL, &person));
+    HOK(orc_class_add(w, "Note", ORC_CLASS_TOP_LEVEL, &note));
+    HOK(orc_class_add(w, "Blob", ORC_CLASS_TOP_LEVEL, &blob));
     if (!add_prop(w, person, "id", ORC_TYPE_INT, ORC_COLL_NONE, ORC_PROP_PRIMARY_KEY, 0, &p_id) ||
         !add_prop(w, person, "name", ORC_TYPE_STRING, ORC_COLL_NONE, ORC_PROP_INDEXED, 0, &p_name) ||
         !add_prop(w, person, "age", ORC_TYPE_INT, ORC_COLL_NONE, 0, 0, &p_age) ||
@@ -103,40 +92,40 @@ static bool build_fixture(void)
         !add_prop(w, note, "tags", ORC_TYPE_STRING, ORC_COLL_LIST, 0, 0, &n_tags) ||
         !add_prop(w, blob, "data", ORC_TYPE_BINARY, ORC_COLL_NONE, 0, 0, &b_data))
         return false;
-    DOK(orc_txn_commit(w, NULL));
+    HOK(orc_txn_commit(w, NULL));
 
     static char bio[3200];
     for (size_t i = 0; i < sizeof bio; i++) bio[i] = (char)('a' + i % 26);
     uint64_t keys[PERSONS];
     for (int batch = 0; batch < 3; batch++) {
-        DOK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+        HOK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
         for (int i = batch * 1000; i < (batch + 1) * 1000; i++) {
             char name[32];
             int nl = snprintf(name, sizeof name, "person-%05d", (i * 7919) % PERSONS);
             uint16_t cols[4] = {p_id, p_name, p_age, p_bio};
             orc_value vals[4] = {v_int(i), v_strn(name, (size_t)nl), v_int(i % 90),
                                  v_strn(bio, i % 50 == 0 ? sizeof bio : (size_t)(i % 200))};
-            DOK(orc_obj_create(w, person, cols, vals, 4, &keys[i]));
+            HOK(orc_obj_create(w, person, cols, vals, 4, &keys[i]));
         }
-        DOK(orc_txn_commit(w, NULL));
+        HOK(orc_txn_commit(w, NULL));
     }
 
-    DOK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    HOK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
     for (int i = 0; i < NOTES; i++) {
         char text[64];
         int tl = snprintf(text, sizeof text, "note %d about nothing in particular", i);
         uint16_t cols[2] = {n_text, n_score};
         orc_value vals[2] = {v_strn(text, (size_t)tl), v_dbl(i * 0.5)};
         uint64_t k;
-        DOK(orc_obj_create(w, note, cols, vals, 2, &k));
+        HOK(orc_obj_create(w, note, cols, vals, 2, &k));
         for (int t = 0; t < i % 4; t++) {
             orc_value tag = v_strn("tag", 3);
-            DOK(orc_list_insert(w, note, k, n_tags, (size_t)t, &tag));
+            HOK(orc_list_insert(w, note, k, n_tags, (size_t)t, &tag));
         }
     }
-    DOK(orc_txn_commit(w, NULL));
+    HOK(orc_txn_commit(w, NULL));
 
-    DOK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    HOK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
     uint64_t rnd = 12345;
     static uint8_t data[40 * 1024];
     for (int i = 0; i < BLOBS; i++) {
@@ -144,29 +133,29 @@ static bool build_fixture(void)
         for (size_t j = 0; j < n; j++) data[j] = (uint8_t)test_rand(&rnd);
         orc_value v = v_bin(data, n);
         uint64_t k;
-        DOK(orc_obj_create(w, blob, &b_data, &v, 1, &k));
+        HOK(orc_obj_create(w, blob, &b_data, &v, 1, &k));
     }
-    DOK(orc_txn_commit(w, NULL));
+    HOK(orc_txn_commit(w, NULL));
 
-    DOK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
-    for (int i = 0; i < ERASED; i++) DOK(orc_obj_erase(w, person, keys[i * 7]));
+    HOK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    for (int i = 0; i < ERASED; i++) HOK(orc_obj_erase(w, person, keys[i * 7]));
     for (int i = 1; i < PERSONS; i += 13) {
         if (i % 7 == 0) continue;
         orc_value link = {.type = ORC_TYPE_LINK, .link = {person, keys[(i + 1) % 7 ? i + 1 : i + 2]}};
-        if ((i + 2) < PERSONS) DOK(orc_list_insert(w, person, keys[i], p_friends, 0, &link));
+        if ((i + 2) < PERSONS) HOK(orc_list_insert(w, person, keys[i], p_friends, 0, &link));
     }
-    DOK(orc_txn_commit(w, NULL));
+    HOK(orc_txn_commit(w, NULL));
     fx.notes_before = NOTES;
 
-    DOK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    HOK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
     for (int i = 0; i < NOTES_LAST; i++) {
         orc_value t = v_strn("late note", 9);
         uint64_t k;
-        DOK(orc_obj_create(w, note, &n_text, &t, 1, &k));
+        HOK(orc_obj_create(w, note, &n_text, &t, 1, &k));
     }
-    DOK(orc_txn_commit(w, &fx.version));
+    HOK(orc_txn_commit(w, &fx.version));
     fx.notes_after = NOTES + NOTES_LAST;
-    DOK(orc_env_check(env, NULL));
+    HOK(orc_env_check(env, NULL));
     orc_env_close(env);
     return true;
 }
@@ -178,11 +167,11 @@ static bool build_fixture(void)
 static bool copy_file(const char *src, const char *dst)
 {
     int in = open(src, O_RDONLY), out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (in < 0 || out < 0) DFAIL("copy %s -> %s: %s", src, dst, strerror(errno));
+    if (in < 0 || out < 0) HFAIL("copy %s -> %s: %s", src, dst, strerror(errno));
     static uint8_t buf[1 << 16];
     ssize_t n;
     while ((n = read(in, buf, sizeof buf)) > 0)
-        if (write(out, buf, (size_t)n) != n) DFAIL("copy: %s", strerror(errno));
+        if (write(out, buf, (size_t)n) != n) HFAIL("copy: %s", strerror(errno));
     close(in);
     close(out);
     return n == 0;
@@ -199,7 +188,7 @@ static const char *fresh_copy(const char *name)
 static bool write_at(const char *path, uint64_t off, const void *p, size_t n)
 {
     int fd = open(path, O_WRONLY);
-    if (fd < 0 || pwrite(fd, p, n, (off_t)off) != (ssize_t)n) DFAIL("write %s: %s", path, strerror(errno));
+    if (fd < 0 || pwrite(fd, p, n, (off_t)off) != (ssize_t)n) HFAIL("write %s: %s", path, strerror(errno));
     close(fd);
     return true;
 }
@@ -207,7 +196,7 @@ static bool write_at(const char *path, uint64_t off, const void *p, size_t n)
 static bool read_at(const char *path, uint64_t off, void *p, size_t n)
 {
     int fd = open(path, O_RDONLY);
-    if (fd < 0 || pread(fd, p, n, (off_t)off) != (ssize_t)n) DFAIL("read %s: %s", path, strerror(errno));
+    if (fd < 0 || pread(fd, p, n, (off_t)off) != (ssize_t)n) HFAIL("read %s: %s", path, strerror(errno));
     close(fd);
     return true;
 }
@@ -223,7 +212,7 @@ static bool zero_at(const char *path, uint64_t off, size_t n)
 static bool write_file(const char *path, const void *p, size_t n)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || write(fd, p, n) != (ssize_t)n) DFAIL("write %s: %s", path, strerror(errno));
+    if (fd < 0 || write(fd, p, n) != (ssize_t)n) HFAIL("write %s: %s", path, strerror(errno));
     close(fd);
     return true;
 }
@@ -349,11 +338,11 @@ static bool note_count(orc_env *env, uint64_t *out)
 {
     orc_txn *r;
     orc_class_info ci;
-    DOK(orc_txn_begin(env, ORC_TXN_READ, &r));
+    HOK(orc_txn_begin(env, ORC_TXN_READ, &r));
     int rc = orc_schema_class_find(r, "Note", &ci);
     if (!rc) rc = orc_table_count(r, ci.table, out);
     orc_txn_abort(r);
-    DOK(rc);
+    HOK(rc);
     return true;
 }
 
@@ -715,7 +704,7 @@ TEST(damaged_lmdb_file_without_realm_metadata)
 static bool flip_in_page(const char *path, const meta_info *mi, uint64_t pg, uint64_t *rnd)
 {
     uint8_t *page = malloc(mi->psize);
-    if (!page) DFAIL("out of memory");
+    if (!page) HFAIL("out of memory");
     if (!read_at(path, pg * mi->psize, page, mi->psize)) {
         free(page);
         return false;
@@ -792,11 +781,11 @@ static bool page_header(const char *path, const meta_info *mi, uint64_t pg, uint
 /* The root of the named database `name`: the main database is one leaf in the fixture. */
 static bool named_root(const char *path, const meta_info *mi, const char *name, uint64_t *root, uint16_t *depth)
 {
-    if (mi->main_depth != 1) DFAIL("the fixture's main database has depth %u", mi->main_depth);
+    if (mi->main_depth != 1) HFAIL("the fixture's main database has depth %u", mi->main_depth);
     uint8_t *page = malloc(mi->psize);
     if (!page || !read_at(path, mi->main_root * mi->psize, page, mi->psize)) {
         free(page);
-        DFAIL("reading the main root");
+        HFAIL("reading the main root");
     }
     unsigned n = (ld16(page + 12) - 16u) / 2;
     size_t len = strlen(name);
@@ -810,7 +799,7 @@ static bool named_root(const char *path, const meta_info *mi, const char *name, 
         }
     }
     free(page);
-    if (!found) DFAIL("no database '%s' in the main database", name);
+    if (!found) HFAIL("no database '%s' in the main database", name);
     return true;
 }
 
@@ -925,7 +914,7 @@ static bool child_of(const char *path, const meta_info *mi, uint64_t pg, unsigne
     uint8_t *page = malloc(mi->psize);
     if (!page || !read_at(path, pg * mi->psize, page, mi->psize)) {
         free(page);
-        DFAIL("reading page %llu", (unsigned long long)pg);
+        HFAIL("reading page %llu", (unsigned long long)pg);
     }
     const uint8_t *nd = page + ld16(page + 16 + 2 * i);
     *child = (uint64_t)ld16(nd) | (uint64_t)ld16(nd + 2) << 16 | (uint64_t)ld16(nd + 4) << 32;
@@ -938,7 +927,7 @@ static bool find_person_tree(const char *path, const meta_info *mi, person_tree 
 {
     memset(t, 0, sizeof *t);
     if (!named_root(path, mi, "t1", &t->root, &t->depth)) return false;
-    if (t->depth != 2) DFAIL("the fixture's Person tree has depth %u, not 2", t->depth);
+    if (t->depth != 2) HFAIL("the fixture's Person tree has depth %u, not 2", t->depth);
     uint8_t *root = malloc(mi->psize), *leaf = malloc(mi->psize);
     bool ok = root && leaf && read_at(path, t->root * mi->psize, root, mi->psize);
     unsigned n = ok ? (ld16(root + 12) - 16u) / 2 : 0;
@@ -956,7 +945,7 @@ static bool find_person_tree(const char *path, const meta_info *mi, person_tree 
     }
     free(root);
     free(leaf);
-    if (ok && !t->big_leaf) DFAIL("no Person row on overflow pages");
+    if (ok && !t->big_leaf) HFAIL("no Person row on overflow pages");
     return ok;
 }
 
@@ -1001,12 +990,12 @@ static void e_overflow(uint8_t *pg, const person_tree *t, const meta_info *mi)
  */
 static bool open_person(const char *p, orc_env **env, orc_txn **r, orc_class_info *ci)
 {
-    if (!p) DFAIL("no damaged copy");
-    DOK(orc_env_open(p, ORC_ENV_READ_ONLY, NULL, env));
+    if (!p) HFAIL("no damaged copy");
+    HOK(orc_env_open(p, ORC_ENV_READ_ONLY, NULL, env));
     int rc = orc_txn_begin(*env, ORC_TXN_READ, r);
     if (!rc && (rc = orc_schema_class_find(*r, "Person", ci))) orc_txn_abort(*r);
     if (rc) orc_env_close(*env);
-    DOK(rc);
+    HOK(rc);
     return true;
 }
 
@@ -1240,7 +1229,7 @@ static bool find_pk_tree(const char *path, const meta_info *mi, person_tree *t, 
 {
     memset(t, 0, sizeof *t);
     if (!named_root(path, mi, "p1", &t->root, &t->depth)) return false;
-    if (t->depth != 2) DFAIL("the fixture's primary-key index has depth %u, not 2", t->depth);
+    if (t->depth != 2) HFAIL("the fixture's primary-key index has depth %u, not 2", t->depth);
     uint8_t *root = malloc(mi->psize);
     bool ok = root && read_at(path, t->root * mi->psize, root, mi->psize);
     unsigned n = ok ? (ld16(root + 12) - 16u) / 2 : 0;
@@ -1462,13 +1451,9 @@ TEST(damaged_verify_leaves_a_file_open_elsewhere_alone)
     const char *p = fresh_copy("repair-busy.realm");
     CHECK(p);
     int to_child[2], to_parent[2];
-    CHECK(pipe(to_child) == 0 && pipe(to_parent) == 0);
-    fflush(NULL);
-    pid_t pid = fork();
+    pid_t pid = test_fork_with_pipes(to_child, to_parent);
     CHECK(pid >= 0);
     if (pid == 0) {
-        close(to_child[1]);
-        close(to_parent[0]);
         orc_env *env;
         char ok = orc_env_open(p, 0, NULL, &env) == ORC_OK ? 'y' : 'n';
         if (write(to_parent[1], &ok, 1) != 1) _exit(2);
@@ -1477,8 +1462,6 @@ TEST(damaged_verify_leaves_a_file_open_elsewhere_alone)
         if (ok == 'y') orc_env_close(env);
         _exit(0);
     }
-    close(to_child[0]);
-    close(to_parent[1]);
     char ok = 'n';
     CHECK(read(to_parent[0], &ok, 1) == 1);
     bool child_open = ok == 'y';

@@ -15,26 +15,10 @@
 #include <errno.h>
 #include <lmdb.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* A hung test (a deadlock in the engine) ends the run with a clear message. */
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "env test timed out (deadlock?)\n";
-    if (write(2, msg, sizeof msg - 1) < 0) _exit(1);
-    _exit(1);
-}
-static void guard(unsigned seconds)
-{
-    signal(SIGALRM, on_alarm);
-    alarm(seconds);
-}
-
 
 static bool file_exists(const char *path)
 {
@@ -108,9 +92,7 @@ out:
 
 TEST(env_create_close_reopen_keeps_data)
 {
-    const char *p = test_path("durable.realm");
-    char path[600];
-    snprintf(path, sizeof path, "%s", p);
+    TEST_PATH(path, "durable.realm");
     orc_env *env;
     orc_txn *w;
     uint32_t t;
@@ -202,16 +184,13 @@ TEST(env_invalid_arguments)
 
 TEST(env_read_only_handle_refuses_writes)
 {
-    const char *p = test_path("ro.realm");
-    char path[600];
-    snprintf(path, sizeof path, "%s", p);
+    TEST_PATH(path, "ro.realm");
     orc_env *env, *ro;
     orc_txn *w, *r;
     uint32_t t;
     uint16_t cn, cs;
 
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK(make_item_class(w, &t, &cn, &cs));
     CHECK(item_add(w, t, cn, cs, 0, "item-0", NULL));
     CHECK_OK(orc_txn_commit(w, NULL));
@@ -230,8 +209,7 @@ TEST(env_read_only_handle_refuses_writes)
     orc_txn_abort(r);
 
     /* A read-write handle opened after the read-only one can write; the read-only one still cannot. */
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK(item_add(w, t, cn, cs, 1, "item-1", NULL));
     CHECK_OK(orc_txn_commit(w, NULL));
     CHECK_RC(orc_txn_begin(ro, ORC_TXN_WRITE, &w), ORC_ERR_READ_ONLY);
@@ -252,16 +230,7 @@ TEST(env_read_only_handle_refuses_writes)
     orc_env_close(env);
 }
 
-static void env_same_file_twice_shares_data_body(void);
-
-TEST(env_same_file_twice_shares_data)
-{
-    guard(60);
-    env_same_file_twice_shares_data_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void env_same_file_twice_shares_data_body(void)
+GUARDED_TEST(env_same_file_twice_shares_data, 60)
 {
     const char *p = test_path("shared.realm");
     char path[600], alias[700];
@@ -382,8 +351,7 @@ TEST(env_delete_files)
     /* Nothing there: fine. */
     CHECK_OK(orc_env_delete_files(path));
 
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_meta_set(w, "x", "y", 1));
     CHECK_OK(orc_txn_commit(w, NULL));
     CHECK(file_exists(path));
@@ -451,6 +419,27 @@ static bool make_blob_class(orc_txn *w, uint32_t *t, uint16_t *ci, uint16_t *cd)
     return true;
 }
 
+/* A new file at `path` (no sync, `opt`) with make_blob_class's class committed. */
+static bool open_blob_file(const char *path, const orc_env_options *opt, orc_env **env, uint32_t *t, uint16_t *ci,
+                           uint16_t *cd)
+{
+    orc_txn *w;
+    HOK(orc_env_open(path, ORC_ENV_NO_SYNC, opt, env));
+    HOK(orc_txn_begin(*env, ORC_TXN_WRITE, &w));
+    if (!make_blob_class(w, t, ci, cd)) return false;
+    HOK(orc_txn_commit(w, NULL));
+    return true;
+}
+
+/* Creates Blob i, its data fill_pattern(sz, i) written into `buf`. */
+static int add_blob(orc_txn *w, uint32_t t, uint16_t ci, uint16_t cd, int64_t i, uint8_t *buf, size_t sz)
+{
+    fill_pattern(buf, sz, (uint64_t)i);
+    uint16_t cols[2] = {ci, cd};
+    orc_value vals[2] = {v_int(i), v_bin(buf, sz)};
+    return orc_obj_create(w, t, cols, vals, 2, NULL);
+}
+
 /* Every Blob's data must be fill_pattern(size_of(i), i); sizes from size_of. */
 static bool blobs_match(orc_env *env, uint64_t count, size_t (*size_of)(int64_t))
 {
@@ -496,16 +485,7 @@ out:
 static size_t size_big_txn(int64_t i) { return i == 7 ? (size_t)(5 << 20) : 1000 + (size_t)(i % 50); }
 static size_t size_small_txn(int64_t i) { return 500 + (size_t)(i % 1500); }
 
-static void env_map_grows_in_one_transaction_body(void);
-
-TEST(env_map_grows_in_one_transaction)
-{
-    guard(120);
-    env_map_grows_in_one_transaction_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void env_map_grows_in_one_transaction_body(void)
+GUARDED_TEST(env_map_grows_in_one_transaction, 120)
 {
     const char *path = test_path("grow1.realm");
     orc_env_options opt = {.initial_map_size = 1 << 20};
@@ -522,13 +502,7 @@ static void env_map_grows_in_one_transaction_body(void)
     CHECK(make_blob_class(w, &t, &ci, &cd));
     /* ~30 MB of rows plus one 5 MB value (bigger than the whole initial map). */
     const int n = 30000;
-    for (int i = 0; i < n; i++) {
-        size_t sz = size_big_txn(i);
-        fill_pattern(buf, sz, (uint64_t)i);
-        uint16_t cols[2] = {ci, cd};
-        orc_value vals[2] = {v_int(i), v_bin(buf, sz)};
-        CHECK_OK(orc_obj_create(w, t, cols, vals, 2, NULL));
-    }
+    for (int i = 0; i < n; i++) CHECK_OK(add_blob(w, t, ci, cd, i, buf, size_big_txn(i)));
     uint64_t version;
     CHECK_OK(orc_txn_commit(w, &version));
     CHECK_EQ(version, 1);
@@ -546,16 +520,7 @@ static void env_map_grows_in_one_transaction_body(void)
     orc_env_close(env);
 }
 
-static void env_map_grows_across_many_transactions_body(void);
-
-TEST(env_map_grows_across_many_transactions)
-{
-    guard(120);
-    env_map_grows_across_many_transactions_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void env_map_grows_across_many_transactions_body(void)
+GUARDED_TEST(env_map_grows_across_many_transactions, 120)
 {
     const char *path = test_path("grow2.realm");
     orc_env_options opt = {.initial_map_size = 1 << 20};
@@ -566,20 +531,11 @@ static void env_map_grows_across_many_transactions_body(void)
     static uint8_t buf[4096];
     uint64_t version = 0;
 
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, &opt, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
-    CHECK(make_blob_class(w, &t, &ci, &cd));
-    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK(open_blob_file(path, &opt, &env, &t, &ci, &cd));
     int64_t next = 0;
     for (int txn = 0; txn < 400; txn++) {
         CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
-        for (int j = 0; j < 25; j++, next++) {
-            size_t sz = size_small_txn(next);
-            fill_pattern(buf, sz, (uint64_t)next);
-            uint16_t cols[2] = {ci, cd};
-            orc_value vals[2] = {v_int(next), v_bin(buf, sz)};
-            CHECK_OK(orc_obj_create(w, t, cols, vals, 2, NULL));
-        }
+        for (int j = 0; j < 25; j++, next++) CHECK_OK(add_blob(w, t, ci, cd, next, buf, size_small_txn(next)));
         CHECK_OK(orc_txn_commit(w, &version));
         CHECK_EQ(version, txn + 2);
     }
@@ -595,18 +551,10 @@ static void env_map_grows_across_many_transactions_body(void)
  * Growth while this thread holds a read transaction on the same file: the
  * contract allows ORC_ERR_MAP_FULL ("growth was blocked by open
  * transactions") but not a hang, and once the reader ends the write succeeds.
+ * Growth cannot wait for this thread's own reader: MAP_FULL comes at once, not
+ * after a timeout.
  */
-static void env_map_growth_with_open_reader_on_same_thread_body(void);
-
-TEST(env_map_growth_with_open_reader_on_same_thread)
-{
-    /* Growth cannot wait for this thread's own reader: MAP_FULL comes at once, not after a timeout. */
-    guard(20);
-    env_map_growth_with_open_reader_on_same_thread_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void env_map_growth_with_open_reader_on_same_thread_body(void)
+GUARDED_TEST(env_map_growth_with_open_reader_on_same_thread, 20)
 {
     const char *path = test_path("grow3.realm");
     orc_env_options opt = {.initial_map_size = 1 << 20};
@@ -616,20 +564,12 @@ static void env_map_growth_with_open_reader_on_same_thread_body(void)
     uint16_t ci, cd;
     static uint8_t buf[1 << 16];
 
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, &opt, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
-    CHECK(make_blob_class(w, &t, &ci, &cd));
-    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK(open_blob_file(path, &opt, &env, &t, &ci, &cd));
 
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
     int rc = orc_txn_begin(env, ORC_TXN_WRITE, &w);
     CHECK_OK(rc);
-    for (int i = 0; i < 80 && rc == ORC_OK; i++) {
-        fill_pattern(buf, sizeof buf, (uint64_t)i);
-        uint16_t cols[2] = {ci, cd};
-        orc_value vals[2] = {v_int(i), v_bin(buf, sizeof buf)};
-        rc = orc_obj_create(w, t, cols, vals, 2, NULL);
-    }
+    for (int i = 0; i < 80 && rc == ORC_OK; i++) rc = add_blob(w, t, ci, cd, i, buf, sizeof buf);
     if (rc == ORC_OK) {
         rc = orc_txn_commit(w, NULL);
     } else {
@@ -644,12 +584,7 @@ static void env_map_growth_with_open_reader_on_same_thread_body(void)
     orc_txn_abort(r);
     if (rc != ORC_OK) {
         CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
-        for (int i = 0; i < 80; i++) {
-            fill_pattern(buf, sizeof buf, (uint64_t)i);
-            uint16_t cols[2] = {ci, cd};
-            orc_value vals[2] = {v_int(i), v_bin(buf, sizeof buf)};
-            CHECK_OK(orc_obj_create(w, t, cols, vals, 2, NULL));
-        }
+        for (int i = 0; i < 80; i++) CHECK_OK(add_blob(w, t, ci, cd, i, buf, sizeof buf));
         CHECK_OK(orc_txn_commit(w, NULL));
     }
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
@@ -758,15 +693,12 @@ TEST(env_not_a_realm_file)
  */
 TEST(env_aborted_writer_does_not_close_a_readers_table_handles)
 {
-    const char *p = test_path("abort-dbi.realm");
-    char path[600];
-    snprintf(path, sizeof path, "%s", p);
+    TEST_PATH(path, "abort-dbi.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t;
     uint16_t cn, cs;
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK(make_item_class(w, &t, &cn, &cs));
     CHECK_OK(orc_class_set_primary_key(w, t, cs));
     for (int i = 0; i < 20; i++) {
@@ -779,8 +711,7 @@ TEST(env_aborted_writer_does_not_close_a_readers_table_handles)
 
     for (int round = 0; round < 2; round++) {
         /* A fresh process view: no table database opened yet. */
-        CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-        CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+        CHECK_OK(test_open_writing(path, &env, &w));
         orc_keys keys = {0};
         /* round 0: the writer opens the rows; round 1: the primary-key index. */
         if (round == 0) {
@@ -816,15 +747,12 @@ TEST(env_aborted_writer_does_not_close_a_readers_table_handles)
  * here from the next transaction on (its database handle is opened then). */
 TEST(env_table_created_by_another_process_is_readable)
 {
-    const char *p = test_path("other-process.realm");
-    char path[600];
-    snprintf(path, sizeof path, "%s", p);
+    TEST_PATH(path, "other-process.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t;
     uint16_t cn, cs;
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_meta_set(w, "x", "y", 1));
     CHECK_OK(orc_txn_commit(w, NULL));
     /* A reader of the old snapshot stays open across the other process's commit. */
@@ -901,15 +829,13 @@ static bool raw_close(raw_file *r, bool commit)
  * layouts format 3 changed; test_index_chunks.c has files of format 2.) */
 TEST(env_layout_of_new_and_format_1_files)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("layout.realm"));
+    TEST_PATH(path, "layout.realm");
     orc_env *env;
     orc_txn *w;
     uint32_t table;
     uint16_t cn, cs;
     uint64_t key, version;
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK(make_item_class(w, &table, &cn, &cs));
     CHECK(item_add(w, table, cn, cs, 0, "item-0", &key));
     CHECK_OK(orc_txn_commit(w, &version));
@@ -953,8 +879,7 @@ TEST(env_layout_of_new_and_format_1_files)
     CHECK(items_match(env, 2));
     orc_env_close(env);
 
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK(item_add(w, table, cn, cs, 2, "item-2", &key));
     CHECK_EQ(key, 3); /* the next key came from format 1's table states */
     CHECK_OK(orc_txn_commit(w, &version));
@@ -984,8 +909,7 @@ TEST(env_layout_of_new_and_format_1_files)
  * that fdatasync need not persist a new size for every commit that grows it. */
 TEST(env_commits_grow_the_file_in_chunks)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("tail.realm"));
+    TEST_PATH(path, "tail.realm");
     orc_env *env;
     orc_txn *w;
     uint32_t table;
@@ -1042,21 +966,12 @@ int fstat(int fd, struct stat *st)
  * the inode too): 60 synced one-object commits, each followed by a snapshot whose
  * reads walk the table, stat the file only when the commits' zero tail runs out.
  * Then another process grows the file far past what this one has seen, and the
- * next snapshot's walk reads every row that process wrote.
+ * next snapshot's walk reads every row that process wrote. The wait for the
+ * other process has a deadline.
  */
-static void env_commits_and_snapshots_do_not_stat_the_file_body(void);
-
-TEST(env_commits_and_snapshots_do_not_stat_the_file)
+GUARDED_TEST(env_commits_and_snapshots_do_not_stat_the_file, 120)
 {
-    guard(120); /* the wait for the other process has a deadline */
-    env_commits_and_snapshots_do_not_stat_the_file_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void env_commits_and_snapshots_do_not_stat_the_file_body(void)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("nostat.realm"));
+    TEST_PATH(path, "nostat.realm");
     int go[2];
     CHECK(pipe(go) == 0);
     fflush(NULL);

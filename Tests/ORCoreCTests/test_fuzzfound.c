@@ -136,8 +136,7 @@ static bool make_realm(const char *path, uint64_t *version)
     uint32_t table;
     uint16_t col;
     orc_env_delete_files(path);
-    HOK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    HOK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    HOK(test_open_writing(path, &env, &w));
     HOK(orc_class_add(w, "Item", ORC_CLASS_TOP_LEVEL, &table));
     orc_prop_spec spec = {.name = "name", .type = ORC_TYPE_STRING};
     HOK(orc_prop_add(w, table, &spec, &col));

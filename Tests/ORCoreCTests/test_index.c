@@ -11,18 +11,10 @@
  * decided by rechecking rows. orc_env_check runs after every phase.
  */
 #include "harness.h"
+#include "query_builder.h"
 
 #include <stdlib.h>
 
-
-static orc_value v_ts(int64_t s, int32_t ns)
-{
-    return (orc_value){.type = ORC_TYPE_TIMESTAMP, .timestamp = {.seconds = s, .nanoseconds = ns}};
-}
-static orc_value v_dec(uint64_t lo, uint64_t hi)
-{
-    return (orc_value){.type = ORC_TYPE_DECIMAL, .decimal = {.w = {lo, hi}}};
-}
 static orc_value v_oid(uint8_t seed)
 {
     orc_value v = {.type = ORC_TYPE_OBJECT_ID};
@@ -36,94 +28,7 @@ static orc_value v_uuid(uint8_t seed)
     return v;
 }
 
-/* ---- query programs (orcore.h "Queries") ---- */
-
-typedef struct qb {
-    uint8_t *p;
-    size_t n, cap;
-} qb;
-
-static void qb_put(qb *q, const void *d, size_t n)
-{
-    if (q->n + n > q->cap) {
-        q->cap = (q->n + n) * 2 + 64;
-        q->p = realloc(q->p, q->cap);
-    }
-    memcpy(q->p + q->n, d, n);
-    q->n += n;
-}
-static void qb_u8(qb *q, uint8_t v) { qb_put(q, &v, 1); }
-static void qb_le(qb *q, uint64_t v, int bytes)
-{
-    for (int i = 0; i < bytes; i++) qb_u8(q, (uint8_t)(v >> (8 * i)));
-}
-static void qb_value(qb *q, const orc_value *v)
-{
-    qb_u8(q, (uint8_t)v->type);
-    switch (v->type) {
-    case ORC_TYPE_NULL: break;
-    case ORC_TYPE_BOOL: qb_u8(q, v->boolean); break;
-    case ORC_TYPE_INT: qb_le(q, (uint64_t)v->integer, 8); break;
-    case ORC_TYPE_FLOAT: {
-        uint32_t b;
-        memcpy(&b, &v->fnum, 4);
-        qb_le(q, b, 4);
-        break;
-    }
-    case ORC_TYPE_DOUBLE: {
-        uint64_t b;
-        memcpy(&b, &v->dnum, 8);
-        qb_le(q, b, 8);
-        break;
-    }
-    case ORC_TYPE_STRING:
-    case ORC_TYPE_BINARY:
-        qb_le(q, v->string.size, 4);
-        qb_put(q, v->string.data, v->string.size);
-        break;
-    case ORC_TYPE_TIMESTAMP:
-        qb_le(q, (uint64_t)v->timestamp.seconds, 8);
-        qb_le(q, (uint32_t)v->timestamp.nanoseconds, 4);
-        break;
-    case ORC_TYPE_DECIMAL:
-        qb_le(q, v->decimal.w[0], 8);
-        qb_le(q, v->decimal.w[1], 8);
-        break;
-    case ORC_TYPE_OBJECT_ID: qb_put(q, v->object_id, 12); break;
-    case ORC_TYPE_UUID: qb_put(q, v->uuid, 16); break;
-    case ORC_TYPE_LINK:
-        qb_le(q, v->link.table, 4);
-        qb_le(q, v->link.key, 8);
-        break;
-    default: break;
-    }
-}
-/* CMP op flags ANY, PATH(col), then the caller's right side. */
-static void qb_cmp_path(qb *q, uint8_t op, uint8_t flags, uint16_t col)
-{
-    qb_u8(q, ORC_OP_CMP);
-    qb_u8(q, op);
-    qb_u8(q, flags);
-    qb_u8(q, ORC_Q_DEFAULT);
-    qb_u8(q, ORC_EXPR_PATH);
-    qb_u8(q, 1);
-    qb_u8(q, ORC_STEP_PROP);
-    qb_le(q, col, 2);
-    qb_u8(q, ORC_AGG_NONE);
-}
-static void qb_cmp_const(qb *q, uint8_t op, uint8_t flags, uint16_t col, const orc_value *v)
-{
-    qb_cmp_path(q, op, flags, col);
-    qb_u8(q, ORC_EXPR_CONST);
-    qb_value(q, v);
-}
-static void qb_cmp_list(qb *q, uint8_t op, uint16_t col, const orc_value *vals, size_t n)
-{
-    qb_cmp_path(q, op, 0, col);
-    qb_u8(q, ORC_EXPR_LIST);
-    qb_le(q, n, 4);
-    for (size_t i = 0; i < n; i++) qb_value(q, &vals[i]);
-}
+/* ---- query programs (orcore.h "Queries"; built with query_builder.h) ---- */
 
 /* Compiles and runs `q` (then empties it); `out` gets the keys, `used` whether an index served it. */
 static bool run_query(orc_txn *txn, uint32_t t, qb *q, orc_keys *out, bool *used)
@@ -141,14 +46,6 @@ static bool run_query(orc_txn *txn, uint32_t t, qb *q, orc_keys *out, bool *used
     HOK(rc);
     HOK(rc2);
     if (count != out->count) HFAIL("orc_query_count %" PRIu64 " but orc_query_run found %zu", count, out->count);
-    return true;
-}
-
-static bool keys_equal(const orc_keys *a, const uint64_t *b, size_t n, const char *what)
-{
-    if (a->count != n) HFAIL("%s: %zu keys, want %zu", what, a->count, n);
-    for (size_t i = 0; i < n; i++)
-        if (a->keys[i] != b[i]) HFAIL("%s: key #%zu is %" PRIu64 ", want %" PRIu64, what, i, a->keys[i], b[i]);
     return true;
 }
 
@@ -189,7 +86,7 @@ static orc_value domain_value(int kind, int d)
     case K_TS: {
         static const orc_timestamp v[NDOMAIN] = {{-5, -1}, {0, 0}, {0, -1}, {1, 5}, {-100, 0}, {0, 1},
                                                  {-5, 0},  {-4, -999999999}, {1700000000, 0}, {1, 4}, {0, 0}};
-        return v_ts(v[d].seconds, v[d].nanoseconds);
+        return v_timestamp(v[d].seconds, v[d].nanoseconds);
     }
     case K_OID: return v_oid((uint8_t)(d % 5));
     case K_UUID: return d == 10 ? v_null() : v_uuid((uint8_t)(d % 6));
@@ -205,7 +102,7 @@ static orc_value domain_value(int kind, int d)
         case 7: return v_double(-3.5);
         case 8: return v_double(7.25); /* decimals: see index_mixed_indexed_accepts_decimal */
         case 9: return v_oid(1);
-        default: return v_ts(5, 0);
+        default: return v_timestamp(5, 0);
         }
     }
     return v_null();
@@ -299,7 +196,7 @@ static bool check_cmp(orc_txn *txn, const twins *tw, int kind, int op, const orc
     if (!model_keys(txn, tw, kind, op, c, &want)) goto out;
     char what[64];
     snprintf(what, sizeof what, "kind %d op %d const type %d (index)", kind, op, c->type);
-    if (!keys_equal(&via_index, want.keys, want.count, what)) {
+    if (!test_keys_equal(&via_index, want.keys, want.count, what)) {
         /* Name the first object the index got wrong, by its value. */
         for (size_t i = 0, j = 0; i < via_index.count || j < want.count;) {
             bool extra = j >= want.count || (i < via_index.count && via_index.keys[i] < want.keys[j]);
@@ -318,7 +215,7 @@ static bool check_cmp(orc_txn *txn, const twins *tw, int kind, int op, const orc
         goto out;
     }
     snprintf(what, sizeof what, "kind %d op %d const type %d (scan)", kind, op, c->type);
-    if (!keys_equal(&via_scan, want.keys, want.count, what)) goto out;
+    if (!test_keys_equal(&via_scan, want.keys, want.count, what)) goto out;
     if (used_scan) {
         test_fail(__FILE__, __LINE__, "a query on an unindexed property claims to use an index");
         goto out;
@@ -358,7 +255,7 @@ static bool check_all_kinds(orc_txn *txn, const twins *tw)
         }
     }
     /* Values not in any domain. */
-    orc_value absent[] = {v_int(12345), v_str("zzz"), v_ts(99, 0), v_oid(200), v_uuid(201), v_double(5.5)};
+    orc_value absent[] = {v_int(12345), v_str("zzz"), v_timestamp(99, 0), v_oid(200), v_uuid(201), v_double(5.5)};
     int absent_kind[] = {K_INT, K_STRING, K_TS, K_OID, K_UUID, K_MIXED};
     for (size_t i = 0; i < 6; i++)
         if (!check_cmp(txn, tw, absent_kind[i], ORC_CMP_EQ, &absent[i])) HFAIL("absent value %zu", i);
@@ -376,7 +273,7 @@ static bool check_compound(orc_txn *txn, const twins *tw)
     if (!run_query(txn, tw->t, &q, &a, &used_a)) return false;
     qb_cmp_list(&q, ORC_CMP_IN, tw->plain[K_INT], in_ints, 3);
     if (!run_query(txn, tw->t, &q, &b, &used_b)) return false;
-    if (!keys_equal(&a, b.keys, b.count, "IN ints") || !used_a || used_b) HFAIL("IN ints: used %d/%d", used_a, used_b);
+    if (!test_keys_equal(&a, b.keys, b.count, "IN ints") || !used_a || used_b) HFAIL("IN ints: used %d/%d", used_a, used_b);
     if (a.count == 0) HFAIL("IN ints matched nothing");
     /* With a null among the values: the right answer, index or not. */
     orc_value in_null[2] = {v_int(-5), v_null()};
@@ -384,21 +281,21 @@ static bool check_compound(orc_txn *txn, const twins *tw)
     if (!run_query(txn, tw->t, &q, &a, NULL)) return false;
     qb_cmp_list(&q, ORC_CMP_IN, tw->plain[K_INT], in_null, 2);
     if (!run_query(txn, tw->t, &q, &b, NULL)) return false;
-    if (!keys_equal(&a, b.keys, b.count, "IN {-5, null}")) return false;
+    if (!test_keys_equal(&a, b.keys, b.count, "IN {-5, null}")) return false;
 
     orc_value in_strs[3] = {v_strn(long_b, sizeof long_b), v_str("a"), v_strn("a\0", 2)};
     qb_cmp_list(&q, ORC_CMP_IN, tw->idx[K_STRING], in_strs, 3);
     if (!run_query(txn, tw->t, &q, &a, &used_a)) return false;
     qb_cmp_list(&q, ORC_CMP_IN, tw->plain[K_STRING], in_strs, 3);
     if (!run_query(txn, tw->t, &q, &b, &used_b)) return false;
-    if (!keys_equal(&a, b.keys, b.count, "IN strings") || !used_a) HFAIL("IN strings");
+    if (!test_keys_equal(&a, b.keys, b.count, "IN strings") || !used_a) HFAIL("IN strings");
 
-    orc_value between_ts[2] = {v_ts(-5, 0), v_ts(0, 1)};
+    orc_value between_ts[2] = {v_timestamp(-5, 0), v_timestamp(0, 1)};
     qb_cmp_list(&q, ORC_CMP_BETWEEN, tw->idx[K_TS], between_ts, 2);
     if (!run_query(txn, tw->t, &q, &a, &used_a)) return false;
     qb_cmp_list(&q, ORC_CMP_BETWEEN, tw->plain[K_TS], between_ts, 2);
     if (!run_query(txn, tw->t, &q, &b, &used_b)) return false;
-    if (!keys_equal(&a, b.keys, b.count, "BETWEEN timestamps") || !used_a) HFAIL("BETWEEN timestamps");
+    if (!test_keys_equal(&a, b.keys, b.count, "BETWEEN timestamps") || !used_a) HFAIL("BETWEEN timestamps");
 
     /* AND(indexed string EQ "a", plain bool EQ true): the index narrows, the row check decides. */
     orc_value sa = v_str("a"), bt = v_bool(true);
@@ -412,7 +309,7 @@ static bool check_compound(orc_txn *txn, const twins *tw)
     qb_cmp_const(&q, ORC_CMP_EQ, 0, tw->plain[K_BOOL], &bt);
     qb_cmp_const(&q, ORC_CMP_EQ, 0, tw->plain[K_STRING], &sa);
     if (!run_query(txn, tw->t, &q, &b, &used_b)) return false;
-    if (!keys_equal(&a, b.keys, b.count, "AND") || !used_a || used_b) HFAIL("AND: used %d/%d", used_a, used_b);
+    if (!test_keys_equal(&a, b.keys, b.count, "AND") || !used_a || used_b) HFAIL("AND: used %d/%d", used_a, used_b);
 
     /* Case-insensitive and prefix matches on an indexed string agree with the scan. */
     orc_value sA = v_str("A"), pre = v_strn(long_a, 450);
@@ -420,29 +317,38 @@ static bool check_compound(orc_txn *txn, const twins *tw)
     if (!run_query(txn, tw->t, &q, &a, NULL)) return false;
     qb_cmp_const(&q, ORC_CMP_EQ, ORC_CMP_CASE_INSENSITIVE, tw->plain[K_STRING], &sA);
     if (!run_query(txn, tw->t, &q, &b, NULL)) return false;
-    if (!keys_equal(&a, b.keys, b.count, "EQ[c] 'A'")) return false;
+    if (!test_keys_equal(&a, b.keys, b.count, "EQ[c] 'A'")) return false;
     qb_cmp_const(&q, ORC_CMP_BEGINS_WITH, 0, tw->idx[K_STRING], &pre);
     if (!run_query(txn, tw->t, &q, &a, NULL)) return false;
     qb_cmp_const(&q, ORC_CMP_BEGINS_WITH, 0, tw->plain[K_STRING], &pre);
     if (!run_query(txn, tw->t, &q, &b, NULL)) return false;
-    if (!keys_equal(&a, b.keys, b.count, "BEGINSWITH long prefix")) return false;
+    if (!test_keys_equal(&a, b.keys, b.count, "BEGINSWITH long prefix")) return false;
     free(q.p);
     orc_keys_free(&a);
     orc_keys_free(&b);
     return true;
 }
 
+/* orc_env_check, then every kind and the compound queries in a fresh read snapshot. */
+static bool snapshot_checks(orc_env *env, const twins *tw)
+{
+    orc_txn *r;
+    HOK(orc_env_check(env, NULL));
+    HOK(orc_txn_begin(env, ORC_TXN_READ, &r));
+    bool ok = check_all_kinds(r, tw) && check_compound(r, tw);
+    orc_txn_abort(r);
+    return ok;
+}
+
 TEST(index_every_indexable_type_matches_scan)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("twins.realm"));
+    TEST_PATH(path, "twins.realm");
     fill_long_strings();
     uint64_t rng = test_seed();
     orc_env *env;
     orc_txn *w, *r;
     twins tw;
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK(make_twins(w, &tw));
     for (int i = 0; i < 400; i++) {
         uint64_t k;
@@ -452,11 +358,7 @@ TEST(index_every_indexable_type_matches_scan)
     /* Queries inside the write transaction see its index changes. */
     CHECK(check_all_kinds(w, &tw));
     CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
-    CHECK(check_all_kinds(r, &tw));
-    CHECK(check_compound(r, &tw));
-    orc_txn_abort(r);
+    CHECK(snapshot_checks(env, &tw));
 
     /* Churn: updates, erases, creates; then an aborted churn that must leave no trace. */
     for (int round = 0; round < 3; round++) {
@@ -485,11 +387,7 @@ TEST(index_every_indexable_type_matches_scan)
             CHECK(check_all_kinds(w, &tw));
             CHECK_OK(orc_txn_commit(w, NULL));
         }
-        CHECK_ENV(env);
-        CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
-        CHECK(check_all_kinds(r, &tw));
-        CHECK(check_compound(r, &tw));
-        orc_txn_abort(r);
+        CHECK(snapshot_checks(env, &tw));
     }
     /* After reopening. */
     orc_env_close(env);
@@ -539,7 +437,7 @@ static bool dup_check(orc_txn *txn, uint32_t t, uint16_t cv, uint16_t cs, const 
             if (!run_query(txn, t, &q, &got, &used)) return false;
             char what[48];
             snprintf(what, sizeof what, "%s == %d", which ? "s" : "v", val);
-            if (!keys_equal(&got, want, n, what)) return false;
+            if (!test_keys_equal(&got, want, n, what)) return false;
             if (!used) HFAIL("%s did not use the index", what);
             /* NE: everything else that is alive. */
             n = 0;
@@ -547,7 +445,7 @@ static bool dup_check(orc_txn *txn, uint32_t t, uint16_t cv, uint16_t cs, const 
                 if (m->v[i] >= 0 && (which ? m->s[i] : m->v[i]) != val) want[n++] = m->keys[i];
             qb_cmp_const(&q, ORC_CMP_NE, 0, which ? cs : cv, &c);
             if (!run_query(txn, t, &q, &got, NULL)) return false;
-            if (!keys_equal(&got, want, n, "NE")) return false;
+            if (!test_keys_equal(&got, want, n, "NE")) return false;
         }
     }
     /* IN (0, 2) and v >= 1 on the int column. */
@@ -557,14 +455,14 @@ static bool dup_check(orc_txn *txn, uint32_t t, uint16_t cv, uint16_t cs, const 
     orc_value in[2] = {v_int(2), v_int(0)};
     qb_cmp_list(&q, ORC_CMP_IN, cv, in, 2);
     if (!run_query(txn, t, &q, &got, &used)) return false;
-    if (!keys_equal(&got, want, n, "v IN {2, 0}") || !used) HFAIL("IN used index %d", used);
+    if (!test_keys_equal(&got, want, n, "v IN {2, 0}") || !used) HFAIL("IN used index %d", used);
     n = 0;
     for (size_t i = 0; i < m->n; i++)
         if (m->v[i] >= 1) want[n++] = m->keys[i];
     orc_value one = v_int(1);
     qb_cmp_const(&q, ORC_CMP_GE, 0, cv, &one);
     if (!run_query(txn, t, &q, &got, &used)) return false;
-    if (!keys_equal(&got, want, n, "v >= 1") || !used) HFAIL("GE used index %d", used);
+    if (!test_keys_equal(&got, want, n, "v >= 1") || !used) HFAIL("GE used index %d", used);
     free(q.p);
     orc_keys_free(&got);
     return true;
@@ -602,8 +500,7 @@ static void dup_churn_model(dup_model *m, uint64_t *rng, int ops, int *kind, siz
 
 TEST(index_heavy_duplicates)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("dups.realm"));
+    TEST_PATH(path, "dups.realm");
     static dup_model m, saved;
     uint64_t rng = test_seed();
     orc_env *env;
@@ -611,8 +508,7 @@ TEST(index_heavy_duplicates)
     uint32_t t;
     uint16_t cv, cs;
     m.n = 0;
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "Dup", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec sv = {.name = "v", .type = ORC_TYPE_INT, .flags = ORC_PROP_INDEXED};
     orc_prop_spec ss = {.name = "s", .type = ORC_TYPE_STRING, .flags = ORC_PROP_INDEXED};
@@ -627,8 +523,7 @@ TEST(index_heavy_duplicates)
         m.s[m.n] = (int8_t)s;
         m.n++;
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
     CHECK(dup_check(r, t, cv, cs, &m));
     orc_txn_abort(r);
@@ -692,8 +587,7 @@ TEST(index_heavy_duplicates)
         }
         CHECK(dup_check(w, t, cv, cs, &m));
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
     CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC | ORC_ENV_NO_CREATE, NULL, &env));
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
@@ -710,8 +604,7 @@ TEST(index_added_after_data)
     uint32_t t;
     uint16_t ci, cs, cnew;
     uint64_t keys[1000];
-    CHECK_OK(orc_env_open(test_path("late.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("late.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "Late", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec si = {.name = "i", .type = ORC_TYPE_INT};
     orc_prop_spec ss = {.name = "s", .type = ORC_TYPE_STRING, .flags = ORC_PROP_OPTIONAL};
@@ -744,8 +637,7 @@ TEST(index_added_after_data)
     /* A new indexed property over existing objects: all of them hold 0. */
     orc_prop_spec sn = {.name = "n", .type = ORC_TYPE_INT, .flags = ORC_PROP_INDEXED};
     CHECK_OK(orc_prop_add(w, t, &sn, &cnew));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
     qb_cmp_const(&q, ORC_CMP_EQ, 0, ci, &three);
@@ -775,8 +667,7 @@ TEST(index_added_after_data)
         orc_value v = v_int(i);
         CHECK_OK(orc_obj_set(w, t, keys[i], cnew, &v));
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     for (int pass = 0; pass < 2; pass++) {
         CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
         qb_cmp_const(&q, ORC_CMP_EQ, 0, cnew, &zero);
@@ -796,8 +687,7 @@ TEST(index_added_after_data)
         if (pass == 0) {
             CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
             CHECK_OK(orc_prop_set_indexed(w, t, cnew, false));
-            CHECK_OK(orc_txn_commit(w, NULL));
-            CHECK_ENV(env);
+            CHECK_COMMIT_ENV(w, env);
         }
     }
     free(q.p);
@@ -842,8 +732,7 @@ TEST(index_long_strings_with_common_prefixes)
     CHECK_EQ(n, NV);
     for (int i = 0; i < NV; i++) vals[i] = v_strn(store[i], lens[i]);
 
-    CHECK_OK(orc_env_open(test_path("longstr.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("longstr.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "S", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec ss = {.name = "s", .type = ORC_TYPE_STRING, .flags = ORC_PROP_INDEXED};
     orc_prop_spec sp = {.name = "plain", .type = ORC_TYPE_STRING};
@@ -857,8 +746,7 @@ TEST(index_long_strings_with_common_prefixes)
         orc_value v2[2] = {vals[val_of[i]], vals[val_of[i]]};
         CHECK_OK(orc_obj_create(w, t, cols, v2, 2, &keys[i]));
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     qb q = {0};
     orc_keys got = {0}, scan = {0};
@@ -875,7 +763,7 @@ TEST(index_long_strings_with_common_prefixes)
             CHECK(used);
             char what[32];
             snprintf(what, sizeof what, "long string %d", v);
-            CHECK(keys_equal(&got, want, nw, what));
+            CHECK(test_keys_equal(&got, want, nw, what));
             /* Orderings agree with a scan and the model. */
             static const int ops[] = {ORC_CMP_LT, ORC_CMP_LE, ORC_CMP_GT, ORC_CMP_GE};
             for (int o = 0; o < 4; o++) {
@@ -884,10 +772,10 @@ TEST(index_long_strings_with_common_prefixes)
                     if (val_of[i] >= 0 && model_cmp(ops[o], &vals[val_of[i]], &vals[v])) want[nw++] = keys[i];
                 qb_cmp_const(&q, (uint8_t)ops[o], 0, cs, &vals[v]);
                 CHECK(run_query(r, t, &q, &got, &used));
-                CHECK(keys_equal(&got, want, nw, "ordering via index"));
+                CHECK(test_keys_equal(&got, want, nw, "ordering via index"));
                 qb_cmp_const(&q, (uint8_t)ops[o], 0, cp, &vals[v]);
                 CHECK(run_query(r, t, &q, &scan, NULL));
-                CHECK(keys_equal(&scan, want, nw, "ordering via scan"));
+                CHECK(test_keys_equal(&scan, want, nw, "ordering via scan"));
             }
         }
         /* A prefix of P alone is no value; a 450-byte P + "c" is absent. */
@@ -906,7 +794,7 @@ TEST(index_long_strings_with_common_prefixes)
         CHECK(run_query(r, t, &q, &got, NULL));
         qb_cmp_const(&q, ORC_CMP_BEGINS_WITH, 0, cp, &va);
         CHECK(run_query(r, t, &q, &scan, NULL));
-        CHECK(keys_equal(&got, scan.keys, scan.count, "BEGINSWITH P[:420]"));
+        CHECK(test_keys_equal(&got, scan.keys, scan.count, "BEGINSWITH P[:420]"));
         CHECK(got.count > 0);
         orc_txn_abort(r);
 
@@ -924,8 +812,7 @@ TEST(index_long_strings_with_common_prefixes)
                 CHECK_OK(orc_obj_erase(w, t, keys[i]));
                 val_of[i] = -1;
             }
-            CHECK_OK(orc_txn_commit(w, NULL));
-            CHECK_ENV(env);
+            CHECK_COMMIT_ENV(w, env);
         }
     }
     free(q.p);
@@ -941,8 +828,7 @@ TEST(index_primary_key_serves_queries)
     uint32_t t;
     uint16_t cid, cv;
     uint64_t keys[300];
-    CHECK_OK(orc_env_open(test_path("pkq.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("pkq.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "P", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec sid = {.name = "_id", .type = ORC_TYPE_INT, .flags = ORC_PROP_PRIMARY_KEY};
     orc_prop_spec sv = {.name = "v", .type = ORC_TYPE_INT};
@@ -995,32 +881,30 @@ TEST(index_mixed_indexed_accepts_decimal)
     uint32_t t;
     uint16_t cm, cp;
     uint64_t k[5];
-    CHECK_OK(orc_env_open(test_path("mixdec.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("mixdec.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "M", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec sm = {.name = "m", .type = ORC_TYPE_MIXED, .flags = ORC_PROP_OPTIONAL | ORC_PROP_INDEXED};
     orc_prop_spec sp = {.name = "p", .type = ORC_TYPE_MIXED, .flags = ORC_PROP_OPTIONAL};
     CHECK_OK(orc_prop_add(w, t, &sm, &cm));
     CHECK_OK(orc_prop_add(w, t, &sp, &cp));
-    orc_value vals[5] = {v_int(5), v_double(5.0), v_float(5.0f), v_dec(5, 0x3040000000000000ULL),
-                         v_dec(50, 0x303E000000000000ULL) /* 5.0 */};
+    orc_value vals[5] = {v_int(5), v_double(5.0), v_float(5.0f), v_decimal(5, 0x3040000000000000ULL),
+                         v_decimal(50, 0x303E000000000000ULL) /* 5.0 */};
     for (int i = 0; i < 5; i++) {
         uint16_t cols[2] = {cm, cp};
         orc_value v2[2] = {vals[i], vals[i]};
         CHECK_OK(orc_obj_create(w, t, cols, v2, 2, &k[i]));
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
     qb q = {0};
     orc_keys got = {0};
     for (int i = 0; i < 5; i++) {
         qb_cmp_const(&q, ORC_CMP_EQ, 0, cm, &vals[i]);
         CHECK(run_query(r, t, &q, &got, NULL));
-        CHECK(keys_equal(&got, k, 5, "mixed == 5 (indexed)"));
+        CHECK(test_keys_equal(&got, k, 5, "mixed == 5 (indexed)"));
         qb_cmp_const(&q, ORC_CMP_EQ, 0, cp, &vals[i]);
         CHECK(run_query(r, t, &q, &got, NULL));
-        CHECK(keys_equal(&got, k, 5, "mixed == 5 (scan)"));
+        CHECK(test_keys_equal(&got, k, 5, "mixed == 5 (scan)"));
     }
     free(q.p);
     orc_keys_free(&got);

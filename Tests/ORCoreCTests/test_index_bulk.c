@@ -10,6 +10,7 @@
  */
 #include "harness.h"
 #include "index_fixture.h"
+#include "query_builder.h"
 #include "object.h"
 
 #include <lmdb.h>
@@ -46,36 +47,18 @@ static int add_task(orc_txn *w, const bfx *f, int i, uint64_t *key)
 /* How many objects `col == v` finds through the index (count and run must agree). */
 long long index_eq_count(orc_txn *txn, uint32_t table, uint16_t col, orc_value v)
 {
-    uint8_t prog[64];
-    size_t p = 0;
-    prog[p++] = ORC_OP_CMP;
-    prog[p++] = ORC_CMP_EQ;
-    prog[p++] = 0;
-    prog[p++] = ORC_Q_DEFAULT;
-    prog[p++] = ORC_EXPR_PATH;
-    prog[p++] = 1;
-    prog[p++] = ORC_STEP_PROP;
-    prog[p++] = (uint8_t)col;
-    prog[p++] = (uint8_t)(col >> 8);
-    prog[p++] = ORC_AGG_NONE;
-    prog[p++] = ORC_EXPR_CONST;
-    prog[p++] = (uint8_t)v.type;
-    if (v.type == ORC_TYPE_INT) {
-        for (int i = 0; i < 8; i++) prog[p++] = (uint8_t)((uint64_t)v.integer >> (8 * i));
-    } else {
-        for (int i = 0; i < 4; i++) prog[p++] = (uint8_t)(v.string.size >> (8 * i));
-        memcpy(prog + p, v.string.data, v.string.size);
-        p += v.string.size;
-    }
+    qb prog = {0};
+    qb_cmp_const(&prog, ORC_CMP_EQ, 0, col, &v);
     orc_query *q = NULL;
     uint64_t n = 0;
     orc_keys k = {0};
     long long res = -1;
-    if (orc_query_compile(txn, table, prog, p, &q) == ORC_OK && orc_query_count(txn, q, &n) == ORC_OK
+    if (orc_query_compile(txn, table, prog.p, prog.n, &q) == ORC_OK && orc_query_count(txn, q, &n) == ORC_OK
         && orc_query_used_index(q) && orc_query_run(txn, q, &k) == ORC_OK && k.count == n)
         res = (long long)n;
     orc_query_free(q);
     orc_keys_free(&k);
+    free(prog.p);
     return res;
 }
 
@@ -88,8 +71,7 @@ TEST(index_bulk_reads_see_pending_entries)
     orc_txn *w;
     const int N = 3000;
     uint64_t keys[3000];
-    CHECK_OK(orc_env_open(test_path("pending.realm"), ORC_ENV_NO_SYNC, NULL, &f.env));
-    CHECK_OK(orc_txn_begin(f.env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("pending.realm"), &f.env, &w));
     CHECK_OK(bfx_schema(w, &f));
     for (int i = 0; i < N; i++) CHECK_OK(add_task(w, &f, i, &keys[i]));
     /* read before any flush: the query puts the pending entries first */
@@ -102,14 +84,12 @@ TEST(index_bulk_reads_see_pending_entries)
     CHECK_OK(orc_obj_erase(w, f.T, keys[107]));            /* a user 7 */
     CHECK_EQ(index_eq_count(w, f.T, f.who, vs("user 7")), N / 100 + 1 + 1 - 1);
     CHECK_EQ(index_eq_count(w, f.T, f.who, vs("user 8")), N / 100 + 1 - 1);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(f.env);
+    CHECK_COMMIT_ENV(w, f.env);
 
     /* a transaction that only creates, then commits: every entry is there */
     CHECK_OK(orc_txn_begin(f.env, ORC_TXN_WRITE, &w));
     for (int i = N + 100; i < N + 200; i++) CHECK_OK(add_task(w, &f, i, NULL));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(f.env);
+    CHECK_COMMIT_ENV(w, f.env);
     orc_txn *r;
     CHECK_OK(orc_txn_begin(f.env, ORC_TXN_READ, &r));
     CHECK_EQ(index_eq_count(r, f.T, f.who, vs("user 7")), (N + 200) / 100 + 1 - 1);
@@ -139,8 +119,7 @@ TEST(index_bulk_survives_map_growth)
     for (int i = 0; i < N / 2; i++) CHECK_OK(add_task(w, &f, i, NULL));
     CHECK_EQ(index_eq_count(w, f.T, f.who, vs("user 42")), N / 2 / 100);
     for (int i = N / 2; i < N; i++) CHECK_OK(add_task(w, &f, i, NULL));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(f.env);
+    CHECK_COMMIT_ENV(w, f.env);
     orc_txn *r;
     CHECK_OK(orc_txn_begin(f.env, ORC_TXN_READ, &r));
     CHECK_EQ(index_eq_count(r, f.T, f.who, vs("user 42")), N / 100);
@@ -155,12 +134,10 @@ TEST(index_bulk_insert_fills_pages)
     orc_txn *w;
     const int N = 40000;
     const char *path = test_path("packed.realm");
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &f.env));
-    CHECK_OK(orc_txn_begin(f.env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &f.env, &w));
     CHECK_OK(bfx_schema(w, &f));
     for (int i = 0; i < N; i++) CHECK_OK(add_task(w, &f, i, NULL));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(f.env);
+    CHECK_COMMIT_ENV(w, f.env);
     orc_env_close(f.env);
 
     /* Read the "idx" database with LMDB itself: every object in a chunk, the chunks of
@@ -278,8 +255,7 @@ TEST(index_bulk_distinct_values_are_all_found)
     bfx f = {0};
     orc_txn *w;
     const int N = 5000;
-    CHECK_OK(orc_env_open(test_path("distinct.realm"), ORC_ENV_NO_SYNC, NULL, &f.env));
-    CHECK_OK(orc_txn_begin(f.env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("distinct.realm"), &f.env, &w));
     CHECK_OK(bfx_schema(w, &f));
     for (int i = 0; i < N; i++) {
         char name[16];
@@ -288,8 +264,7 @@ TEST(index_bulk_distinct_values_are_all_found)
         orc_value vals[2] = {{.type = ORC_TYPE_STRING, .string = {name, (size_t)len}}, vi(N - i)};
         CHECK_OK(orc_obj_create(w, f.T, cols, vals, 2, NULL));
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(f.env);
+    CHECK_COMMIT_ENV(w, f.env);
     orc_txn *r;
     CHECK_OK(orc_txn_begin(f.env, ORC_TXN_READ, &r));
     CHECK_EQ(index_eq_count(r, f.T, f.who, vs("u4999")), 1);

@@ -206,8 +206,7 @@ TEST(index_chunks_fill_split_and_empty)
     CHECK_OK(jobs_open(path, &j));
     CHECK_OK(orc_txn_begin(j.env, ORC_TXN_WRITE, &w));
     for (int i = 0; i < N; i++) CHECK_OK(add_job(w, &j, i, i % 2 ? 1 : 0, &keys[i])); /* v = 0 and 1 in turn */
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(j.env);
+    CHECK_COMMIT_ENV(w, j.env);
     orc_env_close(j.env);
     static chunk_stats cs;
     CHECK(read_chunks(path, &j, 0, &cs));
@@ -223,8 +222,7 @@ TEST(index_chunks_fill_split_and_empty)
             orc_value zero = iv(0);
             CHECK_OK(orc_obj_set(w, j.T, keys[i], j.v, &zero));
         }
-        CHECK_OK(orc_txn_commit(w, NULL));
-        CHECK_ENV(j.env);
+        CHECK_COMMIT_ENV(w, j.env);
     }
     orc_txn *r;
     CHECK_OK(orc_txn_begin(j.env, ORC_TXN_READ, &r));
@@ -247,8 +245,7 @@ TEST(index_chunks_fill_split_and_empty)
     CHECK_OK(jobs_open(path, &j));
     CHECK_OK(orc_txn_begin(j.env, ORC_TXN_WRITE, &w));
     for (size_t c = 1; c < chunks; c++) CHECK_OK(orc_obj_erase(w, j.T, firsts[c]));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(j.env);
+    CHECK_COMMIT_ENV(w, j.env);
     orc_env_close(j.env);
     CHECK(read_chunks(path, &j, 0, &cs));
     CHECK_EQ(cs.chunks, chunks);
@@ -262,8 +259,7 @@ TEST(index_chunks_fill_split_and_empty)
         int rc = orc_obj_erase(w, j.T, keys[i]);
         CHECK(rc == ORC_OK || rc == ORC_ERR_NOT_FOUND);
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(j.env);
+    CHECK_COMMIT_ENV(w, j.env);
     orc_env_close(j.env);
     CHECK(read_chunks(path, &j, 0, &cs));
     CHECK_EQ(cs.chunks, 0);
@@ -329,8 +325,7 @@ TEST(index_chunks_random_changes_match_a_model)
             orc_txn_abort(r);
             continue;
         }
-        CHECK_OK(orc_txn_commit(w, NULL));
-        CHECK_ENV(j.env);
+        CHECK_COMMIT_ENV(w, j.env);
         orc_txn *r;
         CHECK_OK(orc_txn_begin(j.env, ORC_TXN_READ, &r));
         for (int v = 0; v < VALUES; v++) {
@@ -553,8 +548,7 @@ TEST(index_chunks_format_2_files_keep_their_layout)
         CHECK_OK(orc_obj_set(w, j.T, keys[i], j.v, &three)); /* i % 5 == 0 -> 3 */
     }
     for (int i = 1; i < N; i += 10) CHECK_OK(orc_obj_erase(w, j.T, keys[i])); /* 200 of v = 1 */
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(j.env);
+    CHECK_COMMIT_ENV(w, j.env);
     CHECK_OK(orc_txn_begin(j.env, ORC_TXN_READ, &r));
     CHECK_EQ(index_eq_count(r, j.T, j.v, iv(3)), N / 5 + 500 + N / 10);
     CHECK_EQ(index_eq_count(r, j.T, j.v, iv(1)), N / 5 - N / 10);

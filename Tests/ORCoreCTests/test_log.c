@@ -1144,8 +1144,7 @@ TEST(log_no_log_keeps_nothing)
     orc_env *env;
     orc_txn *txn;
     uint64_t v, first, key;
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("nolog.realm"));
+    TEST_PATH(path, "nolog.realm");
     CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
     CHECK_OK(make_schema(env));
     CHECK_OK(add_notes(env, 3, "kept", &v));

@@ -12,15 +12,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-
-static orc_value v_ts(int64_t s, int32_t ns)
-{
-    return (orc_value){.type = ORC_TYPE_TIMESTAMP, .timestamp = {.seconds = s, .nanoseconds = ns}};
-}
-static orc_value v_dec(uint64_t lo, uint64_t hi)
-{
-    return (orc_value){.type = ORC_TYPE_DECIMAL, .decimal = {.w = {lo, hi}}};
-}
 static orc_value v_oid(uint8_t seed)
 {
     orc_value v = {.type = ORC_TYPE_OBJECT_ID};
@@ -51,7 +42,6 @@ static bool count_is(orc_txn *txn, uint32_t t, uint64_t want)
     return true;
 }
 
-static int open_new(const char *path, orc_env **env) { return orc_env_open(path, ORC_ENV_NO_SYNC, NULL, env); }
 static int reopen(orc_env **env, const char *path)
 {
     orc_env_close(*env);
@@ -72,8 +62,7 @@ TEST(object_create_without_primary_key)
     uint32_t t;
     uint16_t ci, cs;
     uint64_t k[4];
-    CHECK_OK(open_new(test_path("nopk.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("nopk.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "O", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(w, t, "i", ORC_TYPE_INT, 0, 0, 0, &ci));
     CHECK_OK(add_prop(w, t, "s", ORC_TYPE_STRING, 0, ORC_PROP_OPTIONAL, 0, &cs));
@@ -138,8 +127,7 @@ static orc_value pk_value(orc_type type, int i, char *buf)
 
 TEST(object_primary_keys_of_each_type)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("pks.realm"));
+    TEST_PATH(path, "pks.realm");
     static const orc_type types[4] = {ORC_TYPE_INT, ORC_TYPE_STRING, ORC_TYPE_OBJECT_ID, ORC_TYPE_UUID};
     orc_env *env;
     orc_txn *w, *r;
@@ -148,8 +136,7 @@ TEST(object_primary_keys_of_each_type)
     uint64_t keys[8][9];
     static char buf[8][9][600];
 
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     for (int ti = 0; ti < 8; ti++) {
         orc_type type = types[ti % 4];
         bool opt = ti >= 4;
@@ -204,8 +191,7 @@ TEST(object_primary_keys_of_each_type)
         }
         CHECK(count_is(w, t, (uint64_t)n));
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     /* Absent keys, erase frees a key, everything still found after reopening. */
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -316,7 +302,7 @@ static orc_value sample(orc_type type, int i)
     case ORC_TYPE_TIMESTAMP: {
         static const orc_timestamp v[NVALS] = {
             {-1000, -500000000}, {0, -1}, {-62135596800LL, 0}, {1700000000, 999999999}, {0, 0}};
-        return v_ts(v[i].seconds, v[i].nanoseconds);
+        return v_timestamp(v[i].seconds, v[i].nanoseconds);
     }
     case ORC_TYPE_DECIMAL: {
         static const uint64_t v[NVALS][2] = {{12345, 0x3040000000000000ULL},
@@ -324,7 +310,7 @@ static orc_value sample(orc_type type, int i)
                                              {0xFFFFFFFFFFFFFFFFULL, 0x3041ED09BEAD87C0ULL},
                                              {0, 0x3040000000000000ULL},
                                              {7, 0x2FFE000000000000ULL}};
-        return v_dec(v[i][0], v[i][1]);
+        return v_decimal(v[i][0], v[i][1]);
     }
     case ORC_TYPE_OBJECT_ID: return v_oid((uint8_t)i);
     case ORC_TYPE_UUID: return v_uuid((uint8_t)i);
@@ -341,15 +327,13 @@ static void fill_samples(void)
 
 TEST(object_every_type_round_trips_exactly)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("types.realm"));
+    TEST_PATH(path, "types.realm");
     fill_samples();
     orc_env *env;
     orc_txn *w, *r;
     all_class a;
     uint64_t keys[NVALS], tk[2];
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK(make_all_class(w, &a));
     CHECK_OK(orc_obj_create(w, a.target, NULL, NULL, 0, &tk[0]));
     CHECK_OK(orc_obj_create(w, a.target, NULL, NULL, 0, &tk[1]));
@@ -406,8 +390,7 @@ TEST(object_every_type_round_trips_exactly)
         CHECK_OK(orc_obj_set(w, a.t, keys[0], a.opt[type], &nul));
         CHECK(get_is(w, a.t, keys[0], a.opt[type], &nul));
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -420,8 +403,7 @@ TEST(object_mixed_holds_every_type)
     uint64_t k, tk;
     orc_value vals[20];
     size_t n = 0;
-    CHECK_OK(open_new(test_path("mixed.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("mixed.realm"), &env, &w));
     CHECK(make_all_class(w, &a));
     CHECK_OK(orc_obj_create(w, a.target, NULL, NULL, 0, &tk));
     CHECK_OK(orc_obj_create(w, a.t, NULL, NULL, 0, &k));
@@ -462,8 +444,7 @@ TEST(object_type_and_null_errors)
     uint64_t k, tk;
     uint32_t other;
     uint64_t ok_other;
-    CHECK_OK(open_new(test_path("errors.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("errors.realm"), &env, &w));
     CHECK(make_all_class(w, &a));
     CHECK_OK(orc_class_add(w, "Other", ORC_CLASS_TOP_LEVEL, &other));
     CHECK_OK(orc_obj_create(w, other, NULL, NULL, 0, &ok_other));
@@ -505,9 +486,9 @@ TEST(object_type_and_null_errors)
     orc_value mixed_as_value = {.type = ORC_TYPE_MIXED};
     rc = orc_obj_set(w, a.t, k, a.mixed, &mixed_as_value);
     CHECK(rc == ORC_ERR_INVALID_ARG || rc == ORC_ERR_WRONG_TYPE);
-    orc_value ts_bad = v_ts(1, -5);
+    orc_value ts_bad = v_timestamp(1, -5);
     CHECK_RC(orc_obj_set(w, a.t, k, a.req[ORC_TYPE_TIMESTAMP], &ts_bad), ORC_ERR_INVALID_ARG);
-    ts_bad = v_ts(0, 1000000000);
+    ts_bad = v_timestamp(0, 1000000000);
     CHECK_RC(orc_obj_set(w, a.t, k, a.req[ORC_TYPE_TIMESTAMP], &ts_bad), ORC_ERR_INVALID_ARG);
     orc_value str_null_data = {.type = ORC_TYPE_STRING, .string = {.data = NULL, .size = 5}};
     CHECK_RC(orc_obj_set(w, a.t, k, a.req[ORC_TYPE_STRING], &str_null_data), ORC_ERR_INVALID_ARG);
@@ -521,8 +502,7 @@ TEST(object_type_and_null_errors)
     /* The transaction is still usable after refused writes. */
     orc_value i9 = v_int(9);
     CHECK_OK(orc_obj_set(w, a.t, k, a.req[ORC_TYPE_INT], &i9));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -533,8 +513,7 @@ TEST(object_primary_key_cannot_change)
     uint32_t t;
     uint16_t cid, cv;
     uint64_t k, k2;
-    CHECK_OK(open_new(test_path("pkchange.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("pkchange.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "P", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(w, t, "id", ORC_TYPE_STRING, 0, ORC_PROP_PRIMARY_KEY, 0, &cid));
     CHECK_OK(add_prop(w, t, "v", ORC_TYPE_INT, 0, 0, 0, &cv));
@@ -555,8 +534,7 @@ TEST(object_primary_key_cannot_change)
     CHECK_OK(orc_obj_find(w, t, &a, &found));
     CHECK_EQ(found, k);
     CHECK_RC(orc_obj_find(w, t, &c, &found), ORC_ERR_NOT_FOUND);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -567,8 +545,7 @@ TEST(object_set_many)
     orc_txn *w, *r;
     all_class a;
     uint64_t k;
-    CHECK_OK(open_new(test_path("setmany.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("setmany.realm"), &env, &w));
     CHECK(make_all_class(w, &a));
     CHECK_OK(orc_obj_create(w, a.t, NULL, NULL, 0, &k));
     uint16_t cols[32];
@@ -612,8 +589,7 @@ TEST(object_add_int)
     uint32_t t;
     uint16_t ci, coi, cm, cs, cidx;
     uint64_t k;
-    CHECK_OK(open_new(test_path("addint.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("addint.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "N", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(w, t, "i", ORC_TYPE_INT, 0, 0, 0, &ci));
     CHECK_OK(add_prop(w, t, "oi", ORC_TYPE_INT, 0, ORC_PROP_OPTIONAL, 0, &coi));
@@ -661,8 +637,7 @@ TEST(object_erase_nulls_links_and_updates_backlinks)
     uint32_t tp, td;
     uint16_t cdog, cdogs, cset, cdict, cmix;
     uint64_t p[4], d[3], blc;
-    CHECK_OK(open_new(test_path("erase.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("erase.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "Dog", ORC_CLASS_TOP_LEVEL, &td));
     CHECK_OK(orc_class_add(w, "Person", ORC_CLASS_TOP_LEVEL, &tp));
     CHECK_OK(add_prop(w, tp, "dog", ORC_TYPE_LINK, 0, ORC_PROP_OPTIONAL, td, &cdog));
@@ -683,8 +658,7 @@ TEST(object_erase_nulls_links_and_updates_backlinks)
     CHECK_OK(orc_dict_set(w, tp, p[3], cdict, "a", 1, &d0));
     CHECK_OK(orc_dict_set(w, tp, p[3], cdict, "b", 1, &d1));
     CHECK_OK(orc_obj_set(w, tp, p[3], cmix, &d0));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
     CHECK_OK(orc_obj_backlink_count(r, td, d[0], &blc));
@@ -713,8 +687,7 @@ TEST(object_erase_nulls_links_and_updates_backlinks)
     CHECK_OK(orc_obj_erase(w, td, d[0]));
     CHECK(!orc_obj_exists(w, td, d[0]));
     CHECK_RC(orc_obj_erase(w, td, d[0]), ORC_ERR_NOT_FOUND);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
     orc_value nul = v_null(), v;
@@ -749,8 +722,7 @@ TEST(object_erase_nulls_links_and_updates_backlinks)
     CHECK_EQ(blc, 0);
     CHECK_OK(orc_obj_backlink_count(w, td, d[2], &blc));
     CHECK_EQ(blc, 1);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -761,8 +733,7 @@ TEST(object_embedded_objects_are_owned)
     uint32_t tp, te, tf;
     uint16_t cchild, clist, cv, csub, cfv, cplain;
     uint64_t p, p2, c1, c2, c3, c4, blc;
-    CHECK_OK(open_new(test_path("embedded.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("embedded.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "Leaf", ORC_CLASS_EMBEDDED, &tf));
     CHECK_OK(orc_class_add(w, "Emb", ORC_CLASS_EMBEDDED, &te));
     CHECK_OK(orc_class_add(w, "Parent", ORC_CLASS_TOP_LEVEL, &tp));
@@ -795,8 +766,7 @@ TEST(object_embedded_objects_are_owned)
     orc_value l1 = v_link(te, c1);
     CHECK_RC(orc_obj_set(w, tp, p2, cchild, &l1), ORC_ERR_EMBEDDED);
     CHECK_RC(orc_list_insert(w, tp, p2, clist, 0, &l1), ORC_ERR_EMBEDDED);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     /* Replacing the child erases the previous one. */
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -810,8 +780,7 @@ TEST(object_embedded_objects_are_owned)
     CHECK_OK(orc_obj_set(w, tp, p, cchild, &nul));
     CHECK(!orc_obj_exists(w, te, c2));
     CHECK(count_is(w, te, 0));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     /* Nested: parent -> c3 -> leaf c4; plus two list children. Erasing the parent erases all. */
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -831,8 +800,7 @@ TEST(object_embedded_objects_are_owned)
     CHECK_EQ(got.link.key, lA);
     CHECK(count_is(w, te, 4));
     CHECK(count_is(w, tf, 1));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
     CHECK_OK(orc_obj_erase(w, tp, p));
@@ -843,8 +811,7 @@ TEST(object_embedded_objects_are_owned)
     CHECK(orc_obj_exists(w, te, lB));
     CHECK(count_is(w, te, 1));
     CHECK(count_is(w, tf, 0));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
     CHECK(orc_obj_exists(r, te, lB));
     CHECK_OK(orc_obj_backlink_count(r, te, lB, &blc));
@@ -855,15 +822,13 @@ TEST(object_embedded_objects_are_owned)
 
 TEST(object_table_count_keys_clear)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("table.realm"));
+    TEST_PATH(path, "table.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t, tl;
     uint16_t cv, cl;
     uint64_t keys[50], lk, max_key = 0;
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "T", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(orc_class_add(w, "L", ORC_CLASS_TOP_LEVEL, &tl));
     CHECK_OK(add_prop(w, t, "v", ORC_TYPE_INT, 0, ORC_PROP_INDEXED, 0, &cv));
@@ -897,8 +862,7 @@ TEST(object_table_count_keys_clear)
     for (size_t i = 51; i < ks.count; i++) CHECK(ks.keys[i] > ks.keys[i - 1]);
     orc_keys_free(&ks);
     CHECK(ks.keys == NULL && ks.count == 0);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     /* Clear: everything goes, links to the objects become null; keys still not reused (also after reopen). */
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -913,8 +877,7 @@ TEST(object_table_count_keys_clear)
     CHECK_RC(orc_table_count(w, 9999, &n), ORC_ERR_NOT_FOUND);
     CHECK_RC(orc_table_keys(w, 9999, &ks), ORC_ERR_NOT_FOUND);
     orc_keys_free(&ks);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     CHECK_OK(reopen(&env, path));
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
     CHECK(count_is(w, t, 0));
@@ -935,8 +898,7 @@ TEST(object_missing_objects_and_columns)
     uint32_t t;
     uint16_t cv, cl;
     uint64_t k, gone;
-    CHECK_OK(open_new(test_path("missing.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("missing.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "T", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(w, t, "v", ORC_TYPE_INT, 0, 0, 0, &cv));
     CHECK_OK(add_prop(w, t, "l", ORC_TYPE_INT, ORC_COLL_LIST, 0, 0, &cl));
@@ -971,8 +933,7 @@ TEST(object_missing_objects_and_columns)
     orc_value two[2] = {v_int(1), v_int(2)};
     CHECK_RC(orc_obj_create(w, t, twice, two, 2, NULL), ORC_ERR_INVALID_ARG);
     CHECK(count_is(w, t, 1));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -982,16 +943,14 @@ TEST(object_asymmetric_create)
     orc_txn *w;
     uint32_t t;
     uint16_t cid;
-    CHECK_OK(open_new(test_path("asym.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("asym.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "Event", ORC_CLASS_ASYMMETRIC, &t));
     CHECK_OK(add_prop(w, t, "_id", ORC_TYPE_OBJECT_ID, 0, ORC_PROP_PRIMARY_KEY, 0, &cid));
     orc_value id = v_oid(9);
     uint64_t k;
     CHECK_OK(orc_obj_create(w, t, &cid, &id, 1, &k));
     CHECK_RC(orc_obj_create(w, t, &cid, &id, 1, NULL), ORC_ERR_EXISTS);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -1001,8 +960,7 @@ TEST(object_row_cursor_reads_in_key_order)
     orc_txn *w, *r;
     uint32_t t, empty;
     uint16_t ci, cs;
-    CHECK_OK(open_new(test_path("rows.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("rows.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "R", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(orc_class_add(w, "Empty", ORC_CLASS_TOP_LEVEL, &empty));
     CHECK_OK(add_prop(w, t, "i", ORC_TYPE_INT, 0, 0, 0, &ci));
@@ -1088,8 +1046,7 @@ TEST(object_get_reuses_the_last_row_only_while_it_is_current)
     orc_txn *w, *r;
     uint32_t t, u;
     uint16_t ci, cs, cu;
-    CHECK_OK(open_new(test_path("lastrow.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("lastrow.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "T", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(orc_class_add(w, "U", ORC_CLASS_TOP_LEVEL, &u));
     CHECK_OK(add_prop(w, t, "i", ORC_TYPE_INT, 0, 0, 0, &ci));
@@ -1144,8 +1101,7 @@ TEST(object_next_walks_a_table_in_key_order)
     orc_txn *w, *r;
     uint32_t t, u, empty;
     uint16_t ci, cs, cu;
-    CHECK_OK(open_new(test_path("walk.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("walk.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "W", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(orc_class_add(w, "U", ORC_CLASS_TOP_LEVEL, &u));
     CHECK_OK(orc_class_add(w, "Empty", ORC_CLASS_TOP_LEVEL, &empty));
@@ -1251,8 +1207,7 @@ TEST(object_primary_keys_in_any_order_are_indexed)
     orc_txn *w, *r;
     uint32_t t;
     uint16_t cid, cv;
-    CHECK_OK(open_new(test_path("pkorder.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("pkorder.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "P", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(add_prop(w, t, "id", ORC_TYPE_INT, 0, ORC_PROP_PRIMARY_KEY, 0, &cid));
     CHECK_OK(add_prop(w, t, "v", ORC_TYPE_INT, 0, 0, 0, &cv));

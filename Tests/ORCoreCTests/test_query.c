@@ -167,8 +167,7 @@ static int fx_open(fx *f)
 {
     orc_txn *t;
     memset(f, 0, sizeof *f);
-    S(orc_env_open(test_path("query.realm"), ORC_ENV_NO_SYNC, NULL, &f->env));
-    S(orc_txn_begin(f->env, ORC_TXN_WRITE, &t));
+    S(test_open_writing(test_path("query.realm"), &f->env, &t));
     S(orc_class_add(t, "Dog", ORC_CLASS_TOP_LEVEL, &f->D));
     S(add_prop(t, f->D, "name", ORC_TYPE_STRING, ORC_COLL_NONE, 0, 0, &f->dname));
     S(add_prop(t, f->D, "age", ORC_TYPE_INT, ORC_COLL_NONE, 0, 0, &f->dage));
@@ -595,62 +594,48 @@ static bool num_eq(orc_value v, double want)
     return orc_value_compare(&v, &w) == 0;
 }
 
+/* Aggregates column `col` of P over `pr` into `v`, and checks `cond` about it. */
+#define EXPECT_AGG(col, agg, cond)                                                  \
+    do {                                                                            \
+        CHECK_OK(agg_of(txn, f.P, &pr, (col), (agg), &v));                          \
+        CHECK(cond);                                                                \
+    } while (0)
+
 TEST(query_aggregate)
 {
     SETUP();
     orc_value v;
     pr.n = 0;
     p_u8(&pr, ORC_OP_TRUE);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 125);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_MIN, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 25);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_MAX, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 40);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_AVG, &v));
-    CHECK(v.type == ORC_TYPE_DOUBLE && v.dnum == 31.25);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_COUNT, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 4);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.score, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_DOUBLE && v.dnum == 6.0);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.height, ORC_AGG_MIN, &v));
-    CHECK(v.type == ORC_TYPE_FLOAT && v.fnum == 1.6f);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.height, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_DOUBLE && v.dnum > 5.09 && v.dnum < 5.11);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.bal, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_DECIMAL && num_eq(v, 45.5));
-    CHECK_OK(agg_of(txn, f.P, &pr, f.bal, ORC_AGG_MAX, &v));
-    CHECK(v.type == ORC_TYPE_DECIMAL && num_eq(v, 20));
-    CHECK_OK(agg_of(txn, f.P, &pr, f.bday, ORC_AGG_MIN, &v));
-    CHECK(v.type == ORC_TYPE_TIMESTAMP && v.timestamp.seconds == 500);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.bday, ORC_AGG_MAX, &v));
-    CHECK(v.type == ORC_TYPE_TIMESTAMP && v.timestamp.seconds == 3000);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.name, ORC_AGG_COUNT, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 5);
+    EXPECT_AGG(f.age, ORC_AGG_SUM, v.type == ORC_TYPE_INT && v.integer == 125);
+    EXPECT_AGG(f.age, ORC_AGG_MIN, v.type == ORC_TYPE_INT && v.integer == 25);
+    EXPECT_AGG(f.age, ORC_AGG_MAX, v.type == ORC_TYPE_INT && v.integer == 40);
+    EXPECT_AGG(f.age, ORC_AGG_AVG, v.type == ORC_TYPE_DOUBLE && v.dnum == 31.25);
+    EXPECT_AGG(f.age, ORC_AGG_COUNT, v.type == ORC_TYPE_INT && v.integer == 4);
+    EXPECT_AGG(f.score, ORC_AGG_SUM, v.type == ORC_TYPE_DOUBLE && v.dnum == 6.0);
+    EXPECT_AGG(f.height, ORC_AGG_MIN, v.type == ORC_TYPE_FLOAT && v.fnum == 1.6f);
+    EXPECT_AGG(f.height, ORC_AGG_SUM, v.type == ORC_TYPE_DOUBLE && v.dnum > 5.09 && v.dnum < 5.11);
+    EXPECT_AGG(f.bal, ORC_AGG_SUM, v.type == ORC_TYPE_DECIMAL && num_eq(v, 45.5));
+    EXPECT_AGG(f.bal, ORC_AGG_MAX, v.type == ORC_TYPE_DECIMAL && num_eq(v, 20));
+    EXPECT_AGG(f.bday, ORC_AGG_MIN, v.type == ORC_TYPE_TIMESTAMP && v.timestamp.seconds == 500);
+    EXPECT_AGG(f.bday, ORC_AGG_MAX, v.type == ORC_TYPE_TIMESTAMP && v.timestamp.seconds == 3000);
+    EXPECT_AGG(f.name, ORC_AGG_COUNT, v.type == ORC_TYPE_INT && v.integer == 5);
     /* over a filter and after descriptors */
     pr.n = 0;
     cmpc(&pr, ORC_CMP_GT, 0, f.age, vi(26));
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 100);
+    EXPECT_AGG(f.age, ORC_AGG_SUM, v.type == ORC_TYPE_INT && v.integer == 100);
     p_sort1(&pr, f.age, 0);
     p_limit(&pr, 2);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 70);
+    EXPECT_AGG(f.age, ORC_AGG_SUM, v.type == ORC_TYPE_INT && v.integer == 70);
     /* nothing matches */
     pr.n = 0;
     p_u8(&pr, ORC_OP_FALSE);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 0);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.score, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_DOUBLE && v.dnum == 0);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.bal, ORC_AGG_SUM, &v));
-    CHECK(v.type == ORC_TYPE_DECIMAL && num_eq(v, 0));
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_AVG, &v));
-    CHECK(v.type == ORC_TYPE_NULL);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_MIN, &v));
-    CHECK(v.type == ORC_TYPE_NULL);
-    CHECK_OK(agg_of(txn, f.P, &pr, f.age, ORC_AGG_COUNT, &v));
-    CHECK(v.type == ORC_TYPE_INT && v.integer == 0);
+    EXPECT_AGG(f.age, ORC_AGG_SUM, v.type == ORC_TYPE_INT && v.integer == 0);
+    EXPECT_AGG(f.score, ORC_AGG_SUM, v.type == ORC_TYPE_DOUBLE && v.dnum == 0);
+    EXPECT_AGG(f.bal, ORC_AGG_SUM, v.type == ORC_TYPE_DECIMAL && num_eq(v, 0));
+    EXPECT_AGG(f.age, ORC_AGG_AVG, v.type == ORC_TYPE_NULL);
+    EXPECT_AGG(f.age, ORC_AGG_MIN, v.type == ORC_TYPE_NULL);
+    EXPECT_AGG(f.age, ORC_AGG_COUNT, v.type == ORC_TYPE_INT && v.integer == 0);
     /* what cannot be aggregated */
     CHECK_RC(agg_of(txn, f.P, &pr, f.name, ORC_AGG_SUM, &v), ORC_ERR_WRONG_TYPE);
     CHECK_RC(agg_of(txn, f.P, &pr, f.bday, ORC_AGG_SUM, &v), ORC_ERR_WRONG_TYPE);
@@ -667,8 +652,7 @@ TEST(query_aggregate_int_overflow)
     uint16_t c;
     prog pr = {0};
     orc_value v;
-    CHECK_OK(orc_env_open(test_path("overflow.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &t));
+    CHECK_OK(test_open_writing(test_path("overflow.realm"), &env, &t));
     CHECK_OK(orc_class_add(t, "N", ORC_CLASS_TOP_LEVEL, &T));
     CHECK_OK(add_prop(t, T, "n", ORC_TYPE_INT, ORC_COLL_NONE, 0, 0, &c));
     int64_t vals[3] = {INT64_MAX, 10, -5};
@@ -710,8 +694,7 @@ static int ifx_open(ifx *f)
 {
     orc_txn *t;
     memset(f, 0, sizeof *f);
-    S(orc_env_open(test_path("index.realm"), ORC_ENV_NO_SYNC, NULL, &f->env));
-    S(orc_txn_begin(f->env, ORC_TXN_WRITE, &t));
+    S(test_open_writing(test_path("index.realm"), &f->env, &t));
     S(orc_class_add(t, "Item", ORC_CLASS_TOP_LEVEL, &f->T));
     S(add_prop(t, f->T, "id", ORC_TYPE_INT, ORC_COLL_NONE, ORC_PROP_PRIMARY_KEY, 0, &f->id));
     S(add_prop(t, f->T, "n", ORC_TYPE_INT, ORC_COLL_NONE, ORC_PROP_INDEXED, 0, &f->n));
@@ -845,8 +828,7 @@ TEST(query_index_use)
     CHECK_OK(orc_obj_erase(txn, f.T, all.keys[7]));
     EXPECT_IX(cmpc(&pr, ORC_CMP_EQ, 0, f.n, vi(7)), true, (i % 50 == 7 && i != 7) || i == 0);
     orc_keys_free(&all);
-    CHECK_OK(orc_txn_commit(txn, NULL));
-    CHECK_ENV(f.env);
+    CHECK_COMMIT_ENV(txn, f.env);
     orc_env_close(f.env);
     free(pr.b);
 }
@@ -1298,8 +1280,7 @@ TEST(query_random)
     uint16_t cols[3];
     static robj objs[RN];
     uint64_t st = test_seed();
-    CHECK_OK(orc_env_open(test_path("random.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &t));
+    CHECK_OK(test_open_writing(test_path("random.realm"), &env, &t));
     CHECK_OK(orc_class_add(t, "R", ORC_CLASS_TOP_LEVEL, &T));
     CHECK_OK(add_prop(t, T, "a", ORC_TYPE_INT, ORC_COLL_NONE, 0, 0, &cols[0]));
     CHECK_OK(add_prop(t, T, "b", ORC_TYPE_INT, ORC_COLL_NONE, ORC_PROP_OPTIONAL, 0, &cols[1]));
@@ -1354,8 +1335,7 @@ TEST(query_count_large)
     uint16_t c;
     prog pr = {0};
     const int N = 24000; /* 200 cycles of 0 ... 119 */
-    CHECK_OK(orc_env_open(test_path("large.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &t));
+    CHECK_OK(test_open_writing(test_path("large.realm"), &env, &t));
     CHECK_OK(orc_class_add(t, "Task", ORC_CLASS_TOP_LEVEL, &T));
     CHECK_OK(add_prop(t, T, "progressMinutes", ORC_TYPE_INT, ORC_COLL_NONE, 0, 0, &c));
     for (int i = 0; i < N; i++) {
@@ -1410,8 +1390,7 @@ TEST(query_int_scan_extremes)
     prog pr = {0};
     const int64_t vals[] = {INT64_MIN, INT64_MIN + 1, -1, 0, 1, 60, INT64_MAX - 1, INT64_MAX};
     const int NV = (int)(sizeof vals / sizeof vals[0]);
-    CHECK_OK(orc_env_open(test_path("extremes.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &t));
+    CHECK_OK(test_open_writing(test_path("extremes.realm"), &env, &t));
     CHECK_OK(orc_class_add(t, "R", ORC_CLASS_TOP_LEVEL, &T));
     CHECK_OK(add_prop(t, T, "a", ORC_TYPE_INT, ORC_COLL_NONE, ORC_PROP_OPTIONAL, 0, &a));
     /* rows of one column: b is added after them */

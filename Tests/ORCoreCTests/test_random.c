@@ -19,43 +19,9 @@
  * first seed; a failure prints the seed and transaction number.
  */
 #include "harness.h"
+#include "query_builder.h"
 
 #include <stdlib.h>
-
-
-
-/* ---- query programs: CMP op PATH(col) CONST/LIST (see orcore.h "Queries") ---- */
-
-typedef struct qb {
-    uint8_t p[2048];
-    size_t n;
-} qb;
-static void qb_u8(qb *q, uint8_t v) { q->p[q->n++] = v; }
-static void qb_le(qb *q, uint64_t v, int bytes)
-{
-    for (int i = 0; i < bytes; i++) qb_u8(q, (uint8_t)(v >> (8 * i)));
-}
-static void qb_eq(qb *q, uint16_t col, const orc_value *v)
-{
-    q->n = 0;
-    qb_u8(q, ORC_OP_CMP);
-    qb_u8(q, ORC_CMP_EQ);
-    qb_u8(q, 0);
-    qb_u8(q, ORC_Q_DEFAULT);
-    qb_u8(q, ORC_EXPR_PATH);
-    qb_u8(q, 1);
-    qb_u8(q, ORC_STEP_PROP);
-    qb_le(q, col, 2);
-    qb_u8(q, ORC_AGG_NONE);
-    qb_u8(q, ORC_EXPR_CONST);
-    qb_u8(q, (uint8_t)v->type);
-    if (v->type == ORC_TYPE_INT) qb_le(q, (uint64_t)v->integer, 8);
-    if (v->type == ORC_TYPE_STRING) {
-        qb_le(q, v->string.size, 4);
-        memcpy(q->p + q->n, v->string.data, v->string.size);
-        q->n += v->string.size;
-    }
-}
 
 /* ---- the model ---- */
 
@@ -325,26 +291,20 @@ static bool random_op(orc_txn *w, const ids *x, model *m, uint64_t *rng)
 
 /* ---- comparing the file with the model ---- */
 
-static bool same_keys(const orc_keys *got, const uint64_t *want, size_t n, const char *what)
-{
-    if (got->count != n) HFAIL("%s: %zu keys, want %zu", what, got->count, n);
-    for (size_t i = 0; i < n; i++)
-        if (got->keys[i] != want[i]) HFAIL("%s: key #%zu %" PRIu64 ", want %" PRIu64, what, i, got->keys[i], want[i]);
-    return true;
-}
-
 static bool query_is(orc_txn *r, uint32_t t, uint16_t col, const orc_value *c, const uint64_t *want, size_t n,
                      const char *what)
 {
-    qb q;
+    qb q = {0};
     orc_query *query;
     orc_keys got = {0};
-    qb_eq(&q, col, c);
-    HOK(orc_query_compile(r, t, q.p, q.n, &query));
+    qb_cmp_const(&q, ORC_CMP_EQ, 0, col, c);
+    int compiled = orc_query_compile(r, t, q.p, q.n, &query);
+    free(q.p);
+    HOK(compiled);
     int rc = orc_query_run(r, query, &got);
     orc_query_free(query);
     HOK(rc);
-    bool ok = same_keys(&got, want, n, what);
+    bool ok = test_keys_equal(&got, want, n, what);
     orc_keys_free(&got);
     return ok;
 }
@@ -361,7 +321,7 @@ static bool verify(orc_txn *r, const ids *x, const model *m)
     HOK(orc_table_count(r, x->obj, &count));
     if (count != n) HFAIL("Obj count %" PRIu64 ", want %zu", count, n);
     HOK(orc_table_keys(r, x->obj, &keys));
-    bool ok = same_keys(&keys, want, n, "Obj keys");
+    bool ok = test_keys_equal(&keys, want, n, "Obj keys");
     orc_keys_free(&keys);
     if (!ok) return false;
     for (int i = 0; i < m->no; i++) {
@@ -412,7 +372,7 @@ static bool verify(orc_txn *r, const ids *x, const model *m)
             }
             orc_keys bl = {0};
             HOK(orc_obj_backlinks(r, x->obj, o->key, x->obj, which ? x->ll : x->ref, &bl));
-            ok = same_keys(&bl, want, nb, which ? "backlinks via ll" : "backlinks via ref");
+            ok = test_keys_equal(&bl, want, nb, which ? "backlinks via ll" : "backlinks via ref");
             orc_keys_free(&bl);
             if (!ok) return false;
         }
@@ -523,8 +483,7 @@ static void compact_model(model *m)
 static bool run_seed(uint64_t seed, int ntxns)
 {
     static model m, committed;
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("random.realm"));
+    TEST_PATH(path, "random.realm");
     memset(long1, 'x', sizeof long1);
     memcpy(long2, long1, sizeof long2);
     long1[sizeof long1 - 1] = '1';
@@ -534,8 +493,7 @@ static bool run_seed(uint64_t seed, int ntxns)
     orc_txn *w, *r;
     ids x;
     memset(&committed, 0, sizeof committed);
-    HOK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    HOK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    HOK(test_open_writing(path, &env, &w));
     if (!make_schema(w, &x)) return false;
     HOK(orc_txn_commit(w, NULL));
     uint64_t version = 1;

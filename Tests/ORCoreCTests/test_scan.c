@@ -135,8 +135,7 @@ TEST(scan_walk_matches_cursor_over_random_tables)
     uint32_t T;
     uint16_t c_n, c_s;
     uint64_t rnd = test_seed();
-    CHECK_OK(orc_env_open(test_path("scan-random.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("scan-random.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "Row", ORC_CLASS_TOP_LEVEL, &T));
     add_prop(w, T, "n", ORC_TYPE_INT, &c_n);
     add_prop(w, T, "s", ORC_TYPE_STRING, &c_s);
@@ -396,8 +395,7 @@ TEST(scan_rows_by_key_match_the_cursor)
     uint32_t T[TABLES];
     uint16_t c_s[TABLES];
     uint64_t rnd = test_seed() ^ 0x5eed;
-    CHECK_OK(orc_env_open(test_path("scan-keys.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("scan-keys.realm"), &env, &w));
     uint64_t max_key = 0;
     for (int t = 0; t < TABLES; t++) {
         char name[16];
@@ -595,8 +593,7 @@ TEST(scan_pk_lookups_match_mdb_get)
     uint16_t col[PK_CLASSES];
     uint8_t buf[330];
     uint64_t rnd = test_seed() ^ 0x9c;
-    CHECK_OK(orc_env_open(test_path("scan-pk.realm"), ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("scan-pk.realm"), &env, &w));
     for (int c = 0; c < PK_CLASSES; c++) {
         char name[16];
         snprintf(name, sizeof name, "PK%d", c);

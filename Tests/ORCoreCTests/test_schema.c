@@ -19,7 +19,6 @@ static bool is_str(const orc_value *v, const char *s)
     return v->type == ORC_TYPE_STRING && v->string.size == strlen(s) && memcmp(v->string.data, s, v->string.size) == 0;
 }
 
-static int open_new(const char *path, orc_env **env) { return orc_env_open(path, ORC_ENV_NO_SYNC, NULL, env); }
 static int reopen(orc_env **env, const char *path)
 {
     orc_env_close(*env);
@@ -35,13 +34,11 @@ static const char *type_name(orc_type t)
 
 TEST(schema_classes_of_each_kind)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("kinds.realm"));
+    TEST_PATH(path, "kinds.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t ta, te, ts;
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_EQ(orc_schema_class_count(w), 0);
     CHECK_OK(orc_class_add(w, "Top", ORC_CLASS_TOP_LEVEL, &ta));
     CHECK_OK(orc_class_add(w, "Emb", ORC_CLASS_EMBEDDED, &te));
@@ -93,8 +90,7 @@ TEST(schema_invalid_class_specs)
     orc_env *env;
     orc_txn *w;
     uint32_t t;
-    CHECK_OK(open_new(test_path("badclass.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("badclass.realm"), &env, &w));
     CHECK_RC(orc_class_add(w, "", ORC_CLASS_TOP_LEVEL, &t), ORC_ERR_INVALID_ARG);
     CHECK_RC(orc_class_add(w, NULL, ORC_CLASS_TOP_LEVEL, &t), ORC_ERR_INVALID_ARG);
     char longname[300];
@@ -158,16 +154,14 @@ static bool props_match(orc_txn *r, uint32_t table, const want_prop *want, size_
 
 TEST(schema_properties_of_every_type_collection_and_flag)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("props.realm"));
+    TEST_PATH(path, "props.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t, target;
     static want_prop want[200];
     size_t n = 0;
 
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "Target", ORC_CLASS_TOP_LEVEL, &target));
     CHECK_OK(orc_class_add(w, "All", ORC_CLASS_TOP_LEVEL, &t));
     for (int type = ORC_TYPE_BOOL; type <= ORC_TYPE_MIXED; type++) {
@@ -238,8 +232,7 @@ TEST(schema_properties_of_every_type_collection_and_flag)
             CHECK_RC(orc_obj_get(w, t, k, want[i].col, &v), ORC_ERR_WRONG_TYPE);
         }
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -249,8 +242,7 @@ TEST(schema_invalid_property_specs)
     orc_txn *w;
     uint32_t t, t2;
     uint16_t c;
-    CHECK_OK(open_new(test_path("badprops.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("badprops.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "A", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(orc_class_add(w, "Gone", ORC_CLASS_TOP_LEVEL, &t2));
     CHECK_OK(orc_class_remove(w, t2));
@@ -328,22 +320,19 @@ TEST(schema_invalid_property_specs)
     CHECK_OK(orc_schema_class_get(w, t, &ci));
     CHECK_EQ(ci.prop_count, 1);
     CHECK_EQ(ci.pk_col, cid);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
 TEST(schema_add_property_to_existing_objects)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("addprop.realm"));
+    TEST_PATH(path, "addprop.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t, target;
     uint16_t cx;
     uint64_t keys[10];
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "T", ORC_CLASS_TOP_LEVEL, &target));
     CHECK_OK(orc_class_add(w, "A", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec sx = {.name = "x", .type = ORC_TYPE_INT};
@@ -452,8 +441,7 @@ TEST(schema_add_primary_key_property_to_existing_objects)
     uint32_t t;
     uint16_t c;
     uint64_t k;
-    CHECK_OK(open_new(test_path("addpk.realm"), &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(test_path("addpk.realm"), &env, &w));
     CHECK_OK(orc_class_add(w, "Two", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(orc_obj_create(w, t, NULL, NULL, 0, NULL));
     CHECK_OK(orc_obj_create(w, t, NULL, NULL, 0, NULL));
@@ -484,22 +472,19 @@ TEST(schema_add_primary_key_property_to_existing_objects)
     CHECK_OK(orc_obj_find(w, t1, &zero, &found));
     CHECK_EQ(found, k);
     CHECK_RC(orc_obj_create(w, t1, &c, &zero, 1, NULL), ORC_ERR_EXISTS);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
 TEST(schema_remove_property)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("rmprop.realm"));
+    TEST_PATH(path, "rmprop.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t, target;
     uint16_t ca, cb, cc, cl, cidx, clist;
     uint64_t keys[20], tk;
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "T", ORC_CLASS_TOP_LEVEL, &target));
     CHECK_OK(orc_obj_create(w, target, NULL, NULL, 0, &tk));
     CHECK_OK(orc_class_add(w, "A", ORC_CLASS_TOP_LEVEL, &t));
@@ -524,8 +509,7 @@ TEST(schema_remove_property)
         orc_value lv = v_link(target, tk);
         CHECK_OK(orc_list_insert(w, t, keys[i], clist, 0, &lv));
     }
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     uint64_t blc;
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -599,22 +583,19 @@ TEST(schema_remove_property)
     orc_prop_spec spk = {.name = "id", .type = ORC_TYPE_STRING, .flags = ORC_PROP_PRIMARY_KEY};
     CHECK_OK(orc_prop_add(w, tp, &spk, &cpk));
     CHECK_RC(orc_prop_remove(w, tp, cpk), ORC_ERR_SCHEMA);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
 TEST(schema_rename_property_and_class)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("rename.realm"));
+    TEST_PATH(path, "rename.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t ta, tb;
     uint16_t cname, clink, cother;
     uint64_t ka, kb;
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "B", ORC_CLASS_TOP_LEVEL, &tb));
     CHECK_OK(orc_class_add(w, "A", ORC_CLASS_TOP_LEVEL, &ta));
     orc_prop_spec sn = {.name = "name", .type = ORC_TYPE_STRING, .flags = ORC_PROP_INDEXED};
@@ -671,8 +652,7 @@ TEST(schema_rename_property_and_class)
     CHECK(tb2 != tb);
     CHECK_OK(orc_prop_add(w, ta, &sn, &c2));
     CHECK(c2 != cname);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
@@ -686,15 +666,13 @@ static bool count_is(orc_txn *txn, uint32_t t, uint64_t want)
 
 TEST(schema_set_and_unset_primary_key)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("setpk.realm"));
+    TEST_PATH(path, "setpk.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t;
     uint16_t cs, cd, ci_;
     uint64_t keys[3], found;
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "P", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec ss = {.name = "s", .type = ORC_TYPE_STRING};
     orc_prop_spec sd = {.name = "d", .type = ORC_TYPE_DOUBLE};
@@ -744,8 +722,7 @@ TEST(schema_set_and_unset_primary_key)
     CHECK_RC(orc_obj_find(w, t, &c, &found), ORC_ERR_INVALID_ARG);
     CHECK_OK(orc_obj_create(w, t, &cs, &b, 1, NULL));
     CHECK(count_is(w, t, 4));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     /* Setting it again over the duplicate "b": refused, and after abort nothing changed. */
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -775,14 +752,12 @@ TEST(schema_set_and_unset_primary_key)
 
 TEST(schema_set_indexed_on_and_off)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("setidx.realm"));
+    TEST_PATH(path, "setidx.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t;
     uint16_t ci, cd, cs;
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "I", ORC_CLASS_TOP_LEVEL, &t));
     orc_prop_spec si = {.name = "i", .type = ORC_TYPE_INT};
     orc_prop_spec sd = {.name = "d", .type = ORC_TYPE_DOUBLE};
@@ -806,8 +781,7 @@ TEST(schema_set_indexed_on_and_off)
     CHECK_RC(orc_prop_set_indexed(w, t, cd, true), ORC_ERR_WRONG_TYPE);
     CHECK_RC(orc_prop_set_indexed(w, t, 999, true), ORC_ERR_NOT_FOUND);
     CHECK_RC(orc_prop_set_indexed(w, 9999, ci, true), ORC_ERR_NOT_FOUND);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     CHECK_OK(reopen(&env, path));
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
@@ -830,15 +804,13 @@ TEST(schema_set_indexed_on_and_off)
     }
     for (size_t i = 1; i < keys.count; i += 4) CHECK_OK(orc_obj_erase(w, t, keys.keys[i]));
     orc_keys_free(&keys);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
     CHECK_OK(orc_prop_set_indexed(w, t, ci, false));
     CHECK_OK(orc_prop_set_indexed(w, t, ci, false)); /* already off: no-op */
     CHECK_OK(orc_schema_prop_get(w, t, ci, &pi));
     CHECK_EQ(pi.flags, 0);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     CHECK_OK(reopen(&env, path));
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
     CHECK_OK(orc_schema_prop_get(r, t, ci, &pi));
@@ -850,15 +822,13 @@ TEST(schema_set_indexed_on_and_off)
 
 TEST(schema_remove_class)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("rmclass.realm"));
+    TEST_PATH(path, "rmclass.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t ta, tb, te, tm, ts;
     uint16_t cab, cae, cm, cself;
     uint64_t kb, ka, km, ks;
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "B", ORC_CLASS_TOP_LEVEL, &tb));
     CHECK_OK(orc_class_add(w, "E", ORC_CLASS_EMBEDDED, &te));
     CHECK_OK(orc_class_add(w, "A", ORC_CLASS_TOP_LEVEL, &ta));
@@ -904,8 +874,7 @@ TEST(schema_remove_class)
     orc_value v;
     CHECK_OK(orc_obj_get(w, tm, km, cm, &v));
     CHECK_EQ(v.type, ORC_TYPE_NULL);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
 
     for (int pass = 0; pass < 2; pass++) {
         CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r));
@@ -929,22 +898,19 @@ TEST(schema_remove_class)
     CHECK_OK(orc_class_add(w, "A", ORC_CLASS_TOP_LEVEL, &ta2));
     CHECK(count_is(w, ta2, 0));
     CHECK_OK(orc_obj_create(w, ta2, NULL, NULL, 0, NULL));
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
 TEST(schema_many_classes)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("manyclasses.realm"));
+    TEST_PATH(path, "manyclasses.realm");
     orc_env *env;
     orc_txn *w, *r;
     enum { N = 200 };
     static uint32_t tables[N];
     static uint16_t cols[N];
-    CHECK_OK(open_new(path, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     for (int i = 0; i < N; i++) {
         char name[32];
         snprintf(name, sizeof name, "Class%03d", i);

@@ -10,23 +10,8 @@
 #include "harness.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "txn test timed out (deadlock?)\n";
-    if (write(2, msg, sizeof msg - 1) < 0) _exit(1);
-    _exit(1);
-}
-static void guard(unsigned seconds)
-{
-    signal(SIGALRM, on_alarm);
-    alarm(seconds);
-}
-
 
 /* A fresh file at `name` with class "C" {x: int}. */
 static int setup(const char *name, orc_env **env, uint32_t *table, uint16_t *col)
@@ -37,6 +22,20 @@ static int setup(const char *name, orc_env **env, uint32_t *table, uint16_t *col
     if ((rc = orc_txn_begin(*env, ORC_TXN_WRITE, &w))) return rc;
     orc_prop_spec x = {.name = "x", .type = ORC_TYPE_INT};
     if ((rc = orc_class_add(w, "C", ORC_CLASS_TOP_LEVEL, table)) || (rc = orc_prop_add(w, *table, &x, col))) {
+        orc_txn_abort(w);
+        return rc;
+    }
+    return orc_txn_commit(w, NULL);
+}
+
+/* Commits one object of setup's class with x = `x`. */
+static int add_x(orc_env *env, uint32_t table, uint16_t col, int64_t x, uint64_t *key)
+{
+    orc_txn *w;
+    orc_value v = v_int(x);
+    int rc = orc_txn_begin(env, ORC_TXN_WRITE, &w);
+    if (rc) return rc;
+    if ((rc = orc_obj_create(w, table, &col, &v, 1, key))) {
         orc_txn_abort(w);
         return rc;
     }
@@ -55,8 +54,7 @@ TEST(txn_versions_count_every_commit)
     orc_env *env;
     orc_txn *w, *r;
     uint64_t v;
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("versions.realm"));
+    TEST_PATH(path, "versions.realm");
     CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
     CHECK_OK(orc_env_version(env, &v));
     CHECK_EQ(v, 0);
@@ -193,10 +191,7 @@ TEST(txn_many_snapshots_on_one_thread)
     uint16_t c;
     uint64_t k;
     CHECK_OK(setup(test_path("many.realm"), &env, &t, &c));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
-    orc_value zero = v_int(0);
-    CHECK_OK(orc_obj_create(w, t, &c, &zero, 1, &k));
-    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK_OK(add_x(env, t, c, 0, &k));
     for (int i = 0; i < 10; i++) {
         CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &r[i]));
         CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -219,8 +214,7 @@ TEST(txn_abort_discards_everything)
     uint32_t t;
     uint16_t c;
     uint64_t k, v, count;
-    char path[600];
-    snprintf(path, sizeof path, "%s", test_path("abort.realm"));
+    TEST_PATH(path, "abort.realm");
     CHECK_OK(setup(path, &env, &t, &c));
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
     orc_value five = v_int(5);
@@ -300,14 +294,11 @@ TEST(txn_abort_discards_everything)
 
 TEST(txn_abort_then_reopen)
 {
-    const char *p = test_path("abort-reopen.realm");
-    char path[600];
-    snprintf(path, sizeof path, "%s", p);
+    TEST_PATH(path, "abort-reopen.realm");
     orc_env *env;
     orc_txn *w, *r;
     uint32_t t;
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_class_add(w, "Kept", ORC_CLASS_TOP_LEVEL, &t));
     CHECK_OK(orc_txn_commit(w, NULL));
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
@@ -331,20 +322,9 @@ TEST(txn_abort_then_reopen)
     orc_env_close(env);
 }
 
-static void txn_second_write_on_same_thread_is_busy_body(void);
-
-TEST(txn_second_write_on_same_thread_is_busy)
+GUARDED_TEST(txn_second_write_on_same_thread_is_busy, 60)
 {
-    guard(60);
-    txn_second_write_on_same_thread_is_busy_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void txn_second_write_on_same_thread_is_busy_body(void)
-{
-    const char *p = test_path("busy.realm");
-    char path[600];
-    snprintf(path, sizeof path, "%s", p);
+    TEST_PATH(path, "busy.realm");
     orc_env *env, *env2;
     orc_txn *w, *w2 = NULL;
     uint32_t t;
@@ -489,22 +469,18 @@ TEST(txn_metadata)
     CHECK_OK(orc_meta_delete(w, "app.bin")); /* absent: still OK */
     CHECK_OK(orc_meta_delete(w, "never.was"));
     CHECK_RC(orc_meta_get(w, "app.bin", &d, &n), ORC_ERR_NOT_FOUND);
-    CHECK_OK(orc_txn_commit(w, NULL));
-    CHECK_ENV(env);
+    CHECK_COMMIT_ENV(w, env);
     orc_env_close(env);
 }
 
 TEST(txn_metadata_survives_reopen)
 {
-    const char *p = test_path("meta2.realm");
-    char path[600];
-    snprintf(path, sizeof path, "%s", p);
+    TEST_PATH(path, "meta2.realm");
     orc_env *env;
     orc_txn *w, *r;
     const void *d;
     size_t n;
-    CHECK_OK(orc_env_open(path, ORC_ENV_NO_SYNC, NULL, &env));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
+    CHECK_OK(test_open_writing(path, &env, &w));
     CHECK_OK(orc_meta_set(w, "a", "1", 1));
     CHECK_OK(orc_meta_set(w, "b", "22", 2));
     CHECK_RC(orc_meta_delete(w, "orc.format"), ORC_ERR_INVALID_ARG);
@@ -578,14 +554,11 @@ TEST(txn_read_transaction_moves_between_threads)
     uint16_t c;
     uint64_t k;
     CHECK_OK(setup(test_path("move.realm"), &env, &t, &c));
-    CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
-    orc_value v = v_int(41);
-    CHECK_OK(orc_obj_create(w, t, &c, &v, 1, &k));
-    CHECK_OK(orc_txn_commit(w, NULL));
+    CHECK_OK(add_x(env, t, c, 41, &k));
     struct reader_arg a = {.t = t, .c = c, .k = k};
     CHECK_OK(orc_txn_begin(env, ORC_TXN_READ, &a.r));
     CHECK_OK(orc_txn_begin(env, ORC_TXN_WRITE, &w));
-    v = v_int(42);
+    orc_value v = v_int(42);
     CHECK_OK(orc_obj_set(w, t, k, c, &v));
     CHECK_OK(orc_txn_commit(w, NULL));
     pthread_t th;

@@ -1,7 +1,6 @@
 /* common.c — options, run directories, the writer child, its report and the final file check (faults.h). */
 #include "faults.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -45,6 +44,26 @@ uint64_t fx_opt_u64(int argc, char **argv, const char *name, uint64_t fallback)
     return v;
 }
 
+const char *fx_opt_required(int argc, char **argv, const char *mode, const char *name, const char *what)
+{
+    const char *s = fx_opt(argc, argv, name, NULL);
+    if (!s) {
+        fprintf(stderr, "orcore_faults %s: --%s %s is required\n", mode, name, what);
+        exit(2);
+    }
+    return s;
+}
+
+bool fx_self_test(int argc, char **argv, const char *mode, const char *wanted)
+{
+    const char *s = fx_opt(argc, argv, "self-test", NULL);
+    if (s && strcmp(s, wanted) != 0) {
+        fprintf(stderr, "orcore_faults %s: --self-test takes %s\n", mode, wanted);
+        exit(2);
+    }
+    return s != NULL;
+}
+
 char *fx_make_dir(int argc, char **argv, const char *prefix)
 {
     const char *base = fx_opt(argc, argv, "directory", getenv("TMPDIR"));
@@ -57,23 +76,6 @@ char *fx_make_dir(int argc, char **argv, const char *prefix)
         exit(2);
     }
     return dir;
-}
-
-void fx_rmtree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    char p[4096];
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) fx_rmtree(p);
-        else unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
 }
 
 /* ---- the writer child ---- */

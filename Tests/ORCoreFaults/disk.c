@@ -147,20 +147,11 @@ static void print_tally(const char *what, const tally *t, double secs)
 
 int fx_disk_main(int argc, char **argv)
 {
-    const char *shim = fx_opt(argc, argv, "shim", NULL);
-    if (!shim) {
-        fprintf(stderr, "orcore_faults disk: --shim LIB (the faultfs library) is required\n");
-        return 2;
-    }
+    const char *shim = fx_opt_required(argc, argv, "disk", "shim", "LIB (the faultfs library)");
     uint64_t points = fx_opt_u64(argc, argv, "points", 24);
     uint64_t commits = fx_opt_u64(argc, argv, "commits", 12);
     uint64_t seed = fx_opt_u64(argc, argv, "seed", 1);
-    const char *self_test = fx_opt(argc, argv, "self-test", NULL);
-    bool report_early = self_test && strcmp(self_test, "report-early") == 0;
-    if (self_test && !report_early) {
-        fprintf(stderr, "orcore_faults disk: --self-test takes report-early\n");
-        return 2;
-    }
+    bool report_early = fx_self_test(argc, argv, "disk", "report-early");
     double t0 = fx_now();
     char *dir = fx_make_dir(argc, argv, "orc-disk");
     char path[4096], seedbuf[32], commitsbuf[32], fenv[4200], atenv[64], errenv[64], stenv[64];
@@ -217,7 +208,7 @@ int fx_disk_main(int argc, char **argv)
         orc_env_delete_files(path);
     }
     print_tally("disk", &t, fx_now() - t0);
-    fx_rmtree(dir);
+    remove_tree(dir);
     free(dir);
     if (report_early) {
         printf("self-test report-early: %zu lost commits caught (at least one needed)\n", t.lost);
@@ -276,7 +267,7 @@ int fx_fsize_main(int argc, char **argv)
         orc_env_delete_files(path);
     }
     print_tally("fsize", &t, fx_now() - t0);
-    fx_rmtree(dir);
+    remove_tree(dir);
     free(dir);
     if (t.fired == 0) {
         fprintf(stderr, "orcore_faults fsize: no limit made a commit fail; the test injected nothing\n");

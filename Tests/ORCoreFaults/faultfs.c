@@ -143,13 +143,15 @@ __attribute__((visibility("default"))) long faultfs_ops(void)
 
 /* ---- tracking descriptors ---- */
 
-static void track(int fd, const char *path, int flags)
+/* Tracks `fd` when it is the watched file; returns it (an open call's answer). */
+static int track(int fd, const char *path, int flags)
 {
-    if (fd < 0 || fd >= MAX_FDS || !watched || !path || strcmp(path, watched) != 0) return;
+    if (fd < 0 || fd >= MAX_FDS || !watched || !path || strcmp(path, watched) != 0) return fd;
     pthread_mutex_lock(&lock);
     if (!tracked[fd]) ntracked++;
     tracked[fd] = (flags & O_DSYNC) == O_DSYNC ? 2 : 1;
     pthread_mutex_unlock(&lock);
+    return fd;
 }
 
 static bool is_tracked(int fd) { return fd >= 0 && fd < MAX_FDS && tracked[fd]; }
@@ -166,70 +168,53 @@ static mode_t mode_arg(int flags, va_list ap)
 {
     return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
 }
+/* Declares `mode`: a variadic open call's mode argument, read only when `flags` carry one. */
+#define OPEN_MODE(mode, flags)                                                      \
+    mode_t mode;                                                                    \
+    do {                                                                            \
+        va_list ap_;                                                                \
+        va_start(ap_, flags);                                                       \
+        mode = mode_arg(flags, ap_);                                                \
+        va_end(ap_);                                                                \
+    } while (0)
 
 int open(const char *path, int flags, ...)
 {
-    va_list ap;
-    va_start(ap, flags);
-    mode_t mode = mode_arg(flags, ap);
-    va_end(ap);
-    int fd = real_open(path, flags, mode);
-    track(fd, path, flags);
-    return fd;
+    OPEN_MODE(mode, flags);
+    return track(real_open(path, flags, mode), path, flags);
 }
 
 int open64(const char *path, int flags, ...)
 {
-    va_list ap;
-    va_start(ap, flags);
-    mode_t mode = mode_arg(flags, ap);
-    va_end(ap);
-    int fd = real_open64(path, flags, mode);
-    track(fd, path, flags);
-    return fd;
+    OPEN_MODE(mode, flags);
+    return track(real_open64(path, flags, mode), path, flags);
 }
 
 int openat(int dirfd, const char *path, int flags, ...)
 {
-    va_list ap;
-    va_start(ap, flags);
-    mode_t mode = mode_arg(flags, ap);
-    va_end(ap);
-    int fd = real_openat(dirfd, path, flags, mode);
-    track(fd, path, flags);
-    return fd;
+    OPEN_MODE(mode, flags);
+    return track(real_openat(dirfd, path, flags, mode), path, flags);
 }
 
 int openat64(int dirfd, const char *path, int flags, ...)
 {
-    va_list ap;
-    va_start(ap, flags);
-    mode_t mode = mode_arg(flags, ap);
-    va_end(ap);
-    int fd = real_openat64(dirfd, path, flags, mode);
-    track(fd, path, flags);
-    return fd;
+    OPEN_MODE(mode, flags);
+    return track(real_openat64(dirfd, path, flags, mode), path, flags);
 }
 
 int __open_2(const char *path, int flags)
 {
-    int fd = real_open_2(path, flags);
-    track(fd, path, flags);
-    return fd;
+    return track(real_open_2(path, flags), path, flags);
 }
 
 int __open64_2(const char *path, int flags)
 {
-    int fd = real_open64_2(path, flags);
-    track(fd, path, flags);
-    return fd;
+    return track(real_open64_2(path, flags), path, flags);
 }
 
 int creat(const char *path, mode_t mode)
 {
-    int fd = real_creat(path, mode);
-    track(fd, path, O_WRONLY);
-    return fd;
+    return track(real_creat(path, mode), path, O_WRONLY);
 }
 
 int close(int fd)
@@ -318,21 +303,36 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 
 /* ---- syncs ---- */
 
-static int tracked_sync(int (*sync)(int), int fd)
+/*
+ * Counts one sync. When it is to fail: sets errno and returns true. Otherwise
+ * returns false with `lock` held: the caller syncs and passes the answer to
+ * sync_done.
+ */
+static bool sync_refused(void)
 {
     pthread_mutex_lock(&lock);
     int e = next_op();
     if (e) {
         pthread_mutex_unlock(&lock);
         errno = e;
-        return -1;
     }
-    int rc = sync(fd);
+    return e != 0;
+}
+
+/* Journals a sync that succeeded and releases `lock`; returns `rc` with the sync's errno kept. */
+static int sync_done(int rc)
+{
     int saved = errno;
     if (rc == 0) journal_simple(FAULTFS_REC_SYNC, 0, 0, 0);
     pthread_mutex_unlock(&lock);
     errno = saved;
     return rc;
+}
+
+static int tracked_sync(int (*sync)(int), int fd)
+{
+    if (sync_refused()) return -1;
+    return sync_done(sync(fd));
 }
 
 int fsync(int fd)
@@ -350,17 +350,6 @@ int fdatasync(int fd)
 int msync(void *addr, size_t len, int flags)
 {
     if (ntracked == 0 || !(flags & MS_SYNC)) return real_msync(addr, len, flags);
-    pthread_mutex_lock(&lock);
-    int e = next_op();
-    if (e) {
-        pthread_mutex_unlock(&lock);
-        errno = e;
-        return -1;
-    }
-    int rc = real_msync(addr, len, flags);
-    int saved = errno;
-    if (rc == 0) journal_simple(FAULTFS_REC_SYNC, 0, 0, 0);
-    pthread_mutex_unlock(&lock);
-    errno = saved;
-    return rc;
+    if (sync_refused()) return -1;
+    return sync_done(real_msync(addr, len, flags));
 }

@@ -21,6 +21,7 @@
 #define ORC_FAULTS_H
 
 #include "orcore.h"
+#include "remove_tree.h"
 #include "workload.h"
 
 #include <stdbool.h>
@@ -43,10 +44,13 @@ const char *fx_opt(int argc, char **argv, const char *name, const char *fallback
 bool fx_flag(int argc, char **argv, const char *name);
 /** A number option; exits with a message naming the option when it is not a number. */
 uint64_t fx_opt_u64(int argc, char **argv, const char *name, uint64_t fallback);
+/** The value of `--name`, which the `mode` run needs: exits with "--name WHAT is required" when it is absent. */
+const char *fx_opt_required(int argc, char **argv, const char *mode, const char *name, const char *what);
+/** Whether `--self-test` is `wanted`; exits with a message naming `wanted` when it is something else. */
+bool fx_self_test(int argc, char **argv, const char *mode, const char *wanted);
 
-/** A fresh empty directory for a run (under --directory or TMPDIR); removed by fx_rmtree. */
+/** A fresh empty directory for a run (under --directory or TMPDIR); removed by remove_tree. */
 char *fx_make_dir(int argc, char **argv, const char *prefix);
-void fx_rmtree(const char *dir);
 
 /** The environment flags of `--durability` `mode` (full, no-meta-sync, or both: the two
  *  alternating with `turn`); false for another mode. */

@@ -134,11 +134,7 @@ static void check_cut(power_tally *t, const pw_journal *j, const pw_cut *cut, co
 
 int fx_power_main(int argc, char **argv)
 {
-    const char *shim = fx_opt(argc, argv, "shim", NULL);
-    if (!shim) {
-        fprintf(stderr, "orcore_faults power: --shim LIB (the faultfs library) is required\n");
-        return 2;
-    }
+    const char *shim = fx_opt_required(argc, argv, "power", "shim", "LIB (the faultfs library)");
     uint64_t cycles = fx_opt_u64(argc, argv, "cycles", 2);
     uint64_t cuts = fx_opt_u64(argc, argv, "cuts", 100);
     uint64_t commits = fx_opt_u64(argc, argv, "commits", 30);
@@ -154,12 +150,7 @@ int fx_power_main(int argc, char **argv)
         fprintf(stderr, "orcore_faults power: --log is kept, lean, none or all, not '%s'\n", log_mode);
         return 2;
     }
-    const char *self_test = fx_opt(argc, argv, "self-test", NULL);
-    bool ignore_syncs = self_test && strcmp(self_test, "ignore-syncs") == 0;
-    if (self_test && !ignore_syncs) {
-        fprintf(stderr, "orcore_faults power: --self-test takes ignore-syncs\n");
-        return 2;
-    }
+    bool ignore_syncs = fx_self_test(argc, argv, "power", "ignore-syncs");
     if (ignore_syncs) durability = "full";
     double t0 = fx_now();
     char *dir = fx_make_dir(argc, argv, "orc-power");
@@ -248,7 +239,7 @@ int fx_power_main(int argc, char **argv)
            durability, log_mode, t.cycles, (unsigned long long)commits, t.records, t.writes, t.dsync_writes, t.syncs, t.images,
            t.opened, t.refused_before_durable, t.volatile_kept, t.torn, t.volatile_lost, t.commits_required,
            t.commits_lost_allowed, (unsigned long long)t.most_lost, t.in_flight_found, t.findings, fx_now() - t0);
-    fx_rmtree(dir);
+    remove_tree(dir);
     free(dir);
     if (ignore_syncs) {
         printf("self-test ignore-syncs: %zu findings, %zu of them lost commits (at least one finding needed)\n",
