@@ -16,6 +16,7 @@ final class WriteRulesTests: SyncTestCase {
 
         XCTAssertThrowsError(try realm.write { realm.add(Task(value: ["taskName": "Uncovered"])) }) { error in
             guard let error = error as? Realm.Error else { return XCTFail("\(error)") }
+            XCTAssertEqual(error.code, .noSubscriptionForWrite, "the Realm Swift SDK's code for this refusal")
             XCTAssertTrue(error.message.contains("'Task'") && error.message.contains("no subscription covers"), error.message)
         }
         XCTAssertTrue(realm.objects(Task.self).isEmpty, "nothing was committed")

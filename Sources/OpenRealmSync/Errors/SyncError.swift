@@ -10,7 +10,8 @@ import OpenRealmWire
 /// }
 /// ```
 public struct SyncError: Error, Sendable, CustomStringConvertible, LocalizedError {
-    /// What went wrong.
+    /// What went wrong. The raw values are the Realm Swift SDK's (`RLMSyncError`) for
+    /// every code it has; `otherError` and the codes from 100 on are OpenRealm's.
     public enum Code: Int, Sendable, CaseIterable {
         /// A failure with no more specific code.
         case otherError = 1
@@ -32,7 +33,7 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, LocalizedErro
         /// a retry (a reverse proxy that does not pass the upgrade on, a base URL that
         /// leads elsewhere), and the session stops: the message names the server, the
         /// status and the cause.
-        case connectionFailed = 100
+        case connectionFailed = 12
         /// The server refused the user's token; log in again.
         case authenticationFailed = 101
         /// A wait ran past its timeout.
@@ -81,6 +82,9 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, LocalizedErro
 }
 
 extension SyncError.Code {
+    /// The Realm Swift SDK's name for ``permissionDenied``.
+    public static var permissionDeniedError: SyncError.Code { .permissionDenied }
+
     /// Lets `catch SyncError.Code.writeRejected` match a `SyncError` of that code.
     public static func ~= (code: SyncError.Code, error: any Error) -> Bool {
         (error as? SyncError)?.code == code
