@@ -21,7 +21,7 @@ public final class Migration {
     /// The schema the file had.
     public let oldSchema: Schema
     /// The schema the file will have.
-    public var newSchema: Schema { runner.realm._coordinator.storedSchema(runner.txn).publicSchema }
+    public var newSchema: Schema { runner.realm._coordinator.storedSchema(runner.txn).publicSchema(swiftNames: false) }
     let runner: MigrationRunner
 
     init(runner: MigrationRunner, oldSchema: Schema) {
@@ -127,7 +127,7 @@ final class MigrationRunner {
             guard let entry = oldStored[info.className] else { continue }
             let diff = SchemaChanges.differences(info, entry, oldStored)
             indexes += diff.indexes.map { (info, $0.0, $0.1) }
-            let modelPK = info.primaryKey?.name
+            let modelPK = info.primaryKey?.columnName
             let storedPK = entry.primaryKeyColumn >= 0 ? entry.properties.first { $0.column == UInt16(entry.primaryKeyColumn) }?.name : nil
             // The block may change primary key values (uniqueness is checked after it), so
             // the key is lifted during the migration and set again afterwards.
@@ -137,7 +137,7 @@ final class MigrationRunner {
             }
             for property in info.properties where property.isStored {
                 let current = StoredSchema(txn: txn)
-                if let column = entry.property(named: property.name) {
+                if let column = entry.property(named: property.columnName) {
                     let d = property.descriptor
                     let target = column.type == ORC_TYPE_LINK ? oldStored.className(ofTable: column.linkTable) : nil
                     let singleLink = d.type == ORC_TYPE_LINK && d.collection == ORC_COLL_NONE
@@ -145,7 +145,7 @@ final class MigrationRunner {
                     let sameOptional = singleLink || d.type == ORC_TYPE_MIXED || column.isOptional == d.optional
                     if sameShape && sameOptional { continue }
                     // Changed: move the old column aside so the block can still read it.
-                    let aside = "__openrealm_old_\(column.column)_\(property.name)"
+                    let aside = "__openrealm_old_\(column.column)_\(property.columnName)"
                     try ORC.check(orc_prop_rename(txn, entry.table, column.column, aside), "Migrating '\(info.className).\(property.name)'")
                     leftovers.append((info.className, column.column))
                     let newColumn = try SchemaChanges.addProperty(property, table: entry.table, className: info.className,
@@ -156,7 +156,7 @@ final class MigrationRunner {
                 }
             }
             for column in entry.properties {
-                let index = info.index(ofProperty: column.name)
+                let index = info.index(ofColumnNamed: column.name)
                 if index == nil || info.properties[index!].isLinkingObjects { leftovers.append((info.className, column.column)) }
             }
         }
@@ -165,7 +165,7 @@ final class MigrationRunner {
         realm.writeTxn = txn
         defer { realm.writeTxn = nil }
         if let block = configuration.migrationBlock {
-            block(Migration(runner: self, oldSchema: oldStored.publicSchema), oldVersion)
+            block(Migration(runner: self, oldSchema: oldStored.publicSchema(swiftNames: false)), oldVersion)
         }
         if let error = realm.pendingWriteError { throw error }
         if let firstError { throw firstError }
