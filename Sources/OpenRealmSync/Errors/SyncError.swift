@@ -1,4 +1,5 @@
 import Foundation
+import OpenRealm
 import OpenRealmWire
 
 /// A failure reported by sync: by the server (a refused subscription, a rejected
@@ -44,12 +45,14 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, LocalizedErro
         case notSynced = 104
     }
 
-    /// One write the server reverted.
-    public struct CompensatingWriteInfo: Sendable, CustomStringConvertible {
+    /// One write the server reverted. (Sendable although `AnyRealmValue` is not: a
+    /// primary key is never the `.object` case, only a value.)
+    public struct CompensatingWriteInfo: @unchecked Sendable, CustomStringConvertible {
         /// The class of the object.
         public let objectType: String
-        /// Its primary key, as the wire names it.
-        public let primaryKey: String
+        /// Its primary key (`.int`, `.string`, `.objectId`, `.uuid`, or `.none` for a
+        /// null key), typed as the Realm Swift SDK types it.
+        public let primaryKey: AnyRealmValue
         /// Why the write was reverted.
         public let reason: String
         public var description: String { "\(objectType)[\(primaryKey)]: \(reason)" }
@@ -80,6 +83,9 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, LocalizedErro
     public var errorDescription: String? { message }
     public var localizedDescription: String { message }
 }
+
+/// The Realm Swift SDK's top-level name for ``SyncError/CompensatingWriteInfo``.
+public typealias CompensatingWriteInfo = SyncError.CompensatingWriteInfo
 
 extension SyncError.Code {
     /// The Realm Swift SDK's name for ``permissionDenied``.
