@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OpenRealmTestSupport
 
 /// `openrealm-chaos crash [--target local|client|server] --cycles N`: kills a process
 /// with SIGKILL at random points and checks that nothing was lost.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OpenRealmTestSupport
 
 /// `openrealm-chaos network --seconds S [--clients N]`: synced clients (RealmSwift,
 /// child processes) write concurrently through a ``FaultProxy`` that drops, delays,
