@@ -155,24 +155,30 @@ final class CustomColumnNameTests: XCTestCase {
         withExtendedLifetime((objectToken, resultsToken)) {}
     }
 
-    /// A migration sees the file's stored names, as the Realm Swift SDK documents.
-    func testMigrationSeesStoredNames() throws {
+    /// In a migration the old objects go by the file's stored names and the new ones by
+    /// the Swift names, as the Realm Swift SDK documents; renames take stored names.
+    func testMigrationOldObjectsUseStoredNamesNewObjectsSwiftNames() throws {
         var config = try makeFileConfiguration([MappedPerson.self, MappedAddress.self])
         do { try populate(try Realm(configuration: config)) }
         config.schemaVersion = 2
         var oldNames: [String] = []
         var oldAges: [Int] = []
+        var friendsThroughNewObjects: [String] = []
         config.migrationBlock = { migration, _ in
             oldNames = migration.oldSchema["MappedPerson"]?.properties.map(\.name) ?? []
             migration.enumerateObjects(ofType: "MappedPerson") { old, new in
                 oldAges.append(old!["custom_age"] as! Int)
-                new!["custom_age"] = (old!["custom_age"] as! Int) + 1
+                new!["age"] = (old!["custom_age"] as! Int) + 1
+                if let friend = new!["friend"] as? MigrationObject { friendsThroughNewObjects.append(friend["firstName"] as! String) }
             }
+            migration.create("MappedPerson", value: ["pk": ObjectId.generate(), "firstName": "Dee", "age": 7])
         }
         let realm = try Realm(configuration: config)
         XCTAssertTrue(oldNames.contains("first_name") && oldNames.contains("custom_age"), "\(oldNames)")
         XCTAssertEqual(oldAges.sorted(), [30, 40, 40])
-        XCTAssertEqual(realm.objects(MappedPerson.self).sum(ofProperty: "age") as Int, 113)
+        XCTAssertEqual(friendsThroughNewObjects, ["Bob"])
+        XCTAssertEqual(realm.objects(MappedPerson.self).sum(ofProperty: "age") as Int, 120)
+        XCTAssertEqual(realm.objects(MappedPerson.self).where { $0.firstName == "Dee" }.first?.age, 7)
     }
 
     /// Queries that leave the process (Flexible Sync subscriptions) go by stored names,

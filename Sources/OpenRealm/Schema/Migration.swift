@@ -30,7 +30,9 @@ public final class Migration {
     }
 
     /// Calls `block` with every object of the class as it was (`oldObject`) and as it is
-    /// in the new schema (`newObject`).
+    /// in the new schema (`newObject`). The old object's properties go by the names the
+    /// file stored, the new one's by the model's Swift names (they differ where a class
+    /// renames properties with `propertiesMapping()`).
     public func enumerateObjects(ofType typeName: String, _ block: (_ oldObject: MigrationObject?, _ newObject: MigrationObject?) -> Void) {
         guard let oldEntry = runner.oldStored[typeName] else { return }
         var keys = orc_keys()
@@ -41,7 +43,7 @@ public final class Migration {
             let key = keys.keys[i]
             guard orc_obj_exists(runner.txn, oldEntry.table, key) else { continue }
             let old = DynamicObject(realm: runner.realm, entry: oldEntry, key: key, readOnly: true)
-            let new = newEntry.map { DynamicObject(realm: runner.realm, entry: $0, key: key, readOnly: false) }
+            let new = newEntry.map { DynamicObject(realm: runner.realm, entry: $0, key: key, readOnly: false, modelNames: true) }
             block(old, new)
         }
     }
@@ -53,7 +55,7 @@ public final class Migration {
             preconditionFailure("Cannot create an object of class '\(typeName)': the class is not in the new schema.")
         }
         do {
-            return try DynamicObject.create(realm: runner.realm, entry: entry, value: value)
+            return try DynamicObject.create(realm: runner.realm, entry: entry, value: value, modelNames: true)
         } catch {
             runner.fail(error)
             return DynamicObject(realm: runner.realm, entry: entry, key: 0, readOnly: true)
