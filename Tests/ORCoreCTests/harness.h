@@ -118,6 +118,14 @@ static inline orc_value v_bin(const void *p, size_t n)
 {
     return (orc_value){.type = ORC_TYPE_BINARY, .string = {.data = (const char *)p, .size = n}};
 }
+static inline orc_value v_timestamp(int64_t seconds, int32_t nanoseconds)
+{
+    return (orc_value){.type = ORC_TYPE_TIMESTAMP, .timestamp = {.seconds = seconds, .nanoseconds = nanoseconds}};
+}
+static inline orc_value v_decimal(uint64_t low, uint64_t high)
+{
+    return (orc_value){.type = ORC_TYPE_DECIMAL, .decimal = {.w = {low, high}}};
+}
 static inline orc_value v_link(uint32_t table, uint64_t key)
 {
     orc_value v = {.type = ORC_TYPE_LINK};

@@ -9,11 +9,6 @@
 
 /* ---- values ------------------------------------------------------------------ */
 
-static orc_value v_time(int64_t s, int32_t ns)
-{
-    return (orc_value){.type = ORC_TYPE_TIMESTAMP, .timestamp = {s, ns}};
-}
-static orc_value v_dec(uint64_t lo, uint64_t hi) { return (orc_value){.type = ORC_TYPE_DECIMAL, .decimal = {{lo, hi}}}; }
 static orc_value v_oid(uint8_t fill)
 {
     orc_value v = {.type = ORC_TYPE_OBJECT_ID};
@@ -74,9 +69,9 @@ TEST(collection_list_every_type)
         {v_double(2.5), v_double(-1e300), v_double(0.1), v_double(7)},
         {v_str(""), v_str("héllo"), v_str("a longer string with some bytes in it"), v_str("z")},
         {v_bin(bin, 4), v_bin(bin, 0), v_bin(bin, 1), v_bin("xyz", 3)},
-        {v_time(0, 0), v_time(-5, -10), v_time(1700000000, 999999999), v_time(0, -1)},
-        {v_dec(1, 0x3040000000000000ULL), v_dec(25, 0x303e000000000000ULL), v_dec(0, 0x3040000000000000ULL),
-         v_dec(7, 0xb040000000000000ULL)},
+        {v_timestamp(0, 0), v_timestamp(-5, -10), v_timestamp(1700000000, 999999999), v_timestamp(0, -1)},
+        {v_decimal(1, 0x3040000000000000ULL), v_decimal(25, 0x303e000000000000ULL), v_decimal(0, 0x3040000000000000ULL),
+         v_decimal(7, 0xb040000000000000ULL)},
         {v_oid(1), v_oid(0xff), v_oid(0), v_oid(7)},
         {v_uuid(2), v_uuid(0), v_uuid(0xee), v_uuid(9)},
         {v_str("mixed"), v_int(3), v_null(), v_double(4.5)},
@@ -266,7 +261,7 @@ TEST(collection_rejects_bad_input)
     CHECK_OK(orc_list_insert(txn, t, k, links, 0, &good));
     /* Mixed takes any value type, links to any existing object, but not the MIXED pseudo-type. */
     orc_value mixed_type = {.type = ORC_TYPE_MIXED};
-    orc_value bad_time = v_time(5, -1);
+    orc_value bad_time = v_timestamp(5, -1);
     CHECK_RC(orc_list_insert(txn, t, k, mixed, 0, &mixed_type), ORC_ERR_WRONG_TYPE);
     CHECK_RC(orc_list_insert(txn, t, k, mixed, 0, &bad_time), ORC_ERR_INVALID_ARG);
     CHECK_RC(orc_list_insert(txn, t, k, mixed, 0, &missing), ORC_ERR_NOT_FOUND);
@@ -347,7 +342,7 @@ TEST(collection_set_sorted_unique)
     /* Mixed: values of every kind, kept in orc_value_compare order. */
     static const char bytes[] = "ab";
     orc_value mv[] = {v_str("b"), v_int(3),      v_null(),     v_double(2.5), v_bool(true), v_str("a"),
-                      v_bin(bytes, 2), v_time(10, 0), v_oid(3),  v_uuid(4),     v_bool(false), v_int(-1),
+                      v_bin(bytes, 2), v_timestamp(10, 0), v_oid(3),  v_uuid(4),     v_bool(false), v_int(-1),
                       v_float(2.75f), v_link(t, k), v_int(3),    v_null(),      v_str("a")};
     size_t nmv = sizeof mv / sizeof *mv, distinct = 0;
     for (size_t i = 0; i < nmv; i++) {

@@ -15,14 +15,6 @@
 #include <stdlib.h>
 
 
-static orc_value v_ts(int64_t s, int32_t ns)
-{
-    return (orc_value){.type = ORC_TYPE_TIMESTAMP, .timestamp = {.seconds = s, .nanoseconds = ns}};
-}
-static orc_value v_dec(uint64_t lo, uint64_t hi)
-{
-    return (orc_value){.type = ORC_TYPE_DECIMAL, .decimal = {.w = {lo, hi}}};
-}
 static orc_value v_oid(uint8_t seed)
 {
     orc_value v = {.type = ORC_TYPE_OBJECT_ID};
@@ -189,7 +181,7 @@ static orc_value domain_value(int kind, int d)
     case K_TS: {
         static const orc_timestamp v[NDOMAIN] = {{-5, -1}, {0, 0}, {0, -1}, {1, 5}, {-100, 0}, {0, 1},
                                                  {-5, 0},  {-4, -999999999}, {1700000000, 0}, {1, 4}, {0, 0}};
-        return v_ts(v[d].seconds, v[d].nanoseconds);
+        return v_timestamp(v[d].seconds, v[d].nanoseconds);
     }
     case K_OID: return v_oid((uint8_t)(d % 5));
     case K_UUID: return d == 10 ? v_null() : v_uuid((uint8_t)(d % 6));
@@ -205,7 +197,7 @@ static orc_value domain_value(int kind, int d)
         case 7: return v_double(-3.5);
         case 8: return v_double(7.25); /* decimals: see index_mixed_indexed_accepts_decimal */
         case 9: return v_oid(1);
-        default: return v_ts(5, 0);
+        default: return v_timestamp(5, 0);
         }
     }
     return v_null();
@@ -358,7 +350,7 @@ static bool check_all_kinds(orc_txn *txn, const twins *tw)
         }
     }
     /* Values not in any domain. */
-    orc_value absent[] = {v_int(12345), v_str("zzz"), v_ts(99, 0), v_oid(200), v_uuid(201), v_double(5.5)};
+    orc_value absent[] = {v_int(12345), v_str("zzz"), v_timestamp(99, 0), v_oid(200), v_uuid(201), v_double(5.5)};
     int absent_kind[] = {K_INT, K_STRING, K_TS, K_OID, K_UUID, K_MIXED};
     for (size_t i = 0; i < 6; i++)
         if (!check_cmp(txn, tw, absent_kind[i], ORC_CMP_EQ, &absent[i])) HFAIL("absent value %zu", i);
@@ -393,7 +385,7 @@ static bool check_compound(orc_txn *txn, const twins *tw)
     if (!run_query(txn, tw->t, &q, &b, &used_b)) return false;
     if (!keys_equal(&a, b.keys, b.count, "IN strings") || !used_a) HFAIL("IN strings");
 
-    orc_value between_ts[2] = {v_ts(-5, 0), v_ts(0, 1)};
+    orc_value between_ts[2] = {v_timestamp(-5, 0), v_timestamp(0, 1)};
     qb_cmp_list(&q, ORC_CMP_BETWEEN, tw->idx[K_TS], between_ts, 2);
     if (!run_query(txn, tw->t, &q, &a, &used_a)) return false;
     qb_cmp_list(&q, ORC_CMP_BETWEEN, tw->plain[K_TS], between_ts, 2);
@@ -1002,8 +994,8 @@ TEST(index_mixed_indexed_accepts_decimal)
     orc_prop_spec sp = {.name = "p", .type = ORC_TYPE_MIXED, .flags = ORC_PROP_OPTIONAL};
     CHECK_OK(orc_prop_add(w, t, &sm, &cm));
     CHECK_OK(orc_prop_add(w, t, &sp, &cp));
-    orc_value vals[5] = {v_int(5), v_double(5.0), v_float(5.0f), v_dec(5, 0x3040000000000000ULL),
-                         v_dec(50, 0x303E000000000000ULL) /* 5.0 */};
+    orc_value vals[5] = {v_int(5), v_double(5.0), v_float(5.0f), v_decimal(5, 0x3040000000000000ULL),
+                         v_decimal(50, 0x303E000000000000ULL) /* 5.0 */};
     for (int i = 0; i < 5; i++) {
         uint16_t cols[2] = {cm, cp};
         orc_value v2[2] = {vals[i], vals[i]};

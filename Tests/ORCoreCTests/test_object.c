@@ -13,14 +13,6 @@
 #include <stdlib.h>
 
 
-static orc_value v_ts(int64_t s, int32_t ns)
-{
-    return (orc_value){.type = ORC_TYPE_TIMESTAMP, .timestamp = {.seconds = s, .nanoseconds = ns}};
-}
-static orc_value v_dec(uint64_t lo, uint64_t hi)
-{
-    return (orc_value){.type = ORC_TYPE_DECIMAL, .decimal = {.w = {lo, hi}}};
-}
 static orc_value v_oid(uint8_t seed)
 {
     orc_value v = {.type = ORC_TYPE_OBJECT_ID};
@@ -316,7 +308,7 @@ static orc_value sample(orc_type type, int i)
     case ORC_TYPE_TIMESTAMP: {
         static const orc_timestamp v[NVALS] = {
             {-1000, -500000000}, {0, -1}, {-62135596800LL, 0}, {1700000000, 999999999}, {0, 0}};
-        return v_ts(v[i].seconds, v[i].nanoseconds);
+        return v_timestamp(v[i].seconds, v[i].nanoseconds);
     }
     case ORC_TYPE_DECIMAL: {
         static const uint64_t v[NVALS][2] = {{12345, 0x3040000000000000ULL},
@@ -324,7 +316,7 @@ static orc_value sample(orc_type type, int i)
                                              {0xFFFFFFFFFFFFFFFFULL, 0x3041ED09BEAD87C0ULL},
                                              {0, 0x3040000000000000ULL},
                                              {7, 0x2FFE000000000000ULL}};
-        return v_dec(v[i][0], v[i][1]);
+        return v_decimal(v[i][0], v[i][1]);
     }
     case ORC_TYPE_OBJECT_ID: return v_oid((uint8_t)i);
     case ORC_TYPE_UUID: return v_uuid((uint8_t)i);
@@ -505,9 +497,9 @@ TEST(object_type_and_null_errors)
     orc_value mixed_as_value = {.type = ORC_TYPE_MIXED};
     rc = orc_obj_set(w, a.t, k, a.mixed, &mixed_as_value);
     CHECK(rc == ORC_ERR_INVALID_ARG || rc == ORC_ERR_WRONG_TYPE);
-    orc_value ts_bad = v_ts(1, -5);
+    orc_value ts_bad = v_timestamp(1, -5);
     CHECK_RC(orc_obj_set(w, a.t, k, a.req[ORC_TYPE_TIMESTAMP], &ts_bad), ORC_ERR_INVALID_ARG);
-    ts_bad = v_ts(0, 1000000000);
+    ts_bad = v_timestamp(0, 1000000000);
     CHECK_RC(orc_obj_set(w, a.t, k, a.req[ORC_TYPE_TIMESTAMP], &ts_bad), ORC_ERR_INVALID_ARG);
     orc_value str_null_data = {.type = ORC_TYPE_STRING, .string = {.data = NULL, .size = 5}};
     CHECK_RC(orc_obj_set(w, a.t, k, a.req[ORC_TYPE_STRING], &str_null_data), ORC_ERR_INVALID_ARG);

@@ -23,13 +23,6 @@ static orc_value v_bytes(orc_type t, const void *p, size_t n)
     v.string.size = n;
     return v;
 }
-static orc_value v_ts(int64_t s, int32_t ns)
-{
-    orc_value v = { .type = ORC_TYPE_TIMESTAMP };
-    v.timestamp.seconds = s;
-    v.timestamp.nanoseconds = ns;
-    return v;
-}
 static orc_value v_oid(uint8_t fill, uint8_t last)
 {
     orc_value v = { .type = ORC_TYPE_OBJECT_ID };
@@ -158,7 +151,7 @@ static orc_value *sample_values(size_t *n)
     vals[i++] = v_bytes(ORC_TYPE_STRING, str, sizeof str - 1);
     vals[i++] = v_bytes(ORC_TYPE_STRING, "", 0);
     vals[i++] = v_bytes(ORC_TYPE_BINARY, bin, sizeof bin);
-    vals[i++] = v_ts(-5, -123456789);
+    vals[i++] = v_timestamp(-5, -123456789);
     vals[i++] = v_dec(dmake(true, 15, -1));
     vals[i++] = v_oid(0xAB, 0x01);
     vals[i++] = v_uuid(0x5C, 0xFE);
@@ -221,7 +214,7 @@ TEST(value_codec_layout)
     CHECK(memcmp(b.data, want_str, sizeof want_str) == 0);
 
     b.size = 0;
-    v = v_ts(-1, -2);
+    v = v_timestamp(-1, -2);
     CHECK_OK(val_encode(&b, &v));
     const uint8_t want_ts[] = { 7, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFE, 0xFF, 0xFF, 0xFF };
     CHECK_EQ(b.size, sizeof want_ts);
@@ -488,7 +481,7 @@ TEST(value_keyenc_fixed)
         int32_t ns = (int32_t)(test_rand(&rng) % 1999999999) - 999999999;
         if (s > 0 && ns < 0) ns = -ns;
         if (s < 0 && ns > 0) ns = -ns;
-        vals[n++] = v_ts(s, ns);
+        vals[n++] = v_timestamp(s, ns);
     }
     while (n < 240) vals[n++] = v_oid((uint8_t)(test_rand(&rng) % 3), (uint8_t)test_rand(&rng));
     while (n < 320) vals[n++] = v_uuid((uint8_t)(test_rand(&rng) % 3 * 0x7F), (uint8_t)test_rand(&rng));
@@ -503,9 +496,9 @@ TEST(value_keyenc_kinds)
 {
     /* One or two values of each kind, mixed: keys sort kinds as orc_value_compare does. */
     orc_value vals[] = {
-        v_link(1, 1), v_uuid(0, 0), v_oid(0xFF, 0xFF), v_ts(INT64_MIN, -999999999), v_bytes(ORC_TYPE_BINARY, "", 0),
+        v_link(1, 1), v_uuid(0, 0), v_oid(0xFF, 0xFF), v_timestamp(INT64_MIN, -999999999), v_bytes(ORC_TYPE_BINARY, "", 0),
         v_str(""), v_str("\xff\xff"), v_bool(true), v_bool(false), v_int(INT64_MAX), v_int(INT64_MIN), v_null(),
-        v_bytes(ORC_TYPE_BINARY, "\xff", 1), v_ts(INT64_MAX, 999999999), v_uuid(0xFF, 0xFF), v_link(0, 0),
+        v_bytes(ORC_TYPE_BINARY, "\xff", 1), v_timestamp(INT64_MAX, 999999999), v_uuid(0xFF, 0xFF), v_link(0, 0),
     };
     CHECK_KEYS(vals, sizeof vals / sizeof vals[0]);
     /* Doubles among themselves and the neighbouring kinds. */
@@ -634,13 +627,13 @@ TEST(value_compare_kinds)
         v_str("\xff"),
         v_bytes(ORC_TYPE_BINARY, "", 0),
         v_bytes(ORC_TYPE_BINARY, "\x01", 1),
-        v_ts(INT64_MIN, 0),
-        v_ts(-1, -999999999),
-        v_ts(-1, 0),
-        v_ts(0, -5),
-        v_ts(0, 0),
-        v_ts(0, 5),
-        v_ts(1, 0),
+        v_timestamp(INT64_MIN, 0),
+        v_timestamp(-1, -999999999),
+        v_timestamp(-1, 0),
+        v_timestamp(0, -5),
+        v_timestamp(0, 0),
+        v_timestamp(0, 5),
+        v_timestamp(1, 0),
         v_oid(0, 0),
         v_oid(0, 1),
         v_oid(0xFF, 0),
