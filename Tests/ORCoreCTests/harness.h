@@ -39,6 +39,22 @@ uint64_t test_rand(uint64_t *state);
     }                                                                               \
     static void test_##name(void)
 
+/* Ends the whole run, naming the test, when it has not finished within `seconds` (a
+ * deadlock in the engine would otherwise hang CTest until its own timeout); 0 disarms. */
+void test_guard(unsigned seconds);
+
+/* A test that must finish within `seconds`. Its body is a function of its own, so that
+ * the guard is disarmed even when a failed CHECK returns from the body early. */
+#define GUARDED_TEST(name, seconds)                                                 \
+    static void name##_body(void);                                                  \
+    TEST(name)                                                                      \
+    {                                                                               \
+        test_guard(seconds);                                                        \
+        name##_body();                                                              \
+        test_guard(0);                                                              \
+    }                                                                               \
+    static void name##_body(void)
+
 #define CHECK(cond)                                                                 \
     do {                                                                            \
         if (!(cond)) {                                                              \

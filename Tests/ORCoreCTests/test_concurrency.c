@@ -30,20 +30,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "concurrency test timed out (deadlock?)\n";
-    if (write(2, msg, sizeof msg - 1) < 0) _exit(1);
-    _exit(1);
-}
-static void guard(unsigned seconds)
-{
-    signal(SIGALRM, on_alarm);
-    alarm(seconds);
-}
-
-
 static double now_s(void) /* for deadlines only */
 {
     struct timespec ts;
@@ -285,16 +271,7 @@ done:
     return NULL;
 }
 
-static void concurrency_readers_see_consistent_snapshots_body(void);
-
-TEST(concurrency_readers_see_consistent_snapshots)
-{
-    guard(120);
-    concurrency_readers_see_consistent_snapshots_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void concurrency_readers_see_consistent_snapshots_body(void)
+GUARDED_TEST(concurrency_readers_see_consistent_snapshots, 120)
 {
     static bank b;
     memset(&b, 0, sizeof b);
@@ -381,16 +358,7 @@ done:
     return NULL;
 }
 
-static void concurrency_writers_in_turns_lose_nothing_body(void);
-
-TEST(concurrency_writers_in_turns_lose_nothing)
-{
-    guard(120);
-    concurrency_writers_in_turns_lose_nothing_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void concurrency_writers_in_turns_lose_nothing_body(void)
+GUARDED_TEST(concurrency_writers_in_turns_lose_nothing, 120)
 {
     static counters c;
     char path[600];
@@ -465,16 +433,7 @@ static void *second_writer(void *p)
     return NULL;
 }
 
-static void concurrency_second_writer_waits_and_sees_the_first_body(void);
-
-TEST(concurrency_second_writer_waits_and_sees_the_first)
-{
-    guard(60);
-    concurrency_second_writer_waits_and_sees_the_first_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void concurrency_second_writer_waits_and_sees_the_first_body(void)
+GUARDED_TEST(concurrency_second_writer_waits_and_sees_the_first, 60)
 {
     static waiter s;
     memset(&s, 0, sizeof s);
@@ -588,16 +547,7 @@ static int side_run(const char *path, const proc_ids *ids, int side, int in, int
     return ORC_OK;
 }
 
-static void concurrency_two_processes_alternate_and_count_exactly_body(void);
-
-TEST(concurrency_two_processes_alternate_and_count_exactly)
-{
-    guard(120);
-    concurrency_two_processes_alternate_and_count_exactly_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void concurrency_two_processes_alternate_and_count_exactly_body(void)
+GUARDED_TEST(concurrency_two_processes_alternate_and_count_exactly, 120)
 {
     char path[600];
     snprintf(path, sizeof path, "%s", test_path("procs.realm"));
@@ -679,16 +629,7 @@ static int read_blobs(orc_env *env, uint32_t t, uint16_t c, int want)
     return rc;
 }
 
-static void concurrency_map_growth_seen_across_processes_body(void);
-
-TEST(concurrency_map_growth_seen_across_processes)
-{
-    guard(120);
-    concurrency_map_growth_seen_across_processes_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void concurrency_map_growth_seen_across_processes_body(void)
+GUARDED_TEST(concurrency_map_growth_seen_across_processes, 120)
 {
     char path[600];
     snprintf(path, sizeof path, "%s", test_path("procgrow.realm"));
@@ -802,16 +743,7 @@ static void killed_child(const char *path, int out, int never)
     _exit(12);
 }
 
-static void concurrency_killed_writer_leaves_every_reported_commit_body(void);
-
-TEST(concurrency_killed_writer_leaves_every_reported_commit)
-{
-    guard(180);
-    concurrency_killed_writer_leaves_every_reported_commit_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void concurrency_killed_writer_leaves_every_reported_commit_body(void)
+GUARDED_TEST(concurrency_killed_writer_leaves_every_reported_commit, 180)
 {
     char path[600];
     snprintf(path, sizeof path, "%s", test_path("killed.realm"));
@@ -905,9 +837,8 @@ static void concurrency_killed_writer_leaves_every_reported_commit_body(void)
  * until its child gave up: its parent opened the file while the child sat in a
  * write transaction waiting to be killed.
  */
-TEST(concurrency_open_does_not_wait_for_another_process_writing)
+GUARDED_TEST(concurrency_open_does_not_wait_for_another_process_writing, 120)
 {
-    guard(120);
     char path[600];
     snprintf(path, sizeof path, "%s", test_path("open-beside-writer.realm"));
     {
@@ -1030,16 +961,7 @@ done:
     return NULL;
 }
 
-static void concurrency_check_during_commits_body(void);
-
-TEST(concurrency_check_during_commits)
-{
-    guard(120);
-    concurrency_check_during_commits_body();
-    alarm(0);
-}
-
-static void concurrency_check_during_commits_body(void)
+GUARDED_TEST(concurrency_check_during_commits, 120)
 {
     static churn c;
     memset(&c, 0, sizeof c);

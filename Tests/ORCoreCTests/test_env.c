@@ -21,21 +21,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* A hung test (a deadlock in the engine) ends the run with a clear message. */
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "env test timed out (deadlock?)\n";
-    if (write(2, msg, sizeof msg - 1) < 0) _exit(1);
-    _exit(1);
-}
-static void guard(unsigned seconds)
-{
-    signal(SIGALRM, on_alarm);
-    alarm(seconds);
-}
-
-
 static bool file_exists(const char *path)
 {
     struct stat st;
@@ -252,16 +237,7 @@ TEST(env_read_only_handle_refuses_writes)
     orc_env_close(env);
 }
 
-static void env_same_file_twice_shares_data_body(void);
-
-TEST(env_same_file_twice_shares_data)
-{
-    guard(60);
-    env_same_file_twice_shares_data_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void env_same_file_twice_shares_data_body(void)
+GUARDED_TEST(env_same_file_twice_shares_data, 60)
 {
     const char *p = test_path("shared.realm");
     char path[600], alias[700];
@@ -496,16 +472,7 @@ out:
 static size_t size_big_txn(int64_t i) { return i == 7 ? (size_t)(5 << 20) : 1000 + (size_t)(i % 50); }
 static size_t size_small_txn(int64_t i) { return 500 + (size_t)(i % 1500); }
 
-static void env_map_grows_in_one_transaction_body(void);
-
-TEST(env_map_grows_in_one_transaction)
-{
-    guard(120);
-    env_map_grows_in_one_transaction_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void env_map_grows_in_one_transaction_body(void)
+GUARDED_TEST(env_map_grows_in_one_transaction, 120)
 {
     const char *path = test_path("grow1.realm");
     orc_env_options opt = {.initial_map_size = 1 << 20};
@@ -546,16 +513,7 @@ static void env_map_grows_in_one_transaction_body(void)
     orc_env_close(env);
 }
 
-static void env_map_grows_across_many_transactions_body(void);
-
-TEST(env_map_grows_across_many_transactions)
-{
-    guard(120);
-    env_map_grows_across_many_transactions_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void env_map_grows_across_many_transactions_body(void)
+GUARDED_TEST(env_map_grows_across_many_transactions, 120)
 {
     const char *path = test_path("grow2.realm");
     orc_env_options opt = {.initial_map_size = 1 << 20};
@@ -596,17 +554,8 @@ static void env_map_grows_across_many_transactions_body(void)
  * contract allows ORC_ERR_MAP_FULL ("growth was blocked by open
  * transactions") but not a hang, and once the reader ends the write succeeds.
  */
-static void env_map_growth_with_open_reader_on_same_thread_body(void);
-
-TEST(env_map_growth_with_open_reader_on_same_thread)
-{
-    /* Growth cannot wait for this thread's own reader: MAP_FULL comes at once, not after a timeout. */
-    guard(20);
-    env_map_growth_with_open_reader_on_same_thread_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void env_map_growth_with_open_reader_on_same_thread_body(void)
+/* Growth cannot wait for this thread's own reader: MAP_FULL comes at once, not after a timeout. */
+GUARDED_TEST(env_map_growth_with_open_reader_on_same_thread, 20)
 {
     const char *path = test_path("grow3.realm");
     orc_env_options opt = {.initial_map_size = 1 << 20};
@@ -1044,16 +993,8 @@ int fstat(int fd, struct stat *st)
  * Then another process grows the file far past what this one has seen, and the
  * next snapshot's walk reads every row that process wrote.
  */
-static void env_commits_and_snapshots_do_not_stat_the_file_body(void);
-
-TEST(env_commits_and_snapshots_do_not_stat_the_file)
-{
-    guard(120); /* the wait for the other process has a deadline */
-    env_commits_and_snapshots_do_not_stat_the_file_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void env_commits_and_snapshots_do_not_stat_the_file_body(void)
+/* the wait for the other process has a deadline */
+GUARDED_TEST(env_commits_and_snapshots_do_not_stat_the_file, 120)
 {
     char path[600];
     snprintf(path, sizeof path, "%s", test_path("nostat.realm"));

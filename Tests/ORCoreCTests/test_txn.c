@@ -14,20 +14,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "txn test timed out (deadlock?)\n";
-    if (write(2, msg, sizeof msg - 1) < 0) _exit(1);
-    _exit(1);
-}
-static void guard(unsigned seconds)
-{
-    signal(SIGALRM, on_alarm);
-    alarm(seconds);
-}
-
-
 /* A fresh file at `name` with class "C" {x: int}. */
 static int setup(const char *name, orc_env **env, uint32_t *table, uint16_t *col)
 {
@@ -331,16 +317,7 @@ TEST(txn_abort_then_reopen)
     orc_env_close(env);
 }
 
-static void txn_second_write_on_same_thread_is_busy_body(void);
-
-TEST(txn_second_write_on_same_thread_is_busy)
-{
-    guard(60);
-    txn_second_write_on_same_thread_is_busy_body();
-    alarm(0); /* also after a failed CHECK: the body returned early */
-}
-
-static void txn_second_write_on_same_thread_is_busy_body(void)
+GUARDED_TEST(txn_second_write_on_same_thread_is_busy, 60)
 {
     const char *p = test_path("busy.realm");
     char path[600];
