@@ -196,7 +196,7 @@ final class CustomColumnNameTests: XCTestCase {
         XCTAssertEqual(try stored("SUBQUERY(fans, $x, $x.age > 1).@count > 0"),
                        try QueryRenderer.render(QueryParser.parse("SUBQUERY(fans, $x, $x.custom_age > 1).@count > 0", arguments: [])))
         XCTAssertEqual(QueryRenderer.render(Query<MappedPerson>()
-            .firstName.starts(with: "A").predicate.withStoredNames(from: "MappedPerson")),
+            .firstName.starts(with: "A").predicate.withStoredNames(for: MappedPerson.self)),
             try QueryRenderer.render(QueryParser.parse("first_name BEGINSWITH 'A'", arguments: [])))
     }
 

@@ -15,7 +15,7 @@ typealias ResultsDomain = @Sendable (Realm) -> [UInt64]
 /// is made for a row until it is read.
 package final class ResultsCore {
     package let realm: Realm
-    let type: ObjectBase.Type
+    package let type: ObjectBase.Type
     package let className: String
     /// The objects the query ranges over, in their order; nil for the whole table.
     let domain: ResultsDomain?

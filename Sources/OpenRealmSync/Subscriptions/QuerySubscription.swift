@@ -40,17 +40,27 @@ public struct QuerySubscription<T: Object> {
     public init(name: String? = nil, where predicateFormat: String, _ args: Any...) {
         self.name = name
         className = T.className()
-        query = SubscriptionQuery.canonical(predicateFormat, args, className: className)
+        query = SubscriptionQuery.canonical(predicateFormat, args, type: T.self)
     }
 }
 
 /// Canonical query strings, as the server reads them: properties a model renames with
 /// `propertiesMapping()` go by their stored names.
 enum SubscriptionQuery {
+    /// An RQL string on model class `type`.
+    static func canonical(_ text: String, _ args: [Any], type: ObjectBase.Type) -> Result<String, RealmError> {
+        canonical(text, args) { $0.withStoredNames(for: type) }
+    }
+
+    /// An RQL string on the class stored as `className`.
     static func canonical(_ text: String, _ args: [Any], className: String) -> Result<String, RealmError> {
+        canonical(text, args) { $0.withStoredNames(from: className) }
+    }
+
+    private static func canonical(_ text: String, _ args: [Any], _ stored: (ParsedQuery) -> ParsedQuery) -> Result<String, RealmError> {
         do {
             let parsed = try QueryParser.parse(text, arguments: args, rawValue: QueryArgumentBinder.persistedStandIn)
-            return .success(QueryRenderer.render(parsed.withStoredNames(from: className)))
+            return .success(QueryRenderer.render(stored(parsed)))
         } catch let error as QueryError {
             return .failure(RealmError(.invalidQuery, "Invalid subscription query '\(text)': \(error.message)"))
         } catch {
@@ -59,12 +69,12 @@ enum SubscriptionQuery {
     }
 
     static func canonical<T: Object>(_ query: (Query<T>) -> Query<Bool>) -> String {
-        QueryRenderer.render(query(Query<T>()).predicate.withStoredNames(from: T.className()))
+        QueryRenderer.render(query(Query<T>()).predicate.withStoredNames(for: T.self))
     }
 
-    /// The canonical string of a `Results`' query on class `className`.
-    static func canonical(_ query: ParsedQuery, className: String) -> String {
-        QueryRenderer.render(query.withStoredNames(from: className))
+    /// The canonical string of a `Results`' query on model class `type`.
+    static func canonical(_ query: ParsedQuery, type: ObjectBase.Type) -> String {
+        QueryRenderer.render(query.withStoredNames(for: type))
     }
 }
 
