@@ -81,6 +81,13 @@ let package = Package(
             path: "Sources/OpenRealm"
         ),
         .target(
+            // What the chaos tool and the test suites share: the seeded random generator
+            // their randomized runs replay from, and a free loopback port to start a
+            // server (or a proxy, or PostgreSQL) on.
+            name: "OpenRealmTestSupport",
+            path: "Sources/OpenRealmTestSupport"
+        ),
+        .target(
             name: "OpenRealmWire",
             dependencies: ["CZstd"],
             path: "Sources/OpenRealmWire",
@@ -184,6 +191,7 @@ let package = Package(
                 "OpenRealmSync",
                 "OpenRealmSyncCore",
                 "OpenRealmWire",
+                "OpenRealmTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -208,13 +216,13 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenRealmTests",
-            dependencies: ["OpenRealm", "OpenRealmQuery", "RealmSwift", "ORCore"],
+            dependencies: ["OpenRealm", "OpenRealmQuery", "RealmSwift", "ORCore", "OpenRealmTestSupport"],
             path: "Tests/OpenRealmTests"
         ),
         .testTarget(
             name: "OpenRealmWireTests",
             // The list transformation's download half is tested beside the protocol.
-            dependencies: ["OpenRealmWire", "OpenRealmSyncCore"],
+            dependencies: ["OpenRealmWire", "OpenRealmSyncCore", "OpenRealmTestSupport"],
             path: "Tests/OpenRealmWireTests"
         ),
         .testTarget(
@@ -225,7 +233,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenRealmServerTests",
-            dependencies: ["OpenRealmServer", "OpenRealmWire", "OpenRealmSyncCore", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["OpenRealmServer", "OpenRealmWire", "OpenRealmSyncCore", "OpenRealmTestSupport", .product(name: "Logging", package: "swift-log"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            // EmbeddingTests mounts the server's routes in an application of its own.
                            .product(name: "Hummingbird", package: "hummingbird"),
@@ -240,7 +248,7 @@ let package = Package(
             // Runs against a PostgreSQL the tests start themselves (initdb into a temporary
             // directory, Debian's `postgresql`, which scripts/setup and .ci/run install).
             name: "OpenRealmPostgresTests",
-            dependencies: ["OpenRealmPostgres", "OpenRealmServer", "OpenRealmWire",
+            dependencies: ["OpenRealmPostgres", "OpenRealmServer", "OpenRealmWire", "OpenRealmTestSupport",
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log")],
@@ -248,7 +256,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenRealmSyncTests",
-            dependencies: ["RealmSwift", "OpenRealmSync", "OpenRealmServer", "OpenRealmWire", "OpenRealmSyncCore", "ORCore",
+            dependencies: ["RealmSwift", "OpenRealmSync", "OpenRealmServer", "OpenRealmWire", "OpenRealmSyncCore", "ORCore", "OpenRealmTestSupport",
                            // Built so that TourTests can run it.
                            "openrealm-tour",
                            .product(name: "Logging", package: "swift-log"),

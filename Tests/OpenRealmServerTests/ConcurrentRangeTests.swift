@@ -3,6 +3,7 @@ import XCTest
 import OpenRealmSyncCore
 import OpenRealmWire
 @testable import OpenRealmServer
+import OpenRealmTestSupport
 
 /// What an upload is transformed against (``ConcurrentEdits/instructions(_:origin:after:through:on:index:memo:)``),
 /// worked out per top-level object and extended from a session's memo as the history
@@ -22,7 +23,7 @@ final class ConcurrentRangeTests: XCTestCase {
 
     private static func object(_ n: Int64) -> WireObjectPath { WireObjectPath(className: "Task", primaryKey: .int(n)) }
 
-    private static func randomInstruction(_ rng: inout SplitMix) -> WireInstruction {
+    private static func randomInstruction(_ rng: inout SplitMix64) -> WireInstruction {
         let path = object(Int64(rng.next() % 3 + 1))
         let index = rng.next() % 6
         switch rng.next() % 8 {
@@ -43,7 +44,7 @@ final class ConcurrentRangeTests: XCTestCase {
 
     private func checkRandomHistory(seed: UInt64) throws {
         let store = try AppStore(appId: "ranges-\(seed)", directory: directory.appendingPathComponent("\(seed)"))
-        var rng = SplitMix(seed: seed * 7919)
+        var rng = SplitMix64(seed: seed * 7919)
         let origin: UInt64 = 1
         let memo = ConcurrentEdits.Memo()
         let index = HistoryIndex()

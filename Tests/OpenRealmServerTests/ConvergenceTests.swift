@@ -3,6 +3,7 @@ import XCTest
 import OpenRealmSyncCore
 import OpenRealmWire
 @testable import OpenRealmServer
+import OpenRealmTestSupport
 
 /// Randomized concurrent edits from several clients: every client, resolving what it
 /// receives the way the protocol asks (last writer wins per property by (HLC, origin
@@ -68,7 +69,7 @@ final class ConvergenceTests: ServerTestCase {
             let (client, ident) = shared.clients[index]
             // Like a real client, each changeset names the last server version integrated.
             var integrated = versions[index]
-            var rng = SplitMix(seed: UInt64(index + 1) * 7919)
+            var rng = SplitMix64(seed: UInt64(index + 1) * 7919)
             var replica = Replica()
             // The bootstrap's values: stamped as the setup's write.
             replica.apply(objects.map { Self.task($0, title: "t", status: "s") }, stamp: WriteStamp(timestamp: WireHybridTimestamp(milliseconds: 1_000), originFileIdent: 0))
@@ -175,18 +176,5 @@ final class ReplicaBox: @unchecked Sendable {
         private var items: [String] = []
         func add(_ s: String) { lock.lock(); items.append(s); lock.unlock() }
         var all: [String] { lock.lock(); defer { lock.unlock() }; return items }
-    }
-}
-
-/// A small deterministic random generator (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

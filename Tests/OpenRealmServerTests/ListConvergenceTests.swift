@@ -3,6 +3,7 @@ import XCTest
 import OpenRealmSyncCore
 import OpenRealmWire
 @testable import OpenRealmServer
+import OpenRealmTestSupport
 
 /// Randomized concurrent list edits (inserts, sets, erases, moves) of one list by
 /// several clients. Each client applies its edits at once, uploads them with the last
@@ -80,7 +81,7 @@ final class ListConvergenceTests: ServerTestCase {
         let startVersions = versions
         DispatchQueue.concurrentPerform(iterations: clientCount) { index in
             let (client, _) = shared.clients[index]
-            var rng = SplitMix(seed: UInt64(index + 3) * 104_729)
+            var rng = SplitMix64(seed: UInt64(index + 3) * 104_729)
             var replica = ListReplica(list: initial, lastServerVersion: startVersions[index])
             let tags = Self.path(1)
             do {

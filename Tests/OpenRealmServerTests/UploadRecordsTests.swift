@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import OpenRealmWire
 @testable import OpenRealmServer
+import OpenRealmTestSupport
 
 /// A client file's upload base (what history its later uploads may need), recorded per
 /// integrated changeset and written once per transaction (``UploadRecords``), must be
@@ -51,7 +52,7 @@ final class UploadRecordsTests: XCTestCase {
             var references = try files.map { file in
                 Reference(hold: try stored(store, file.ident).hold)
             }
-            var rng = SplitMix(seed: UInt64(seed) * 104_729)
+            var rng = SplitMix64(seed: UInt64(seed) * 104_729)
             var version: UInt64 = 10
             var bases: [UInt64] = [1, 1, 1]
             for _ in 0..<80 {

@@ -5,6 +5,7 @@ import XCTest
 #if canImport(Glibc)
 import Glibc
 #endif
+import OpenRealmTestSupport
 
 /// HTTP requests end at the app's request timeout even when the server accepts the
 /// connection and never answers.
@@ -18,10 +19,7 @@ final class RequestTimeoutTests: XCTestCase {
         init() throws {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { throw POSIXError(.EIO) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = 0
+            var address = loopbackAddress(port: 0)
             let bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }

@@ -3,6 +3,7 @@ import OpenRealmServer
 import XCTest
 @testable import OpenRealmSync
 import RealmSwift
+import OpenRealmTestSupport
 
 /// openrealm-server behind real reverse proxies, as docs/DEPLOY.md sets them up: Caddy
 /// and nginx (``TestProxy``, running `docs/deploy/Caddyfile` and `docs/deploy/nginx.conf`)

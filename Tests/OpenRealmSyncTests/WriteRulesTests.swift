@@ -16,6 +16,7 @@ final class WriteRulesTests: SyncTestCase {
 
         XCTAssertThrowsError(try realm.write { realm.add(Task(value: ["taskName": "Uncovered"])) }) { error in
             guard let error = error as? Realm.Error else { return XCTFail("\(error)") }
+            XCTAssertEqual(error.code, .noSubscriptionForWrite, "the Realm Swift SDK's code for this refusal")
             XCTAssertTrue(error.message.contains("'Task'") && error.message.contains("no subscription covers"), error.message)
         }
         XCTAssertTrue(realm.objects(Task.self).isEmpty, "nothing was committed")
@@ -75,7 +76,9 @@ final class WriteRulesTests: SyncTestCase {
         let info = try XCTUnwrap(error.compensatingWriteInfo)
         XCTAssertEqual(info.count, 1, "\(info)")
         XCTAssertEqual(info.first?.objectType, "Task")
-        XCTAssertTrue(info.first?.primaryKey.contains(outsideId.stringValue) ?? false, "\(info)")
+        XCTAssertEqual(info.first?.primaryKey, .objectId(outsideId), "the SDK's AnyRealmValue primary key")
+        let sdkTyped: [CompensatingWriteInfo]? = error.compensatingWriteInfo   // the SDK's top-level name
+        XCTAssertEqual(sdkTyped?.count, 1)
         XCTAssertTrue(info.first?.reason.contains("not in the session's view") ?? false, info.first?.reason ?? "")
         XCTAssertTrue(error.message.contains("Task"), error.message)
 

@@ -245,6 +245,23 @@ final class CustomPersistableTests: XCTestCase {
         XCTAssertEqual(readings.sorted(byKeyPath: "temperature", ascending: false).map(\.temperature.degrees), [25, 15, 5])
     }
 
+    /// `sorted(by:)` takes a key path to a custom type (or an optional one) whose
+    /// persisted type sorts, as the SDK's `sorted<T: _HasPersistedType>(by:ascending:)`.
+    func testSortingByKeyPathsToCustomTypes() throws {
+        try realm.write {
+            for (i, degrees) in [15.0, 5.0, 25.0].enumerated() {
+                realm.create(CPReading.self, value: ["account": i, "temperature": degrees, "tag": "t\(2 - i)",
+                                                     "peak": i == 1 ? NSNull() : degrees as Any] as [String: Any])
+            }
+        }
+        let readings = realm.objects(CPReading.self)
+        XCTAssertEqual(readings.sorted(by: \.temperature).map(\.temperature.degrees), [5, 15, 25])
+        XCTAssertEqual(readings.sorted(by: \.temperature, ascending: false).map(\.account.number), [2, 0, 1])
+        XCTAssertEqual(readings.sorted(by: \.tag).map(\.tag.name), ["t0", "t1", "t2"])
+        XCTAssertEqual(readings.sorted(by: \.peak).map { $0.peak?.degrees }, [nil, 15, 25], "nil first")
+        XCTAssertEqual(readings.sorted(by: \.account, ascending: false).map(\.account.number), [2, 1, 0])
+    }
+
     func testFailableConversionInOptionalPlacesIsNil() throws {
         let reading = CPReading(value: ["account": 1, "source": "not a web address", "links": ["https://ok.example", "nope"]] as [String: Any])
         XCTAssertNil(reading.source)

@@ -1,6 +1,7 @@
 import Foundation
 import RealmSwift
 import XCTest
+import OpenRealmTestSupport
 
 /// A model with a `Date` in every place one can be stored.
 final class DatedEvent: Object {
@@ -26,7 +27,7 @@ final class DateRoundTripTests: XCTestCase {
     /// Dates as apps make them: now, now plus fractions, and random instants from 1900 to
     /// 2100 with every bit of the double used.
     private func sampleDates(count: Int) -> [Date] {
-        var generator = SeededGenerator(seed: 2026)
+        var generator = SplitMix64(seed: 2026)
         var dates = [Date(), Date().addingTimeInterval(0.000_123), Date().addingTimeInterval(-0.001), Date(timeIntervalSinceNow: -86_400 * 365.25 * 30),
                      Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 1.5), Date(timeIntervalSince1970: -1.5),
                      Date(timeIntervalSince1970: 1_700_000_000.123_456_789), .distantPast, .distantFuture]

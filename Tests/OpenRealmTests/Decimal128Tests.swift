@@ -2,6 +2,7 @@ import Foundation
 import ORCore
 @testable import OpenRealmQuery
 import XCTest
+import OpenRealmTestSupport
 
 /// Decimal128: text in and out, IEEE arithmetic against reference results, and the
 /// order and double conversion checked against ORCore's own `orc_value_compare`.
@@ -282,7 +283,7 @@ final class Decimal128Tests: XCTestCase {
     }
 
     func testOrderAndEqualityAgreeWithORCoreOnRandomPairs() {
-        var rng = SeededGenerator(seed: 0x5EED_DEC1_28)
+        var rng = SplitMix64(seed: 0x5EED_DEC1_28)
         var values: [Decimal128] = []
         for _ in 0..<600 { values.append(randomDecimal(&rng)) }
         var pairs = 0
@@ -303,7 +304,7 @@ final class Decimal128Tests: XCTestCase {
 
     /// Canonical numbers of every shape, specials, and raw bit patterns (non-canonical
     /// encodings, NaN payloads) so that decoding is compared too.
-    private func randomDecimal(_ rng: inout SeededGenerator) -> Decimal128 {
+    private func randomDecimal(_ rng: inout SplitMix64) -> Decimal128 {
         switch rng.next() % 10 {
         case 0:
             return Decimal128(bidLow: rng.next(), bidHigh: rng.next())
@@ -319,7 +320,7 @@ final class Decimal128Tests: XCTestCase {
         }
     }
 
-    private func randomCoefficient(_ rng: inout SeededGenerator) -> UInt128 {
+    private func randomCoefficient(_ rng: inout SplitMix64) -> UInt128 {
         let digits = Int(rng.next() % 35)
         guard digits > 0 else { return 0 }
         let raw = UInt128(rng.next()) << 64 | UInt128(rng.next())
@@ -327,7 +328,7 @@ final class Decimal128Tests: XCTestCase {
     }
 
     /// A value equal to `a` in another cohort, or one unit of its last digit away.
-    private func sibling(of a: Decimal128, _ rng: inout SeededGenerator) -> Decimal128 {
+    private func sibling(of a: Decimal128, _ rng: inout SplitMix64) -> Decimal128 {
         let p = a.parts
         guard p.kind == .finite else { return a }
         var c = p.coefficient, e = p.exponent
@@ -351,7 +352,7 @@ final class Decimal128Tests: XCTestCase {
     // MARK: Conversions
 
     func testDoublesConvertAsORCoreComparesThem() {
-        var rng = SeededGenerator(seed: 42)
+        var rng = SplitMix64(seed: 42)
         var doubles: [Double] = [0.1, 0.2, 0.3, 1.0 / 3.0, 1e20, 1e22, 1e23, 1e33, 9.999999999999999e33, 1e34, 1e300, .leastNonzeroMagnitude,
                                  2.2250738585072014e-308, .greatestFiniteMagnitude, -0.0, 123456789.125, -7.5, 100, 1e-7]
         for _ in 0..<3000 {
@@ -385,7 +386,7 @@ final class Decimal128Tests: XCTestCase {
     }
 
     func testDoubleValueIsNearest() {
-        var rng = SeededGenerator(seed: 7)
+        var rng = SplitMix64(seed: 7)
         for _ in 0..<2000 {
             let d = randomDecimal(&rng)
             let expected = d.isNaN ? Double.nan : Double(d.stringValue.replacingOccurrences(of: "Inf", with: "inf"))!

@@ -256,18 +256,27 @@ final class FreezeTests: XCTestCase {
     func testThreadSafeReferenceToListResults() throws {
         try realm.write { realm.create(FTStep.self, value: ["id": 30, "done": false]) }
         let open = apollo.steps.where { $0.done == false }
-        let reference = ThreadSafeReference(to: open)
+        let ids = resolveOnAnotherThread(ThreadSafeReference(to: open)) { results, ids in
+            for step in results { ids.add(step.id) }
+        }
+        XCTAssertEqual(ids as? [Int], [2, 3])
+    }
+
+    /// Resolves `reference` in a realm opened on another thread and returns what `read`
+    /// collected there.
+    private func resolveOnAnotherThread(_ reference: ThreadSafeReference<Results<FTStep>>,
+                                        _ read: @escaping @Sendable (Results<FTStep>, NSMutableArray) -> Void) -> NSMutableArray {
         let config = self.config!
         let done = expectation(description: "resolved")
-        let ids = FTBox(NSMutableArray())
+        let collected = FTBox(NSMutableArray())
         DispatchQueue.global().async {
             if let other = try? Realm(configuration: config), let results = other.resolve(reference) {
-                for step in results { ids.value.add(step.id) }
+                read(results, collected.value)
             }
             done.fulfill()
         }
         wait(for: [done], timeout: 10)
-        XCTAssertEqual(ids.value as? [Int], [2, 3])
+        return collected.value
     }
 
     // MARK: Frozen data on other threads
@@ -325,22 +334,14 @@ final class FreezeTests: XCTestCase {
 
     func testThreadSafeReferenceToResultsResolvesOnAnotherThread() throws {
         let pending = realm.objects(FTStep.self).where { $0.done == false }.sorted(byKeyPath: "id", ascending: false)
-        let reference = ThreadSafeReference(to: pending)
-        let config = self.config!
-        let done = expectation(description: "resolved")
-        let ids = FTBox(NSMutableArray())
-        DispatchQueue.global().async {
-            if let other = try? Realm(configuration: config), let results = other.resolve(reference) {
-                for step in results { ids.value.add(step.id) }
-                ids.value.add(results.queryDescription)
-            }
-            done.fulfill()
+        let ids = resolveOnAnotherThread(ThreadSafeReference(to: pending)) { results, ids in
+            for step in results { ids.add(step.id) }
+            ids.add(results.queryDescription)
         }
-        wait(for: [done], timeout: 10)
-        XCTAssertEqual(ids.value.count, 3)
-        XCTAssertEqual(ids.value[0] as? Int, 3)
-        XCTAssertEqual(ids.value[1] as? Int, 2)
-        XCTAssertEqual(ids.value[2] as? String, pending.queryDescription)
+        XCTAssertEqual(ids.count, 3)
+        XCTAssertEqual(ids[0] as? Int, 3)
+        XCTAssertEqual(ids[1] as? Int, 2)
+        XCTAssertEqual(ids[2] as? String, pending.queryDescription)
     }
 
     func testThreadSafeReferenceSeesTheLatestVersionAndDeletions() throws {

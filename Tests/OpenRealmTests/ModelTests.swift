@@ -195,6 +195,14 @@ final class ModelTests: XCTestCase {
         try Realm(configuration: makeInMemoryConfiguration(types))
     }
 
+    /// A new realm holding one default `ModelAllTypes`, and that object.
+    private func openRealmWithObject() throws -> (Realm, ModelAllTypes) {
+        let realm = try openRealm()
+        let o = ModelAllTypes()
+        try realm.write { realm.add(o) }
+        return (realm, o)
+    }
+
     // MARK: Unmanaged objects
 
     func testUnmanagedDefaultsAreTheTypesZeroValues() {
@@ -446,9 +454,7 @@ final class ModelTests: XCTestCase {
     }
 
     func testAnEnumRawValueNoCaseMatchesFailsTheWrite() throws {
-        let realm = try openRealm()
-        let o = ModelAllTypes()
-        try realm.write { realm.add(o) }
+        let (realm, o) = try openRealmWithObject()
         assertThrowsRealmError(.invalidValue, messageContains: ["purple", "ModelColor"]) {
             try realm.write { o["color"] = "purple" }
         }
@@ -458,9 +464,7 @@ final class ModelTests: XCTestCase {
     // MARK: AnyRealmValue
 
     func testAnyRealmValueHoldsEveryKind() throws {
-        let realm = try openRealm()
-        let o = ModelAllTypes()
-        try realm.write { realm.add(o) }
+        let (realm, o) = try openRealmWithObject()
         let owner = ModelOwner(value: ["name": "Linked"])
         let values: [AnyRealmValue] = [
             .none, .int(-42), .bool(true), .float(1.25), .double(-0.5), .string("text"),
@@ -864,9 +868,7 @@ final class ModelTests: XCTestCase {
     }
 
     func testAWrongTypeByNameFailsTheWriteAndRollsItBack() throws {
-        let realm = try openRealm()
-        let o = ModelAllTypes()
-        try realm.write { realm.add(o) }
+        let (realm, o) = try openRealmWithObject()
         assertThrowsRealmError(.invalidValue, messageContains: ["not a number"]) {
             try realm.write {
                 o.string = "changed in the failed write"

@@ -1,6 +1,7 @@
 import Foundation
 import OpenRealm
 import XCTest
+import OpenRealmTestSupport
 
 final class NRandItem: Object {
     @Persisted(primaryKey: true) var id = 0
@@ -135,7 +136,7 @@ final class NotificationRandomTests: XCTestCase {
     ] }
 
     /// One random write transaction of 1–5 operations.
-    static func randomWrite(_ realm: Realm, _ random: inout SeededGenerator, nextId: inout Int) {
+    static func randomWrite(_ realm: Realm, _ random: inout SplitMix64, nextId: inout Int) {
         let items = realm.objects(NRandItem.self)
         let bag = realm.object(ofType: NRandBag.self, forPrimaryKey: 1)!
         for _ in 0..<Int.random(in: 1...5, using: &random) {
@@ -201,7 +202,7 @@ final class NotificationRandomTests: XCTestCase {
         let seed = UInt64.random(in: 0..<UInt64.max)
         let done = NBox(false)
         let writer = Thread {
-            var random = SeededGenerator(seed: seed)
+            var random = SplitMix64(seed: seed)
             let other = try! Realm(configuration: config)
             var nextId = 20
             for _ in 0..<300 {

@@ -3,6 +3,7 @@ import ORCore
 @testable import OpenRealmQuery
 import Synchronization
 import XCTest
+import OpenRealmTestSupport
 
 /// ObjectId: parsing, text, byte layout, order (against ORCore's), and generation.
 final class ObjectIdTests: XCTestCase {
@@ -56,7 +57,7 @@ final class ObjectIdTests: XCTestCase {
         XCTAssertTrue(higher > lower && higher >= lower)
         XCTAssertFalse(lower > lower)
 
-        var rng = SeededGenerator(seed: 0x0B1EC7)
+        var rng = SplitMix64(seed: 0x0B1EC7)
         var ids: [ObjectId] = []
         for _ in 0..<300 {
             // Few distinct bytes, so that many pairs share long prefixes or are equal.

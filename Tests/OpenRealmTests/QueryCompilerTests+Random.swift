@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import OpenRealmQuery
+import OpenRealmTestSupport
 
 /// Random predicates over a few properties, run in ORCore and evaluated in plain Swift
 /// over the same objects: the two must select the same objects.
@@ -19,7 +20,7 @@ extension QueryCompilerTests {
     private static let patterns = ["a*", "*b", "?b", "*", "a?c", "b*b", "A*", "*a*", "??"]
 
     func testRandomPredicatesAgreeWithSwift() throws {
-        var rng = SeededGenerator(seed: 20_240_601)
+        var rng = SplitMix64(seed: 20_240_601)
         let realm = try QueryTestRealm()
         try realm.beginWrite()
         let table = try realm.addClass("Item")
@@ -67,7 +68,7 @@ extension QueryCompilerTests {
 
     // MARK: - Generator
 
-    private func randomPredicate(depth: Int, rng: inout SeededGenerator) -> QueryPredicate {
+    private func randomPredicate(depth: Int, rng: inout SplitMix64) -> QueryPredicate {
         if depth < 3, Int.random(in: 0..<3, using: &rng) == 0 {
             switch Int.random(in: 0..<3, using: &rng) {
             case 0: return .and((0..<Int.random(in: 1...3, using: &rng)).map { _ in randomPredicate(depth: depth + 1, rng: &rng) })
@@ -78,7 +79,7 @@ extension QueryCompilerTests {
         return randomLeaf(&rng)
     }
 
-    private func number(_ rng: inout SeededGenerator) -> QueryValue {
+    private func number(_ rng: inout SplitMix64) -> QueryValue {
         switch Int.random(in: 0..<4, using: &rng) {
         case 0: return .double(Double(Int.random(in: -12...12, using: &rng)) / 2)
         case 1: return .float(Float(Int.random(in: -12...12, using: &rng)) / 4)
@@ -86,7 +87,7 @@ extension QueryCompilerTests {
         }
     }
 
-    private func randomLeaf(_ rng: inout SeededGenerator) -> QueryPredicate {
+    private func randomLeaf(_ rng: inout SplitMix64) -> QueryPredicate {
         let ordering: [QueryOperator] = [.equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual]
         func cmp(_ l: QueryOperand, _ op: QueryOperator, _ r: QueryOperand, _ o: QueryStringOptions = [],
                  _ q: QueryQuantifier = .implicit) -> QueryPredicate {

@@ -2,6 +2,7 @@ import Foundation
 import ORCore
 import XCTest
 @testable import OpenRealmQuery
+import OpenRealmTestSupport
 
 /// A realm file of random objects with a property of every kind, for comparing the
 /// query evaluator with ORCore: the objects are written with ORCore's C API, then read
@@ -79,7 +80,7 @@ final class QueryEvaluatorFixture {
 
     init(seed: UInt64, targets: Int, objects: Int) throws {
         realm = try QueryTestRealm()
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         try realm.beginWrite()
         targetTable = try realm.addClass("Target")
         for p in Self.targetProperties { try add(p, to: targetTable) }
@@ -299,7 +300,7 @@ struct QueryEvaluatorValues {
     static let dictionaryKeys = ["a", "b", "A", "é", "e\u{301}", "日", "k1", "zz"]
 
     /// A value of `type` (for mixed: of any type, objects and null included).
-    func random(_ type: QueryPropertyType, _ rng: inout SeededGenerator) -> QueryValue {
+    func random(_ type: QueryPropertyType, _ rng: inout SplitMix64) -> QueryValue {
         switch type {
         case .bool: return .bool(rng.chance(0.5))
         case .int: return .int(rng.pick(Self.ints))

@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenRealmQuery
+import OpenRealmTestSupport
 
 /// Random RQL predicates over ``QueryEvaluatorFixture``'s classes, as text (and `$n`
 /// arguments), so that the parser, the binder, the normalizer, the compiler, ORCore and
@@ -14,13 +15,13 @@ import Foundation
 struct QueryEvaluatorPredicates {
     typealias Values = QueryEvaluatorValues
 
-    var rng: SeededGenerator
+    var rng: SplitMix64
     let values: Values
     /// The `$n` arguments of the predicate being built.
     private(set) var args: [Any] = []
 
     init(seed: UInt64, values: Values) {
-        rng = SeededGenerator(seed: seed)
+        rng = SplitMix64(seed: seed)
         self.values = values
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import OpenRealm
+import OpenRealmTestSupport
 
 // Random predicates, each built twice (a typed `where` query and an RQL string with
 // literals and `$n` arguments), run against a realm of a few hundred random objects and
@@ -182,7 +183,7 @@ struct QRCase {
 }
 
 struct QRGenerator {
-    var rng: SeededGenerator
+    var rng: SplitMix64
     /// The `$n` arguments of the RQL string being built.
     var args: [Any] = []
     static let base = Date(timeIntervalSince1970: 1_600_000_000)
@@ -410,7 +411,7 @@ struct QRGenerator {
 final class QueryRandomTests: XCTestCase {
     func testRandomPredicatesAgainstPlainSwift() throws {
         let seed = ProcessInfo.processInfo.environment["QT_RANDOM_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
-        var gen = QRGenerator(rng: SeededGenerator(seed: seed))
+        var gen = QRGenerator(rng: SplitMix64(seed: seed))
         let realm = try qtInMemoryRealm([QRTag.self, QRItem.self], "qt-random")
         var model: [Int: QRPlain] = [:]
         var failures = 0
@@ -511,7 +512,7 @@ final class QueryRandomTests: XCTestCase {
     }
 }
 
-extension SeededGenerator {
+extension SplitMix64 {
     mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
     mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &self)] }
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }

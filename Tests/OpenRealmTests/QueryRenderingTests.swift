@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import OpenRealmQuery
+import OpenRealmTestSupport
 
 /// The canonical string (`ParsedQuery.description`): its exact form, that it reads back
 /// to itself, and that equivalent spellings render alike.
@@ -189,7 +190,7 @@ final class QueryRenderingTests: XCTestCase {
     /// Random trees (built by hand, as the typed builder will) render, parse back and
     /// render identically.
     func testRandomTreesRoundTrip() throws {
-        var rng = SeededGenerator(seed: 42)
+        var rng = SplitMix64(seed: 42)
         for i in 0..<500 {
             let p = randomPredicate(depth: 0, subqueryDepth: 0, rng: &rng)
             let q = ParsedQuery(predicate: p, descriptors: Bool.random(using: &rng) ? [.limit(UInt64(i)), .sort([QuerySortKey("a", ascending: false)])] : [])
@@ -203,7 +204,7 @@ final class QueryRenderingTests: XCTestCase {
         }
     }
 
-    private func randomValue(_ rng: inout SeededGenerator) -> QueryValue {
+    private func randomValue(_ rng: inout SplitMix64) -> QueryValue {
         switch Int.random(in: 0..<13, using: &rng) {
         case 0: return .null
         case 1: return .bool(Bool.random(using: &rng))
@@ -230,7 +231,7 @@ final class QueryRenderingTests: XCTestCase {
         }
     }
 
-    private func randomPath(_ rng: inout SeededGenerator) -> QueryKeyPath {
+    private func randomPath(_ rng: inout SplitMix64) -> QueryKeyPath {
         var components: [QueryKeyPathComponent] = []
         for _ in 0..<Int.random(in: 1...3, using: &rng) {
             switch Int.random(in: 0..<5, using: &rng) {
@@ -244,7 +245,7 @@ final class QueryRenderingTests: XCTestCase {
         return QueryKeyPath(components, aggregate: agg)
     }
 
-    private func randomPredicate(depth: Int, subqueryDepth: Int, rng: inout SeededGenerator) -> QueryPredicate {
+    private func randomPredicate(depth: Int, subqueryDepth: Int, rng: inout SplitMix64) -> QueryPredicate {
         let leaf = depth >= 3 || Int.random(in: 0..<3, using: &rng) == 0
         if !leaf {
             switch Int.random(in: 0..<3, using: &rng) {

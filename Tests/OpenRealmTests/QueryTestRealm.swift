@@ -183,6 +183,19 @@ final class QueryTestRealm {
     /// Runs program bytes on `className` in a read transaction: the matching keys in
     /// result order, and whether an index was used.
     func run(program: [UInt8], className: String) throws -> (keys: [UInt64], usedIndex: Bool) {
+        try withQuery(program, on: className) { read, query in
+            var keys = orc_keys()
+            defer { orc_keys_free(&keys) }
+            try check(orc_query_run(read, query, &keys))
+            let out = (0..<keys.count).map { keys.keys[$0] }
+            return (out, orc_query_used_index(query))
+        }
+    }
+
+    /// Compiles program bytes on `className` in a read transaction and runs `body` with
+    /// the transaction and the compiled query.
+    private func withQuery<R>(_ program: [UInt8], on className: String,
+                              _ body: (OpaquePointer?, OpaquePointer?) throws -> R) throws -> R {
         let table = classes.first { $0.name == className }!.table
         var read: OpaquePointer?
         try check(orc_txn_begin(env, Int32(ORC_TXN_READ), &read))
@@ -190,11 +203,7 @@ final class QueryTestRealm {
         var query: OpaquePointer?
         try check(program.withUnsafeBytes { orc_query_compile(read, table, $0.baseAddress, $0.count, &query) })
         defer { orc_query_free(query) }
-        var keys = orc_keys()
-        defer { orc_keys_free(&keys) }
-        try check(orc_query_run(read, query, &keys))
-        let out = (0..<keys.count).map { keys.keys[$0] }
-        return (out, orc_query_used_index(query))
+        return try body(read, query)
     }
 
     /// Parses, binds, compiles and runs an RQL string.
@@ -206,15 +215,10 @@ final class QueryTestRealm {
 
     /// Runs `orc_query_aggregate` over the objects matching `program`.
     func aggregate(program: [UInt8], className: String, column: UInt16, _ agg: QueryAggregate) throws -> orc_value {
-        let table = classes.first { $0.name == className }!.table
-        var read: OpaquePointer?
-        try check(orc_txn_begin(env, Int32(ORC_TXN_READ), &read))
-        defer { orc_txn_abort(read) }
-        var query: OpaquePointer?
-        try check(program.withUnsafeBytes { orc_query_compile(read, table, $0.baseAddress, $0.count, &query) })
-        defer { orc_query_free(query) }
-        var out = orc_value()
-        try check(orc_query_aggregate(read, query, column, orc_agg(UInt32(agg.rawValue)), &out))
-        return out
+        try withQuery(program, on: className) { read, query in
+            var out = orc_value()
+            try check(orc_query_aggregate(read, query, column, orc_agg(UInt32(agg.rawValue)), &out))
+            return out
+        }
     }
 }

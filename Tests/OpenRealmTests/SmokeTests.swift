@@ -1,26 +1,12 @@
 import XCTest
 import OpenRealm
 
-final class SmokeTask: Object {
-    @Persisted(primaryKey: true) var _id: ObjectId
-    @Persisted var taskName: String
-    @Persisted var assignee: String?
-    @Persisted var completed: Bool
-    @Persisted var progressMinutes: Int
-    @Persisted var dueDate: Date
-}
-final class SmokeTeam: Object {
-    @Persisted(primaryKey: true) var _id: ObjectId
-    @Persisted var teamName: String
-    @Persisted var tasks: List<SmokeTask>
-    @Persisted var members: List<String>
-}
-
+/// The seed models of RealmSwiftImportTests (`ImportTask`, `ImportTeam`), written once.
 final class SmokeTests: XCTestCase {
     func testBasics() throws {
         let realm = try Realm(configuration: .init(inMemoryIdentifier: "smoke"))
-        let task = SmokeTask(value: ["taskName": "a", "progressMinutes": 70])
-        let team = SmokeTeam()
+        let task = ImportTask(value: ["taskName": "a", "progressMinutes": 70])
+        let team = ImportTeam()
         team.teamName = "Docs"
         team.members.append("Bob Smith")
         team.tasks.append(task)
@@ -42,23 +28,23 @@ final class SmokeQueryTests: XCTestCase {
         let realm = try Realm(configuration: .init(inMemoryIdentifier: "smoke-q"))
         try realm.write {
             for i in 0..<10 {
-                let team = SmokeTeam()
+                let team = ImportTeam()
                 team.teamName = "T\(i)"
                 if i % 2 == 0 { team.members.append("Bob Smith") }
-                team.tasks.append(SmokeTask(value: ["taskName": "t\(i)", "progressMinutes": i * 20, "completed": i % 3 == 0]))
+                team.tasks.append(ImportTask(value: ["taskName": "t\(i)", "progressMinutes": i * 20, "completed": i % 3 == 0]))
                 realm.add(team)
             }
         }
-        let tasks = realm.objects(SmokeTask.self)
+        let tasks = realm.objects(ImportTask.self)
         XCTAssertEqual(tasks.count, 10)
         let long = tasks.where { $0.progressMinutes >= 60 }
         XCTAssertEqual(long.count, 7)
         let rql = tasks.filter("progressMinutes >= 60")
         XCTAssertEqual(rql.count, 7)
         XCTAssertEqual(long.queryDescription, rql.queryDescription)
-        let bob = realm.objects(SmokeTeam.self).where { $0.members.contains("Bob Smith") }
+        let bob = realm.objects(ImportTeam.self).where { $0.members.contains("Bob Smith") }
         XCTAssertEqual(bob.count, 5)
-        XCTAssertEqual(bob.queryDescription, realm.objects(SmokeTeam.self).filter("'Bob Smith' IN members").queryDescription)
+        XCTAssertEqual(bob.queryDescription, realm.objects(ImportTeam.self).filter("'Bob Smith' IN members").queryDescription)
         print(bob.queryDescription, long.queryDescription)
         let sorted = tasks.sorted(byKeyPath: "progressMinutes", ascending: false)
         XCTAssertEqual(sorted.first?.progressMinutes, 180)
@@ -80,14 +66,14 @@ final class SmokeAsyncTests: XCTestCase {
     @MainActor
     func testAsyncOpen() async throws {
         let realm = try await Realm(configuration: .init(inMemoryIdentifier: "smoke-async"))
-        try realm.write { realm.add(SmokeTask(value: ["taskName": "async"])) }
-        XCTAssertEqual(realm.objects(SmokeTask.self).count, 1)
+        try realm.write { realm.add(ImportTask(value: ["taskName": "async"])) }
+        XCTAssertEqual(realm.objects(ImportTask.self).count, 1)
     }
 
     func testAsyncOpenFromNonisolated() async throws {
         let count = try await MainActor.run { () -> Int in
             let realm = try Realm(configuration: .init(inMemoryIdentifier: "smoke-async2"))
-            return realm.objects(SmokeTask.self).count
+            return realm.objects(ImportTask.self).count
         }
         XCTAssertEqual(count, 0)
         let realm = try await Realm(configuration: .init(inMemoryIdentifier: "smoke-async3"))
@@ -99,9 +85,9 @@ final class SmokeAsyncHopTests: XCTestCase {
     func testNonisolatedTaskUsesItsRealmAcrossAwaits() async throws {
         let realm = try await Realm(configuration: .init(inMemoryIdentifier: "smoke-hop-\(UUID())"))
         for i in 0..<20 {
-            try realm.write { realm.add(SmokeTask(value: ["taskName": "t\(i)"])) }
+            try realm.write { realm.add(ImportTask(value: ["taskName": "t\(i)"])) }
             await Task.yield()
-            XCTAssertEqual(realm.objects(SmokeTask.self).count, i + 1)
+            XCTAssertEqual(realm.objects(ImportTask.self).count, i + 1)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import OpenRealm
 import XCTest
+import OpenRealmTestSupport
 
 /// Helpers shared by the OpenRealm test files: temporary folders, in-memory
 /// configurations with unique identifiers, and checks of thrown `Realm.Error`s.
@@ -56,19 +57,5 @@ extension Realm {
     /// property the default would not have.
     func upsertLookup<T: Object>(_ type: T.Type, primaryKey name: String, _ key: Any) throws -> T {
         try write { create(type, value: [name: key], update: .modified) }
-    }
-}
-
-/// A small deterministic random generator (SplitMix64), so randomized tests replay
-/// from their printed seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,20 +1,6 @@
 import Foundation
 @testable import OpenRealmWire
-
-/// A seeded generator (SplitMix64): the randomized tests print their seed and replay.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import OpenRealmTestSupport
 
 enum Fixtures {
     static let objectId = WireObjectId(bytes: [0x65, 0x1f, 0x2a, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88])!
@@ -158,9 +144,9 @@ enum Fixtures {
 
 /// Random well-formed messages, for round trips and as the base of byte flips.
 struct MessageGenerator {
-    var rng: SeededGenerator
+    var rng: SplitMix64
 
-    init(seed: UInt64) { rng = SeededGenerator(seed: seed) }
+    init(seed: UInt64) { rng = SplitMix64(seed: seed) }
 
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &rng) }
     mutating func u64() -> UInt64 {

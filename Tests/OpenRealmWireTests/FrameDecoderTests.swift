@@ -1,5 +1,6 @@
 import XCTest
 @testable import OpenRealmWire
+import OpenRealmTestSupport
 
 /// The streaming decoder: partial frames, several frames per chunk, versions, failure.
 final class FrameDecoderTests: XCTestCase {
@@ -59,7 +60,7 @@ final class FrameDecoderTests: XCTestCase {
         var generator = MessageGenerator(seed: 77)
         let many = (0..<500).map { _ in generator.message() }
         let bytes = try many.flatMap { try WireEncoder().encode($0) }
-        var rng = SeededGenerator(seed: 78)
+        var rng = SplitMix64(seed: 78)
         var decoder = WireFrameDecoder()
         var out: [WireMessage] = []
         var i = 0

@@ -1,5 +1,6 @@
 import XCTest
 @testable import OpenRealmWire
+import OpenRealmTestSupport
 
 /// Bytes from a peer that is broken or malicious: every one must end in a WireError or
 /// a valid message, never a crash, a hang, or an allocation beyond the limits.
@@ -69,7 +70,7 @@ final class HostileInputTests: XCTestCase {
 
     func testRandomByteFlips() throws {
         let seed: UInt64 = 0xB17F_11B5
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let frames = try sampleFrames()
         var refused = 0
         var accepted = 0
@@ -98,7 +99,7 @@ final class HostileInputTests: XCTestCase {
     }
 
     func testRandomBytesAsAStream() throws {
-        var rng = SeededGenerator(seed: 0xABCD)
+        var rng = SplitMix64(seed: 0xABCD)
         for round in 0..<5_000 {
             let count = Int.random(in: 0...64, using: &rng)
             var bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }
@@ -233,7 +234,7 @@ final class HostileInputTests: XCTestCase {
         }
         var decoder = WireFrameDecoder(limits: limits)
         var out: [WireMessage] = []
-        var rng = SeededGenerator(seed: 100)
+        var rng = SplitMix64(seed: 100)
         var i = 0
         while i < bytes.count {
             let end = min(bytes.count, i + Int.random(in: 1...64, using: &rng))

@@ -1,6 +1,7 @@
 import XCTest
 import OpenRealmSyncCore
 import OpenRealmWire
+import OpenRealmTestSupport
 
 /// `ListTransform.integrateDownload` leaves out pairs of instructions on different
 /// top-level objects (they cannot move each other). The result must be exactly what
@@ -8,8 +9,6 @@ import OpenRealmWire
 /// and pending changesets spread over several owners, with embedded-object paths
 /// through lists and erases of list elements.
 final class ListDownloadOwnerSkipTests: XCTestCase {
-    typealias Generator = ListDownloadTransformTests.Generator
-
     /// Every downloaded instruction against every pending one, as before the skip.
     static func meetingEveryPair(_ downloaded: [WireInstruction], pending: inout [[WireInstruction]]) -> [WireInstruction] {
         var out: [WireInstruction] = []
@@ -29,7 +28,7 @@ final class ListDownloadOwnerSkipTests: XCTestCase {
         return out
     }
 
-    static func instruction(_ g: inout Generator) -> WireInstruction {
+    static func instruction(_ g: inout SplitMix64) -> WireInstruction {
         let owner = WireObjectPath(className: ["Log", "Team"][g.next(2)], primaryKey: .int(Int64(g.next(3))))
         let index = UInt64(g.next(4))
         // Sometimes the path goes through an element of the owner's `lines` list.
@@ -50,7 +49,7 @@ final class ListDownloadOwnerSkipTests: XCTestCase {
     }
 
     func testSkippingOtherOwnersGivesWhatMeetingEveryPairGives() {
-        var g = Generator(state: 2026)
+        var g = SplitMix64(seed: 2026)
         for _ in 0..<400 {
             let downloaded = (0..<(1 + g.next(6))).map { _ in Self.instruction(&g) }
             let pending = (0..<(1 + g.next(5))).map { _ in (0..<(1 + g.next(4))).map { _ in Self.instruction(&g) } }

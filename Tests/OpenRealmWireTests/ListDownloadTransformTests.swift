@@ -1,6 +1,7 @@
 import XCTest
 import OpenRealmSyncCore
 import OpenRealmWire
+import OpenRealmTestSupport
 
 /// `ListTransform.integrateDownload`, the client's half of list convergence: a client
 /// that applied its own edits and then transforms a download against them must end
@@ -8,18 +9,6 @@ import OpenRealmWire
 /// transformed against it), and its edits as rewritten must give that list too.
 final class ListDownloadTransformTests: XCTestCase {
     static let team = WireObjectPath(className: "Team", primaryKey: .int(1))
-
-    /// A small deterministic generator (SplitMix64), so failures reproduce.
-    struct Generator {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
-    }
 
     static func apply(_ i: WireInstruction, to list: inout [String]) {
         switch i {
@@ -33,7 +22,7 @@ final class ListDownloadTransformTests: XCTestCase {
     }
 
     /// `count` random edits valid one after the other from `list`, new values named by `tag`.
-    static func edits(_ count: Int, from list: [String], _ tag: String, _ g: inout Generator) -> [WireInstruction] {
+    static func edits(_ count: Int, from list: [String], _ tag: String, _ g: inout SplitMix64) -> [WireInstruction] {
         var list = list
         var out: [WireInstruction] = []
         for k in 0..<count {
@@ -55,7 +44,7 @@ final class ListDownloadTransformTests: XCTestCase {
     }
 
     func testClientAndServerComputeTheSameList() {
-        var g = Generator(state: 42)
+        var g = SplitMix64(seed: 42)
         for round in 0..<3000 {
             let base = (0..<g.next(5)).map { "e\($0)" }
             let local = [Self.edits(1 + g.next(3), from: base, "c", &g)]
@@ -93,4 +82,10 @@ final class ListDownloadTransformTests: XCTestCase {
         XCTAssertEqual(downloaded, [.listInsert(object: Self.team, property: "members", index: 0, value: .string("remote"))])
         XCTAssertEqual(pending, [[.listInsert(object: Self.team, property: "members", index: 1, value: .string("local"))]])
     }
+}
+
+extension SplitMix64 {
+    /// A number below `bound`: the next value modulo `bound`, the draw the recorded
+    /// cases were found with.
+    mutating func next(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

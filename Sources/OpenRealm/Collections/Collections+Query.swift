@@ -98,11 +98,8 @@ extension _ObjectCollectionQueries {
         _results().sorted(by: sortDescriptors)
     }
 
-    public func sorted<V: Comparable>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
-        _results().sorted(by: keyPath, ascending: ascending)
-    }
-
-    public func sorted<V: Comparable & _OptionalPersistable>(by keyPath: KeyPath<Element, V?>, ascending: Bool = true) -> Results<Element> {
+    public func sorted<T: _HasPersistedType>(by keyPath: KeyPath<Element, T>, ascending: Bool = true) -> Results<Element>
+    where T.PersistedType: SortableType {
         _results().sorted(by: keyPath, ascending: ascending)
     }
 

@@ -107,7 +107,7 @@ enum KeyPathSteps {
                 throw RealmError(.invalidArgument, "Invalid key path '\(path)': class '\(current)' is not in the realm.")
             }
             let isLast = position == names.count - 1
-            if let property = entry.property(named: name) {
+            if let property = entry.property(named: ObjectTypeInfo.named(current)?.columnName(ofProperty: name) ?? name) {
                 steps.append(.property(table: entry.table, column: property.column, collection: property.collection))
                 if isLast { break }
                 guard property.type == ORC_TYPE_LINK, let target = schema.className(ofTable: property.linkTable) else {
@@ -121,7 +121,7 @@ enum KeyPathSteps {
                let originType = info.properties[index].descriptor.target,
                let originName = info.properties[index].originProperty,
                let originEntry = schema[originType.className()],
-               let originProperty = originEntry.property(named: originName) {
+               let originProperty = originEntry.property(named: ObjectTypeInfo.of(originType).columnName(ofProperty: originName)) {
                 steps.append(.linkingObjects(table: entry.table, originTable: originEntry.table,
                                              originColumn: originProperty.column, originCollection: originProperty.collection))
                 current = originEntry.name

@@ -28,6 +28,16 @@ enum CollectionObservation {
         guard let bound = realm._bindOrNil(location.parentBound.info.type), orc_obj_exists(realm.txn, bound.table, location.key) else { return nil }
         return realm._accessor(bound, location.key)
     }
+
+    /// The managed collection at `location` as `realm` reads it: `collection` itself when
+    /// it belongs to `realm`, else the same property of its owner read through `realm`
+    /// (`make(owner, propertyIndex)`); nil when the owner is gone there.
+    static func resolve<C>(_ collection: C, at location: CollectionLocation, in realm: Realm,
+                           _ make: (ObjectBase, Int) -> C) -> C? {
+        if realm === location.realm { return collection }
+        guard let owner = owner(location, in: realm), let index = propertyIndex(location) else { return nil }
+        return make(owner, index)
+    }
 }
 
 /// The registration of a `List` observer: list operations from the log are replayed on
@@ -175,14 +185,7 @@ extension List: _ObservableCollection {
     public var _observedName: String { location.map { "'\($0.name)'" } ?? "an unmanaged List" }
 
     public func _registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> AnyObject? {
-        guard let location else { return nil }
-        let list: List<Element>
-        if realm === location.realm {
-            list = self
-        } else {
-            guard let owner = CollectionObservation.owner(location, in: realm), let index = CollectionObservation.propertyIndex(location) else { return nil }
-            list = List(managed: owner, index: index)
-        }
+        guard let location, let list = CollectionObservation.resolve(self, at: location, in: realm, List.init(managed:index:)) else { return nil }
         return ListRegistration(list, filter: CollectionObservation.filter(keyPaths, elements: Element.self, realm: realm), block: block)
     }
 }
@@ -193,14 +196,7 @@ extension MutableSet: _ObservableCollection {
     public var _observedName: String { location.map { "'\($0.name)'" } ?? "an unmanaged MutableSet" }
 
     public func _registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> AnyObject? {
-        guard let location else { return nil }
-        let set: MutableSet<Element>
-        if realm === location.realm {
-            set = self
-        } else {
-            guard let owner = CollectionObservation.owner(location, in: realm), let index = CollectionObservation.propertyIndex(location) else { return nil }
-            set = MutableSet(managed: owner, index: index)
-        }
+        guard let location, let set = CollectionObservation.resolve(self, at: location, in: realm, MutableSet.init(managed:index:)) else { return nil }
         return MutableSetRegistration(set, filter: CollectionObservation.filter(keyPaths, elements: Element.self, realm: realm), block: block)
     }
 }

@@ -81,14 +81,7 @@ extension Map: _ObservableCollection {
     public var _observedName: String { location.map { "'\($0.name)'" } ?? "an unmanaged Map" }
 
     public func _registration(in realm: Realm, keyPaths: [String]?, _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> AnyObject? {
-        guard let location else { return nil }
-        let map: Map<Key, Value>
-        if realm === location.realm {
-            map = self
-        } else {
-            guard let owner = CollectionObservation.owner(location, in: realm), let index = CollectionObservation.propertyIndex(location) else { return nil }
-            map = Map(managed: owner, index: index)
-        }
+        guard let location, let map = CollectionObservation.resolve(self, at: location, in: realm, Map.init(managed:index:)) else { return nil }
         return MapRegistration(map, filter: CollectionObservation.filter(keyPaths, elements: Value.self, realm: realm), block: block)
     }
 }

@@ -6,43 +6,62 @@ import ORCore
 public final class DynamicObject: Object {
     var _dynamicEntry: StoredSchema.ClassEntry!
     var _dynamicReadOnly = false
+    /// Whether properties go by the model classes' Swift names (a migration's new
+    /// objects) rather than by the names the file stores (its old objects): they differ
+    /// where a class renames properties with `propertiesMapping()`.
+    var _dynamicUsesModelNames = false
 
     public required init() { super.init() }
 
-    init(realm: Realm, entry: StoredSchema.ClassEntry, key: UInt64, readOnly: Bool) {
+    init(realm: Realm, entry: StoredSchema.ClassEntry, key: UInt64, readOnly: Bool, modelNames: Bool = false) {
         super.init()
         _realm = realm
         _key = key
         _epoch = realm.state.invalidations
         _dynamicEntry = entry
         _dynamicReadOnly = readOnly
+        _dynamicUsesModelNames = modelNames
     }
 
-    static func create(realm: Realm, entry: StoredSchema.ClassEntry, value: Any) throws -> DynamicObject {
+    /// The name property `stored` goes by on this object (see `_dynamicUsesModelNames`).
+    func _dynamicName(of stored: StoredSchema.PropertyEntry) -> String {
+        guard _dynamicUsesModelNames, let info = ObjectTypeInfo.named(_dynamicEntry.name) else { return stored.name }
+        return info.propertyName(ofColumnNamed: stored.name) ?? stored.name
+    }
+
+    /// The stored property `key` names on this object, or nil.
+    func _dynamicProperty(named key: String) -> StoredSchema.PropertyEntry? {
+        guard let entry = _dynamicEntry else { return nil }
+        guard _dynamicUsesModelNames, let info = ObjectTypeInfo.named(entry.name) else { return entry.property(named: key) }
+        return entry.property(named: info.columnName(ofProperty: key))
+    }
+
+    static func create(realm: Realm, entry: StoredSchema.ClassEntry, value: Any, modelNames: Bool = false) throws -> DynamicObject {
         let txn = realm.txn
         let values = (value as? [String: Any]) ?? [:]
+        let named = DynamicObject(realm: realm, entry: entry, key: 0, readOnly: true, modelNames: modelNames)
         var cols: [UInt16] = []
         var encoded: [orc_value] = []
         var later: [(StoredSchema.PropertyEntry, Any?)] = []
         for property in entry.properties {
-            guard let given = values[property.name] else { continue }
+            guard let given = values[named._dynamicName(of: property)] else { continue }
             if property.collection != ORC_COLL_NONE { later.append((property, given)); continue }
             cols.append(property.column)
             encoded.append(try DynamicValues.encode(given, property, realm))
         }
-        if let pk = entry.properties.first(where: \.isPrimaryKey), values[pk.name] == nil {
-            throw RealmError(.invalidValue, "Missing value for primary key property '\(entry.name).\(pk.name)'.")
+        if let pk = entry.properties.first(where: \.isPrimaryKey), values[named._dynamicName(of: pk)] == nil {
+            throw RealmError(.invalidValue, "Missing value for primary key property '\(entry.name).\(named._dynamicName(of: pk))'.")
         }
         var key: UInt64 = 0
         try ORC.check(orc_obj_create(txn, entry.table, cols, encoded, cols.count, &key), "Creating a '\(entry.name)'")
-        let object = DynamicObject(realm: realm, entry: entry, key: key, readOnly: false)
-        for (property, given) in later { object[property.name] = given }
+        let object = DynamicObject(realm: realm, entry: entry, key: key, readOnly: false, modelNames: modelNames)
+        for (property, given) in later { object[object._dynamicName(of: property)] = given }
         return object
     }
 
     public override var description: String {
         guard let entry = _dynamicEntry else { return "DynamicObject(unbound)" }
-        let fields = entry.properties.map { "\($0.name) = \(self[$0.name].map { "\($0)" } ?? "nil")" }
+        let fields = entry.properties.map(_dynamicName).map { "\($0) = \(self[$0].map { "\($0)" } ?? "nil")" }
         return "\(entry.name) {\n" + fields.map { "    \($0);" }.joined(separator: "\n") + "\n}"
     }
 
@@ -52,15 +71,15 @@ public final class DynamicObject: Object {
         get {
             guard let entry = _dynamicEntry, let realm = _realm else { return nil }
             _requireNotStale()
-            guard let property = entry.property(named: key) else {
+            guard let property = _dynamicProperty(named: key) else {
                 preconditionFailure("Invalid property name '\(key)' for class '\(entry.name)'.")
             }
-            return DynamicValues.read(realm, entry, _key, property)
+            return DynamicValues.read(realm, entry, _key, property, modelNames: _dynamicUsesModelNames)
         }
         set {
             guard let entry = _dynamicEntry, let realm = _realm else { return }
             _requireNotStale()
-            guard let property = entry.property(named: key) else {
+            guard let property = _dynamicProperty(named: key) else {
                 preconditionFailure("Invalid property name '\(key)' for class '\(entry.name)'.")
             }
             precondition(!_dynamicReadOnly, "Cannot modify '\(entry.name).\(key)' of an old object in a migration: modify the new object.")
@@ -76,7 +95,7 @@ public final class DynamicObject: Object {
 
 /// Conversions between Swift values and stored values by the stored property's type.
 enum DynamicValues {
-    static func decode(_ value: orc_value, _ realm: Realm, linkTable: UInt32) -> Any? {
+    static func decode(_ value: orc_value, _ realm: Realm, linkTable: UInt32, modelNames: Bool = false) -> Any? {
         switch value.type {
         case ORC_TYPE_NULL: return nil
         case ORC_TYPE_BOOL: return value.boolean
@@ -91,18 +110,19 @@ enum DynamicValues {
         case ORC_TYPE_UUID: return UUID._orDecode(value, realm)
         case ORC_TYPE_LINK:
             guard let entry = realm._coordinator.storedSchema(realm.txn)[table: value.link.table] else { return nil }
-            return DynamicObject(realm: realm, entry: entry, key: value.link.key, readOnly: false)
+            return DynamicObject(realm: realm, entry: entry, key: value.link.key, readOnly: false, modelNames: modelNames)
         default: return nil
         }
     }
 
-    static func read(_ realm: Realm, _ entry: StoredSchema.ClassEntry, _ key: UInt64, _ property: StoredSchema.PropertyEntry) -> Any? {
+    static func read(_ realm: Realm, _ entry: StoredSchema.ClassEntry, _ key: UInt64, _ property: StoredSchema.PropertyEntry,
+                     modelNames: Bool = false) -> Any? {
         let txn = realm.txn
         var value = orc_value()
         switch property.collection {
         case ORC_COLL_NONE:
             guard orc_obj_get(txn, entry.table, key, property.column, &value) == ORC_OK else { return nil }
-            return decode(value, realm, linkTable: property.linkTable)
+            return decode(value, realm, linkTable: property.linkTable, modelNames: modelNames)
         case ORC_COLL_DICT:
             var size = 0
             guard orc_coll_size(txn, entry.table, key, property.column, &size) == ORC_OK else { return nil }
@@ -112,7 +132,7 @@ enum DynamicValues {
                 guard orc_dict_key_at(txn, entry.table, key, property.column, i, &k) == ORC_OK else { continue }
                 let name = String._orDecode(k, realm)
                 let status = name.withCString { orc_dict_get(txn, entry.table, key, property.column, $0, strlen($0), &value) }
-                if status == ORC_OK { result[name] = decode(value, realm, linkTable: property.linkTable) ?? NSNull() }
+                if status == ORC_OK { result[name] = decode(value, realm, linkTable: property.linkTable, modelNames: modelNames) ?? NSNull() }
             }
             return result
         default:
@@ -120,7 +140,7 @@ enum DynamicValues {
             guard orc_coll_size(txn, entry.table, key, property.column, &size) == ORC_OK else { return nil }
             var result: [Any] = []
             for i in 0..<size where orc_coll_get(txn, entry.table, key, property.column, i, &value) == ORC_OK {
-                result.append(decode(value, realm, linkTable: property.linkTable) ?? NSNull())
+                result.append(decode(value, realm, linkTable: property.linkTable, modelNames: modelNames) ?? NSNull())
             }
             return result
         }

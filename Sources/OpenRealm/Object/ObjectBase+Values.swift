@@ -58,8 +58,10 @@ extension ObjectBase {
             }
             for (index, property) in info.properties.enumerated() where property.isStored {
                 let sourceInfo = object._typeInfo
-                if object is DynamicObject {
-                    if (object as? DynamicObject)?._dynamicEntry?.property(named: property.name) != nil { try assign(index, object[property.name]) }
+                if let dynamic = object as? DynamicObject {
+                    // A dynamic object of stored names holds the property under its column name.
+                    let key = dynamic._dynamicUsesModelNames ? property.name : property.columnName
+                    if dynamic._dynamicProperty(named: key) != nil { try assign(index, object[key]) }
                 } else if sourceInfo.index(ofProperty: property.name) != nil {
                     try assign(index, object[property.name])
                 }

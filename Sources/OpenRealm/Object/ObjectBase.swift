@@ -84,6 +84,23 @@ open class ObjectBase: CustomStringConvertible {
     /// to keep a stored name after renaming the Swift class).
     open class func _realmObjectName() -> String? { nil }
 
+    /// Override to store properties under other names than their Swift names: a
+    /// dictionary from the Swift property name to the name stored in the file (and
+    /// synced), for the properties to rename only. The Swift name is what everything
+    /// else uses: queries, sorting, key-value coding, key paths and notifications.
+    ///
+    /// ```swift
+    /// class Person: Object {
+    ///     @Persisted var firstName: String
+    ///     override class func propertiesMapping() -> [String: String] { ["firstName": "first_name"] }
+    /// }
+    /// realm.objects(Person.self).where { $0.firstName == "Ann" }   // stored as first_name
+    /// ```
+    ///
+    /// A migration block sees the file's stored names (`oldObject!["first_name"]`),
+    /// and `renameProperty(onType:from:to:)` takes stored names.
+    open class func propertiesMapping() -> [String: String] { [:] }
+
     /// The name of the class's primary key property (declared with
     /// `@Persisted(primaryKey: true)`), or nil when it has none.
     open class func primaryKey() -> String? { _typeInfo.primaryKey?.name }

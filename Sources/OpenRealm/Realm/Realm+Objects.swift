@@ -2,12 +2,13 @@ import Foundation
 import ORCore
 
 extension Realm {
-    /// Every object of a class, as live `Results`.
-    public func objects<Element: ObjectBase>(_ type: Element.Type) -> Results<Element> {
-        if type is AsymmetricObject.Type {
-            preconditionFailure("Asymmetric objects of class '\(type.className())' cannot be read or queried.")
+    /// Every object of a class, as live `Results`. Only `Object` classes can be fetched
+    /// (``RealmFetchable``): embedded and asymmetric classes are refused at compile time.
+    public func objects<Element: RealmFetchable>(_ type: Element.Type) -> Results<Element> {
+        guard let objectType = type as? ObjectBase.Type else {
+            preconditionFailure("'\(type.className())' is not an Object class, so realm.objects cannot fetch it.")
         }
-        return Results(core: ResultsCore(realm: self, type: type, domain: nil, query: ParsedQuery(predicate: .truePredicate)))
+        return Results(core: ResultsCore(realm: self, type: objectType, domain: nil, query: ParsedQuery(predicate: .truePredicate)))
     }
 
     /// The object of a class with the given primary key, or nil.

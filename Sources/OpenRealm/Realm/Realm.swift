@@ -320,7 +320,7 @@ public final class Realm {
     // MARK: Information
 
     /// The schema of the realm's file.
-    public var schema: Schema { _coordinator.storedSchema(txn).publicSchema }
+    public var schema: Schema { _coordinator.storedSchema(txn).publicSchema(swiftNames: true) }
 
     /// Whether a file exists for the configuration (for in-memory realms: whether one is open).
     public static func fileExists(for configuration: Configuration) -> Bool {

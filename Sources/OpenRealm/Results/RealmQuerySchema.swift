@@ -3,14 +3,30 @@ import ORCore
 
 /// The schema a query compiles against: the file's stored classes, plus the
 /// `LinkingObjects` properties the model classes declare (they have no column).
+/// Properties go by their Swift names: a column a model class renames with
+/// `propertiesMapping()` is presented under the Swift name it maps to, so queries,
+/// sorts and aggregates name properties as the code does.
 struct RealmQuerySchema: QuerySchema {
     let stored: StoredSchema
+    /// The file's bindings: which model class a table is read as here (two classes may
+    /// store under one name with different mappings); the first known class of the
+    /// name otherwise.
+    var coordinator: RealmCoordinator?
 
     func queryClass(named name: String) -> QuerySchemaClass? {
         guard let entry = stored[name] else { return nil }
+        let info = coordinator?.binding(table: entry.table)?.info ?? ObjectTypeInfo.named(name)
         var properties = entry.properties.compactMap { p -> QuerySchemaProperty? in
             guard let type = QueryPropertyType(rawValue: UInt8(p.type.rawValue)) else { return nil }
-            return QuerySchemaProperty(name: p.name, column: p.column, type: type,
+            var queryName = p.name
+            if let info {
+                if let swiftName = info.propertyName(ofColumnNamed: p.name) {
+                    queryName = swiftName
+                } else if info.index(ofProperty: p.name) != nil {
+                    return nil   // a column the model no longer uses, under a name a property now answers to
+                }
+            }
+            return QuerySchemaProperty(name: queryName, column: p.column, type: type,
                                        collection: QueryCollectionKind(rawValue: UInt8(p.collection.rawValue)) ?? .none,
                                        isOptional: p.isOptional,
                                        linkTargetClass: p.type == ORC_TYPE_LINK ? stored.className(ofTable: p.linkTable) : nil)

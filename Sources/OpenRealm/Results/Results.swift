@@ -183,14 +183,11 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         return results
     }
 
-    /// Sorted by a typed key path.
-    public func sorted<V: Comparable>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> where Element: ObjectBase {
-        sorted(byKeyPath: _KeyPathRecorder.names(of: keyPath).joined(separator: "."), ascending: ascending)
-    }
-
-    /// Sorted by a typed key path to an optional value (nil first when ascending).
-    public func sorted<V: Comparable & _OptionalPersistable>(by keyPath: KeyPath<Element, V?>, ascending: Bool = true) -> Results<Element>
-    where Element: ObjectBase {
+    /// Sorted by a typed key path: a property (or a path through to-one links) of a
+    /// sortable stored type, an optional one (nil first when ascending), or a
+    /// `PersistableEnum` or `CustomPersistable` one, ordered by its persisted values.
+    public func sorted<T: _HasPersistedType>(by keyPath: KeyPath<Element, T>, ascending: Bool = true) -> Results<Element>
+    where T.PersistedType: SortableType, Element: ObjectBase {
         sorted(byKeyPath: _KeyPathRecorder.names(of: keyPath).joined(separator: "."), ascending: ascending)
     }
 

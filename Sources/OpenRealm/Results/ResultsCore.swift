@@ -15,7 +15,7 @@ typealias ResultsDomain = @Sendable (Realm) -> [UInt64]
 /// is made for a row until it is read.
 package final class ResultsCore {
     package let realm: Realm
-    let type: ObjectBase.Type
+    package let type: ObjectBase.Type
     package let className: String
     /// The objects the query ranges over, in their order; nil for the whole table.
     let domain: ResultsDomain?
@@ -62,7 +62,7 @@ package final class ResultsCore {
 
     /// Compiles the query against the stored schema, throwing `.invalidQuery`.
     func programBytes() throws -> [UInt8] {
-        let schema = RealmQuerySchema(stored: realm._coordinator.storedSchema(realm.txn))
+        let schema = RealmQuerySchema(stored: realm._coordinator.storedSchema(realm.txn), coordinator: realm._coordinator)
         do {
             return try QueryCompiler.compile(query, className: className, schema: schema)
         } catch let error as QueryError {
@@ -160,7 +160,7 @@ package final class ResultsCore {
     /// An aggregate of a property over the matching objects, as ORCore returns it.
     func aggregate(_ property: String, _ kind: QueryAggregate) -> orc_value? {
         requireNotStale()
-        let schema = RealmQuerySchema(stored: realm._coordinator.storedSchema(realm.txn))
+        let schema = RealmQuerySchema(stored: realm._coordinator.storedSchema(realm.txn), coordinator: realm._coordinator)
         let target: QueryCompiler.AggregateTarget
         do {
             target = try QueryCompiler(schema: schema).aggregateTarget(property, className: className, aggregate: kind)

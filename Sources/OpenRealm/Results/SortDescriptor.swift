@@ -54,3 +54,23 @@ extension Double: AddableType {}
 extension Decimal128: AddableType {}
 extension AnyRealmValue: AddableType {}
 extension Optional: AddableType where Wrapped: AddableType {}
+
+/// Types a typed key path can sort by (`sorted(by: \.age)`): the stored types the
+/// Realm Swift SDK sorts, plus `ObjectId` and `UUID`, which OpenRealm orders too. A
+/// `PersistableEnum` or `CustomPersistable` property sorts by its persisted type.
+public protocol SortableType {}
+extension Int: SortableType {}
+extension Int8: SortableType {}
+extension Int16: SortableType {}
+extension Int32: SortableType {}
+extension Int64: SortableType {}
+extension Float: SortableType {}
+extension Double: SortableType {}
+extension String: SortableType {}
+extension Data: SortableType {}
+extension Date: SortableType {}
+extension Decimal128: SortableType {}
+extension ObjectId: SortableType {}
+extension UUID: SortableType {}
+extension AnyRealmValue: SortableType {}
+extension Optional: SortableType where Wrapped: SortableType {}

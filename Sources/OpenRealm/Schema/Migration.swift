@@ -21,7 +21,7 @@ public final class Migration {
     /// The schema the file had.
     public let oldSchema: Schema
     /// The schema the file will have.
-    public var newSchema: Schema { runner.realm._coordinator.storedSchema(runner.txn).publicSchema }
+    public var newSchema: Schema { runner.realm._coordinator.storedSchema(runner.txn).publicSchema(swiftNames: false) }
     let runner: MigrationRunner
 
     init(runner: MigrationRunner, oldSchema: Schema) {
@@ -30,7 +30,9 @@ public final class Migration {
     }
 
     /// Calls `block` with every object of the class as it was (`oldObject`) and as it is
-    /// in the new schema (`newObject`).
+    /// in the new schema (`newObject`). The old object's properties go by the names the
+    /// file stored, the new one's by the model's Swift names (they differ where a class
+    /// renames properties with `propertiesMapping()`).
     public func enumerateObjects(ofType typeName: String, _ block: (_ oldObject: MigrationObject?, _ newObject: MigrationObject?) -> Void) {
         guard let oldEntry = runner.oldStored[typeName] else { return }
         var keys = orc_keys()
@@ -41,7 +43,7 @@ public final class Migration {
             let key = keys.keys[i]
             guard orc_obj_exists(runner.txn, oldEntry.table, key) else { continue }
             let old = DynamicObject(realm: runner.realm, entry: oldEntry, key: key, readOnly: true)
-            let new = newEntry.map { DynamicObject(realm: runner.realm, entry: $0, key: key, readOnly: false) }
+            let new = newEntry.map { DynamicObject(realm: runner.realm, entry: $0, key: key, readOnly: false, modelNames: true) }
             block(old, new)
         }
     }
@@ -53,7 +55,7 @@ public final class Migration {
             preconditionFailure("Cannot create an object of class '\(typeName)': the class is not in the new schema.")
         }
         do {
-            return try DynamicObject.create(realm: runner.realm, entry: entry, value: value)
+            return try DynamicObject.create(realm: runner.realm, entry: entry, value: value, modelNames: true)
         } catch {
             runner.fail(error)
             return DynamicObject(realm: runner.realm, entry: entry, key: 0, readOnly: true)
@@ -127,7 +129,7 @@ final class MigrationRunner {
             guard let entry = oldStored[info.className] else { continue }
             let diff = SchemaChanges.differences(info, entry, oldStored)
             indexes += diff.indexes.map { (info, $0.0, $0.1) }
-            let modelPK = info.primaryKey?.name
+            let modelPK = info.primaryKey?.columnName
             let storedPK = entry.primaryKeyColumn >= 0 ? entry.properties.first { $0.column == UInt16(entry.primaryKeyColumn) }?.name : nil
             // The block may change primary key values (uniqueness is checked after it), so
             // the key is lifted during the migration and set again afterwards.
@@ -137,7 +139,7 @@ final class MigrationRunner {
             }
             for property in info.properties where property.isStored {
                 let current = StoredSchema(txn: txn)
-                if let column = entry.property(named: property.name) {
+                if let column = entry.property(named: property.columnName) {
                     let d = property.descriptor
                     let target = column.type == ORC_TYPE_LINK ? oldStored.className(ofTable: column.linkTable) : nil
                     let singleLink = d.type == ORC_TYPE_LINK && d.collection == ORC_COLL_NONE
@@ -145,7 +147,7 @@ final class MigrationRunner {
                     let sameOptional = singleLink || d.type == ORC_TYPE_MIXED || column.isOptional == d.optional
                     if sameShape && sameOptional { continue }
                     // Changed: move the old column aside so the block can still read it.
-                    let aside = "__openrealm_old_\(column.column)_\(property.name)"
+                    let aside = "__openrealm_old_\(column.column)_\(property.columnName)"
                     try ORC.check(orc_prop_rename(txn, entry.table, column.column, aside), "Migrating '\(info.className).\(property.name)'")
                     leftovers.append((info.className, column.column))
                     let newColumn = try SchemaChanges.addProperty(property, table: entry.table, className: info.className,
@@ -156,7 +158,7 @@ final class MigrationRunner {
                 }
             }
             for column in entry.properties {
-                let index = info.index(ofProperty: column.name)
+                let index = info.index(ofColumnNamed: column.name)
                 if index == nil || info.properties[index!].isLinkingObjects { leftovers.append((info.className, column.column)) }
             }
         }
@@ -165,7 +167,7 @@ final class MigrationRunner {
         realm.writeTxn = txn
         defer { realm.writeTxn = nil }
         if let block = configuration.migrationBlock {
-            block(Migration(runner: self, oldSchema: oldStored.publicSchema), oldVersion)
+            block(Migration(runner: self, oldSchema: oldStored.publicSchema(swiftNames: false)), oldVersion)
         }
         if let error = realm.pendingWriteError { throw error }
         if let firstError { throw firstError }

@@ -69,12 +69,14 @@ public final class Property: CustomStringConvertible, Equatable, @unchecked Send
     /// For `.linkingObjects`: the property of `objectClassName` that links here.
     public let linkOriginPropertyName: String?
 
-    /// The name the property is stored under (the same as `name`).
-    public var columnName: String { name }
+    /// The name the property is stored under in the file and synced as: the class's
+    /// ``ObjectBase/propertiesMapping()`` entry for it, else `name`.
+    public let columnName: String
 
-    init(name: String, type: PropertyType, isIndexed: Bool, isPrimary: Bool, isOptional: Bool,
+    init(name: String, columnName: String? = nil, type: PropertyType, isIndexed: Bool, isPrimary: Bool, isOptional: Bool,
          collection: orc_collection, objectClassName: String?, linkOriginPropertyName: String?) {
         self.name = name
+        self.columnName = columnName ?? name
         self.type = type
         self.isIndexed = isIndexed || isPrimary
         self.isPrimary = isPrimary
@@ -88,7 +90,7 @@ public final class Property: CustomStringConvertible, Equatable, @unchecked Send
 
     convenience init(_ info: ObjectTypeInfo.PropertyInfo) {
         let d = info.descriptor
-        self.init(name: info.name, type: PropertyType(d.type, linkingObjects: d.isLinkingObjects),
+        self.init(name: info.name, columnName: info.columnName, type: PropertyType(d.type, linkingObjects: d.isLinkingObjects),
                   isIndexed: info.isIndexed, isPrimary: info.isPrimaryKey, isOptional: d.optional,
                   collection: d.collection, objectClassName: d.target?.className(),
                   linkOriginPropertyName: info.originProperty)
@@ -114,7 +116,7 @@ public final class Property: CustomStringConvertible, Equatable, @unchecked Send
     }
 
     public static func == (lhs: Property, rhs: Property) -> Bool {
-        lhs.name == rhs.name && lhs.type == rhs.type && lhs.isIndexed == rhs.isIndexed
+        lhs.name == rhs.name && lhs.columnName == rhs.columnName && lhs.type == rhs.type && lhs.isIndexed == rhs.isIndexed
             && lhs.isPrimary == rhs.isPrimary && lhs.isOptional == rhs.isOptional && lhs.isArray == rhs.isArray
             && lhs.isSet == rhs.isSet && lhs.isMap == rhs.isMap && lhs.objectClassName == rhs.objectClassName
             && lhs.linkOriginPropertyName == rhs.linkOriginPropertyName

@@ -14,7 +14,12 @@ import Synchronization
 final class ObjectTypeInfo: @unchecked Sendable {
     /// One `@Persisted` field. A class, so that walking the properties copies nothing.
     final class PropertyInfo {
+        /// The Swift name: what the API, queries, key paths and notifications use.
         let name: String
+        /// The name stored in the file and synced: the class's `propertiesMapping()`
+        /// entry for `name`, else `name`. Only the storage layer (binding columns,
+        /// schema changes, migrations) and what crosses to sync use it.
+        let columnName: String
         let offset: Int
         /// Where the field's managed index lives in an instance (`offset` plus its place in the wrapper).
         let indexOffset: Int
@@ -31,9 +36,10 @@ final class ObjectTypeInfo: @unchecked Sendable {
         /// specialized for the type (see ``UnmanagedEncoder``); nil for other types.
         let unmanagedEncoder: UnmanagedEncoder?
 
-        init(name: String, offset: Int, field: any PersistedField.Type, valueType: any _Persistable.Type,
+        init(name: String, columnName: String, offset: Int, field: any PersistedField.Type, valueType: any _Persistable.Type,
              descriptor: _ORPropertyDescriptor, isIndexed: Bool, isPrimaryKey: Bool, originProperty: String?) {
             self.name = name
+            self.columnName = columnName
             self.offset = offset
             indexOffset = offset + field.managedIndexOffset
             self.field = field
@@ -91,12 +97,28 @@ final class ObjectTypeInfo: @unchecked Sendable {
     let recyclesAccessors: Bool
     let primaryKeyIndex: Int?
     private let indexByName: [String: Int]
+    private let indexByColumnName: [String: Int]
     /// A declaration the schema cannot hold (a non-optional link, two primary keys).
     let invalidReason: String?
 
     private(set) lazy var objectSchema: ObjectSchema = ObjectSchema(self)
 
     func index(ofProperty name: String) -> Int? { indexByName[name] }
+
+    /// The property stored under `columnName` (its Swift name unless `propertiesMapping()` renames it).
+    func index(ofColumnNamed columnName: String) -> Int? { indexByColumnName[columnName] }
+
+    /// The name `name` (a Swift property name of the class) is stored under; `name`
+    /// itself for a name the class does not declare.
+    func columnName(ofProperty name: String) -> String {
+        indexByName[name].map { properties[$0].columnName } ?? name
+    }
+
+    /// The Swift name of the property stored under `columnName`, or nil when no
+    /// property of the class is stored there.
+    func propertyName(ofColumnNamed columnName: String) -> String? {
+        indexByColumnName[columnName].map { properties[$0].name }
+    }
 
     var primaryKey: PropertyInfo? { primaryKeyIndex.map { properties[$0] } }
 
@@ -127,6 +149,7 @@ final class ObjectTypeInfo: @unchecked Sendable {
 
         // A probe instance tells what each declaration says (options, origin properties).
         let probe = type.init()
+        let mapping = type.propertiesMapping()
         var properties: [PropertyInfo] = []
         var problems: [String] = []
         var primaryKeyIndex: Int?
@@ -155,7 +178,7 @@ final class ObjectTypeInfo: @unchecked Sendable {
                 primaryKeyIndex = properties.count
             }
             properties.append(PropertyInfo(
-                name: name, offset: offset, field: field, valueType: field.valueType, descriptor: descriptor,
+                name: name, columnName: mapping[name] ?? name, offset: offset, field: field, valueType: field.valueType, descriptor: descriptor,
                 isIndexed: options.contains(.indexed), isPrimaryKey: options.contains(.primaryKey),
                 originProperty: origin))
         }
@@ -164,9 +187,17 @@ final class ObjectTypeInfo: @unchecked Sendable {
         }
         self.properties = properties
         self.primaryKeyIndex = primaryKeyIndex
-        var byName: [String: Int] = [:]
-        for (i, p) in properties.enumerated() { byName[p.name] = i }
+        var byName: [String: Int] = [:], byColumnName: [String: Int] = [:]
+        for (i, p) in properties.enumerated() {
+            byName[p.name] = i
+            guard p.isStored else { continue }
+            if let other = byColumnName[p.columnName] {
+                problems.append("Properties '\(properties[other].name)' and '\(p.name)' are both stored as '\(p.columnName)' (see propertiesMapping()).")
+            }
+            byColumnName[p.columnName] = i
+        }
         indexByName = byName
+        indexByColumnName = byColumnName
         invalidReason = problems.isEmpty ? nil : "Class '\(className)': " + problems.joined(separator: " ")
     }
 

@@ -13,32 +13,32 @@ enum SchemaChanges {
             problems.append("Class '\(name)' has been changed from \(entry.kind == ORC_CLASS_EMBEDDED ? "embedded" : "top-level") to \(info.kind == ORC_CLASS_EMBEDDED ? "embedded" : "top-level").")
         }
         for (i, property) in info.properties.enumerated() where property.isStored {
-            guard let column = entry.property(named: property.name) else {
-                problems.append("Property '\(name).\(property.name)' has been added.")
+            guard let column = entry.property(named: property.columnName) else {
+                problems.append("Property '\(name).\(property.columnName)' has been added.")
                 continue
             }
             let d = property.descriptor
             let storedTarget = column.type == ORC_TYPE_LINK ? stored.className(ofTable: column.linkTable) : nil
             let modelTarget = d.target?.className()
             if column.type != d.type || column.collection != d.collection || storedTarget != modelTarget {
-                problems.append("Property '\(name).\(property.name)' has been changed from '\(describe(column.type, column.collection, storedTarget))' to '\(describe(d.type, d.collection, modelTarget))'.")
+                problems.append("Property '\(name).\(property.columnName)' has been changed from '\(describe(column.type, column.collection, storedTarget))' to '\(describe(d.type, d.collection, modelTarget))'.")
                 continue
             }
             let singleLink = d.type == ORC_TYPE_LINK && d.collection == ORC_COLL_NONE
             if !singleLink && d.type != ORC_TYPE_MIXED && column.isOptional != d.optional {
-                problems.append("Property '\(name).\(property.name)' has been made \(d.optional ? "optional" : "required").")
+                problems.append("Property '\(name).\(property.columnName)' has been made \(d.optional ? "optional" : "required").")
             }
             if column.isPrimaryKey != property.isPrimaryKey {
                 problems.append(property.isPrimaryKey
-                    ? "Primary Key for class '\(name)' has been added as '\(property.name)'."
-                    : "Primary Key '\(property.name)' for class '\(name)' has been removed.")
+                    ? "Primary Key for class '\(name)' has been added as '\(property.columnName)'."
+                    : "Primary Key '\(property.columnName)' for class '\(name)' has been removed.")
             }
             if !property.isPrimaryKey && column.isIndexed != property.isIndexed {
                 indexes.append((i, property.isIndexed))
             }
         }
-        for column in entry.properties where info.index(ofProperty: column.name) == nil
-            || info.properties[info.index(ofProperty: column.name)!].isLinkingObjects {
+        for column in entry.properties where info.index(ofColumnNamed: column.name) == nil
+            || info.properties[info.index(ofColumnNamed: column.name)!].isLinkingObjects {
             problems.append("Property '\(name).\(column.name)' has been removed.")
         }
         return (problems, indexes)
@@ -89,7 +89,7 @@ enum SchemaChanges {
             linkTable = entry.table
         }
         var column: UInt16 = 0
-        let status = property.name.withCString { name -> Int32 in
+        let status = property.columnName.withCString { name -> Int32 in
             var spec = orc_prop_spec(name: name, type: d.type, collection: d.collection, flags: flags, link_table: linkTable)
             return orc_prop_add(txn, table, &spec, &column)
         }

@@ -97,7 +97,7 @@ enum SchemaSetup {
     static func applyIndexes(_ changes: [(ObjectTypeInfo, Int, Bool)], txn: OpaquePointer) throws(RealmError) {
         let stored = StoredSchema(txn: txn)
         for (info, index, indexed) in changes {
-            guard let entry = stored[info.className], let column = entry.property(named: info.properties[index].name) else { continue }
+            guard let entry = stored[info.className], let column = entry.property(named: info.properties[index].columnName) else { continue }
             try ORC.check(orc_prop_set_indexed(txn, entry.table, column.column, indexed),
                           "Changing the index of '\(info.className).\(info.properties[index].name)'")
         }

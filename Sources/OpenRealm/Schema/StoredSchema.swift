@@ -54,11 +54,15 @@ struct StoredSchema {
 
     func className(ofTable table: UInt32) -> String? { self[table: table]?.name }
 
-    /// The public description of the stored schema (linking-objects properties are not stored).
-    var publicSchema: Schema {
+    /// The public description of the stored schema (linking-objects properties are not
+    /// stored). With `swiftNames`, a column a known model class renames with
+    /// `propertiesMapping()` is named by its Swift name (what `realm.schema` shows);
+    /// without, by the stored name (what a migration sees).
+    func publicSchema(swiftNames: Bool) -> Schema {
         Schema(objectSchema: classes.map { entry in
-            ObjectSchema(className: entry.name, properties: entry.properties.map { p in
-                Property(name: p.name, type: PropertyType(p.type), isIndexed: p.isIndexed, isPrimary: p.isPrimaryKey,
+            let info = swiftNames ? ObjectTypeInfo.named(entry.name) : nil
+            return ObjectSchema(className: entry.name, properties: entry.properties.map { p in
+                Property(name: info?.propertyName(ofColumnNamed: p.name) ?? p.name, columnName: p.name, type: PropertyType(p.type), isIndexed: p.isIndexed, isPrimary: p.isPrimaryKey,
                          isOptional: p.isOptional, collection: p.collection,
                          objectClassName: p.type == ORC_TYPE_LINK ? className(ofTable: p.linkTable) : nil,
                          linkOriginPropertyName: nil)
@@ -95,7 +99,7 @@ final class BoundClass: @unchecked Sendable {
     init(info: ObjectTypeInfo, entry: StoredSchema.ClassEntry) {
         self.info = info
         table = entry.table
-        let columns = info.properties.map { entry.property(named: $0.name)?.column ?? BoundClass.noColumn }
+        let columns = info.properties.map { $0.isStored ? entry.property(named: $0.columnName)?.column ?? BoundClass.noColumn : BoundClass.noColumn }
         self.columns = columns
         primaryKeyColumn = entry.primaryKeyColumn >= 0 ? UInt16(entry.primaryKeyColumn) : nil
         columnBuffer = .allocate(capacity: Swift.max(columns.count, 1))

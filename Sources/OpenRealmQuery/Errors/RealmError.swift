@@ -15,8 +15,10 @@ import Foundation
 /// }
 /// ```
 public struct RealmError: Swift.Error, Equatable, Hashable, CustomStringConvertible, LocalizedError, Sendable {
-    /// What kind of failure an error is. The raw values follow the Realm Swift SDK's
-    /// where it has the code; the codes after `subscriptionFailed` are OpenRealm's.
+    /// What kind of failure an error is. The raw values are the Realm Swift SDK's
+    /// (`RLMError`) for every code it has, so code that stores or compares
+    /// `errorCode` keeps working; the codes from 100 on are OpenRealm's, for failures
+    /// the SDK reports as exceptions (OpenRealm throws them where the call can throw).
     public enum Code: Int, Sendable, CaseIterable {
         /// A failure with no more specific code.
         case fail = 1
@@ -36,13 +38,29 @@ public struct RealmError: Swift.Error, Equatable, Hashable, CustomStringConverti
         case addressSpaceExhausted = 9
         /// The models differ from the stored schema and no migration was given.
         case schemaMismatch = 10
+        /// The operation cannot run on a file that is open.
+        case alreadyOpen = 12
+        /// An input value was invalid.
+        case invalidInput = 13
+        /// A write failed for want of disk space.
+        case outOfDiskSpace = 14
+        /// Another process opened the file in a way this one cannot share.
+        case incompatibleSession = 15
+        /// The file is a realm of a format version this build does not read.
+        case unsupportedFileFormatVersion = 16
+        /// A synced realm is open for sync in another process.
+        case multipleSyncAgents = 17
         /// A Flexible Sync subscription set was rejected.
-        case subscriptionFailed = 13
+        case subscriptionFailed = 18
         /// A file operation failed in a way no more specific code names (a path through
         /// something that is not a directory).
         case fileOperationFailed = 19
         /// The file is not a realm, or is damaged.
-        case invalidDatabase = 100
+        case invalidDatabase = 20
+        /// A local realm was opened as a synced one, or the reverse.
+        case incompatibleHistories = 21
+        /// An object was written to a flexible sync realm in a class no subscription covers.
+        case noSubscriptionForWrite = 22
         /// A query string or typed query is malformed or does not fit the schema.
         case invalidQuery = 101
         /// A value's type does not fit the property, or a property does not exist.
@@ -87,9 +105,17 @@ public struct RealmError: Swift.Error, Equatable, Hashable, CustomStringConverti
     public static var incompatibleLockFile: Code { .incompatibleLockFile }
     public static var addressSpaceExhausted: Code { .addressSpaceExhausted }
     public static var schemaMismatch: Code { .schemaMismatch }
+    public static var alreadyOpen: Code { .alreadyOpen }
+    public static var invalidInput: Code { .invalidInput }
+    public static var outOfDiskSpace: Code { .outOfDiskSpace }
+    public static var incompatibleSession: Code { .incompatibleSession }
+    public static var unsupportedFileFormatVersion: Code { .unsupportedFileFormatVersion }
+    public static var multipleSyncAgents: Code { .multipleSyncAgents }
     public static var subscriptionFailed: Code { .subscriptionFailed }
     public static var fileOperationFailed: Code { .fileOperationFailed }
     public static var invalidDatabase: Code { .invalidDatabase }
+    public static var incompatibleHistories: Code { .incompatibleHistories }
+    public static var noSubscriptionForWrite: Code { .noSubscriptionForWrite }
     public static var invalidQuery: Code { .invalidQuery }
     public static var invalidValue: Code { .invalidValue }
     public static var primaryKeyExists: Code { .primaryKeyExists }

@@ -1,4 +1,5 @@
 import Foundation
+import OpenRealm
 import OpenRealmWire
 
 /// A failure reported by sync: by the server (a refused subscription, a rejected
@@ -10,7 +11,8 @@ import OpenRealmWire
 /// }
 /// ```
 public struct SyncError: Error, Sendable, CustomStringConvertible, LocalizedError {
-    /// What went wrong.
+    /// What went wrong. The raw values are the Realm Swift SDK's (`RLMSyncError`) for
+    /// every code it has; `otherError` and the codes from 100 on are OpenRealm's.
     public enum Code: Int, Sendable, CaseIterable {
         /// A failure with no more specific code.
         case otherError = 1
@@ -32,7 +34,7 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, LocalizedErro
         /// a retry (a reverse proxy that does not pass the upgrade on, a base URL that
         /// leads elsewhere), and the session stops: the message names the server, the
         /// status and the cause.
-        case connectionFailed = 100
+        case connectionFailed = 12
         /// The server refused the user's token; log in again.
         case authenticationFailed = 101
         /// A wait ran past its timeout.
@@ -43,12 +45,14 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, LocalizedErro
         case notSynced = 104
     }
 
-    /// One write the server reverted.
-    public struct CompensatingWriteInfo: Sendable, CustomStringConvertible {
+    /// One write the server reverted. (Sendable although `AnyRealmValue` is not: a
+    /// primary key is never the `.object` case, only a value.)
+    public struct CompensatingWriteInfo: @unchecked Sendable, CustomStringConvertible {
         /// The class of the object.
         public let objectType: String
-        /// Its primary key, as the wire names it.
-        public let primaryKey: String
+        /// Its primary key (`.int`, `.string`, `.objectId`, `.uuid`, or `.none` for a
+        /// null key), typed as the Realm Swift SDK types it.
+        public let primaryKey: AnyRealmValue
         /// Why the write was reverted.
         public let reason: String
         public var description: String { "\(objectType)[\(primaryKey)]: \(reason)" }
@@ -80,7 +84,13 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, LocalizedErro
     public var localizedDescription: String { message }
 }
 
+/// The Realm Swift SDK's top-level name for ``SyncError/CompensatingWriteInfo``.
+public typealias CompensatingWriteInfo = SyncError.CompensatingWriteInfo
+
 extension SyncError.Code {
+    /// The Realm Swift SDK's name for ``permissionDenied``.
+    public static var permissionDeniedError: SyncError.Code { .permissionDenied }
+
     /// Lets `catch SyncError.Code.writeRejected` match a `SyncError` of that code.
     public static func ~= (code: SyncError.Code, error: any Error) -> Bool {
         (error as? SyncError)?.code == code

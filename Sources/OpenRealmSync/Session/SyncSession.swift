@@ -383,7 +383,7 @@ public final class SyncSession: @unchecked Sendable {
             report(SyncError(.invalidFlexibleSyncSubscriptions, e.message, serverCode: e.code))
         } else if e.code == .writeNotAllowed {
             let info = e.compensatingWrite?.writes.map {
-                SyncError.CompensatingWriteInfo(objectType: $0.object.className, primaryKey: $0.object.primaryKey.description, reason: $0.reason)
+                SyncError.CompensatingWriteInfo(objectType: $0.object.className, primaryKey: $0.object.primaryKey.anyRealmValue, reason: $0.reason)
             }
             report(SyncError(.writeRejected, e.message, serverCode: e.code, compensatingWriteInfo: info))
         }

@@ -25,14 +25,14 @@ public struct QuerySubscription<T: Object> {
     public init(name: String? = nil, query: QueryFunction? = nil) {
         self.name = name
         className = T.className()
-        self.query = .success(query.map { QueryRenderer.render($0(Query<T>()).predicate) } ?? "TRUEPREDICATE")
+        self.query = .success(query.map(SubscriptionQuery.canonical) ?? "TRUEPREDICATE")
     }
 
     /// A subscription to the objects of `T` matching `query`.
     public init(name: String? = nil, query: QueryFunction) {
         self.name = name
         className = T.className()
-        self.query = .success(QueryRenderer.render(query(Query<T>()).predicate))
+        self.query = .success(SubscriptionQuery.canonical(query))
     }
 
     /// A subscription to the objects of `T` matching a Realm Query Language string with
@@ -40,16 +40,27 @@ public struct QuerySubscription<T: Object> {
     public init(name: String? = nil, where predicateFormat: String, _ args: Any...) {
         self.name = name
         className = T.className()
-        query = SubscriptionQuery.canonical(predicateFormat, args)
+        query = SubscriptionQuery.canonical(predicateFormat, args, type: T.self)
     }
 }
 
-/// Canonical query strings.
+/// Canonical query strings, as the server reads them: properties a model renames with
+/// `propertiesMapping()` go by their stored names.
 enum SubscriptionQuery {
-    static func canonical(_ text: String, _ args: [Any]) -> Result<String, RealmError> {
+    /// An RQL string on model class `type`.
+    static func canonical(_ text: String, _ args: [Any], type: ObjectBase.Type) -> Result<String, RealmError> {
+        canonical(text, args) { $0.withStoredNames(for: type) }
+    }
+
+    /// An RQL string on the class stored as `className`.
+    static func canonical(_ text: String, _ args: [Any], className: String) -> Result<String, RealmError> {
+        canonical(text, args) { $0.withStoredNames(from: className) }
+    }
+
+    private static func canonical(_ text: String, _ args: [Any], _ stored: (ParsedQuery) -> ParsedQuery) -> Result<String, RealmError> {
         do {
             let parsed = try QueryParser.parse(text, arguments: args, rawValue: QueryArgumentBinder.persistedStandIn)
-            return .success(QueryRenderer.render(parsed))
+            return .success(QueryRenderer.render(stored(parsed)))
         } catch let error as QueryError {
             return .failure(RealmError(.invalidQuery, "Invalid subscription query '\(text)': \(error.message)"))
         } catch {
@@ -58,7 +69,12 @@ enum SubscriptionQuery {
     }
 
     static func canonical<T: Object>(_ query: (Query<T>) -> Query<Bool>) -> String {
-        QueryRenderer.render(query(Query<T>()).predicate)
+        QueryRenderer.render(query(Query<T>()).predicate.withStoredNames(for: T.self))
+    }
+
+    /// The canonical string of a `Results`' query on model class `type`.
+    static func canonical(_ query: ParsedQuery, type: ObjectBase.Type) -> String {
+        QueryRenderer.render(query.withStoredNames(for: type))
     }
 }
 

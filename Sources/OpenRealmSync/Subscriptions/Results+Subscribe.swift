@@ -33,7 +33,7 @@ extension Results where Element: Object {
             throw RealmError(.subscriptionFailed, "Results.subscribe needs a realm opened with a flexible sync configuration (user.flexibleSyncConfiguration()).")
         }
         let className = core.className
-        let query = QueryRenderer.render(core.query)
+        let query = SubscriptionQuery.canonical(core.query, type: core.type)
         let existing = subscriptions.first { entry in
             name.map { entry.name == $0 } ?? (entry.name == nil && entry.objectClassName == className && entry.queryString == query)
         }
@@ -66,7 +66,7 @@ extension Results where Element: Object {
         guard let realm = core.realm as Realm? else { return }
         let record = subscribedResults.withLock { $0.removeValue(forKey: ObjectIdentifier(core)) }
         let className = record?.className ?? core.className
-        let query = record?.query ?? QueryRenderer.render(core.query)
+        let query = record?.query ?? SubscriptionQuery.canonical(core.query, type: core.type)
         let name = record?.name
         let subscriptions = realm.subscriptions
         guard subscriptions.store != nil else { return }

@@ -38,7 +38,7 @@ enum SubscriptionCoverage {
             cache.withLock { $0[path] = (version, classes) }
         }
         guard classes.contains(className) else {
-            throw RealmError(.fail, "Cannot write to class '\(className)' in the flexible sync realm '\(path)': no subscription covers it. Add one first, e.g. `try await realm.subscriptions.update { realm.subscriptions.append(QuerySubscription<\(className)>()) }`; the server would revert the write otherwise.")
+            throw RealmError(.noSubscriptionForWrite, "Cannot write to class '\(className)' in the flexible sync realm '\(path)': no subscription covers it. Add one first, e.g. `try await realm.subscriptions.update { realm.subscriptions.append(QuerySubscription<\(className)>()) }`; the server would revert the write otherwise.")
         }
     }
 }

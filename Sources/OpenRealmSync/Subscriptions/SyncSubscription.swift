@@ -43,7 +43,7 @@ public final class SyncSubscription: @unchecked Sendable, CustomStringConvertibl
 
     /// Changes the query to a Realm Query Language string. Only inside an `update` block.
     public func updateQuery(to predicateFormat: String, _ args: Any...) {
-        set.updateQuery(of: entry.id, className: entry.className, query: SubscriptionQuery.canonical(predicateFormat, args))
+        set.updateQuery(of: entry.id, className: entry.className, query: SubscriptionQuery.canonical(predicateFormat, args, className: entry.className))
     }
 
     public var description: String {

@@ -71,7 +71,7 @@ public final class SyncSubscriptionSet: @unchecked Sendable {
 
     /// The first subscription (named or not) on `T` with this RQL query.
     public func first<T: Object>(ofType type: T.Type, where predicateFormat: String, _ args: Any...) -> SyncSubscription? {
-        guard case .success(let canonical) = SubscriptionQuery.canonical(predicateFormat, args) else { return nil }
+        guard case .success(let canonical) = SubscriptionQuery.canonical(predicateFormat, args, type: T.self) else { return nil }
         return current.first { $0.className == T.className() && $0.query == canonical }.map(wrap)
     }
 
@@ -158,7 +158,7 @@ public final class SyncSubscriptionSet: @unchecked Sendable {
     /// Removes the subscriptions (named or not) on `T` with this RQL query.
     public func remove<T: Object>(ofType type: T.Type, where predicateFormat: String, _ args: Any...) {
         requireBlock("remove(ofType:where:)")
-        switch SubscriptionQuery.canonical(predicateFormat, args) {
+        switch SubscriptionQuery.canonical(predicateFormat, args, type: T.self) {
         case .success(let canonical): editing!.removeAll { $0.className == T.className() && $0.query == canonical }
         case .failure(let error): if editError == nil { editError = error }
         }

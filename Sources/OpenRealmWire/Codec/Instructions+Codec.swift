@@ -265,11 +265,7 @@ extension WireReader {
 
     private mutating func classSchema() throws(WireError) -> WireClassSchema {
         let className = try name("name")
-        let kindStart = position
-        let rawKind = try u8("kind")
-        guard let kind = WireClassKind(rawValue: rawKind) else {
-            throw failure("kind", "unknown class kind \(rawKind)", at: kindStart)
-        }
+        let kind: WireClassKind = try code("kind", unknown: "class kind")
         let flagStart = position
         let hasKey = try bool("hasPrimaryKey")
         if kind == .embedded && hasKey {
@@ -293,16 +289,8 @@ extension WireReader {
 
     private mutating func propertySchema() throws(WireError) -> WirePropertySchema {
         let propertyName = try name("property.name")
-        let typeStart = position
-        let rawType = try u8("property.type")
-        guard let type = WirePropertyType(rawValue: rawType) else {
-            throw failure("property.type", "unknown property type \(rawType)", at: typeStart)
-        }
-        let collectionStart = position
-        let rawCollection = try u8("property.collection")
-        guard let collection = WireCollectionKind(rawValue: rawCollection) else {
-            throw failure("property.collection", "unknown collection kind \(rawCollection)", at: collectionStart)
-        }
+        let type: WirePropertyType = try code("property.type", unknown: "property type")
+        let collection: WireCollectionKind = try code("property.collection", unknown: "collection kind")
         let flagsStart = position
         let flags = try u8("property.flags")
         guard flags & ~0x3 == 0 else {

@@ -237,11 +237,7 @@ extension WireReader {
             let serverVersion = try varint("progress.serverVersion")
             let lastIntegrated = try varint("progress.lastIntegratedClientVersion")
             let downloadable = try varint("progress.downloadableBytes")
-            let bootstrapStart = position
-            let rawBootstrap = try u8("bootstrap")
-            guard let bootstrap = WireBootstrapState(rawValue: rawBootstrap) else {
-                throw failure("bootstrap", "unknown bootstrap state \(rawBootstrap)", at: bootstrapStart)
-            }
+            let bootstrap: WireBootstrapState = try code("bootstrap", unknown: "bootstrap state")
             // A changeset is at least 6 one-byte varints (four versions, the clock) and a count.
             let count = try self.count("changesets", minimumElementSize: 7)
             var changesets: [WireDownloadChangeset] = []

@@ -141,26 +141,14 @@ extension WireReader {
         return stamp
     }
 
+    // `fixedBytes` hands over exactly the count asked for, so the value always forms.
+
     mutating func objectId() throws(WireError) -> WireObjectId {
-        let raw = try fixedBytes(12, "objectId")
-        var head: UInt64 = 0
-        var tail: UInt32 = 0
-        for i in raw.indices {
-            let offset = i - raw.startIndex
-            if offset < 8 { head = head << 8 | UInt64(raw[i]) } else { tail = tail << 8 | UInt32(raw[i]) }
-        }
-        return WireObjectId(head: head, tail: tail)
+        try fixedBytes(12, "objectId").withUnsafeBytes { WireObjectId(bytes: $0)! }
     }
 
     mutating func uuid() throws(WireError) -> WireUUID {
-        let raw = try fixedBytes(16, "uuid")
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        for i in raw.indices {
-            let offset = i - raw.startIndex
-            if offset < 8 { high = high << 8 | UInt64(raw[i]) } else { low = low << 8 | UInt64(raw[i]) }
-        }
-        return WireUUID(high: high, low: low)
+        try fixedBytes(16, "uuid").withUnsafeBytes { WireUUID(bytes: $0)! }
     }
 
     mutating func primaryKey() throws(WireError) -> WirePrimaryKey {

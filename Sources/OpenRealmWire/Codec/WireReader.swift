@@ -86,6 +86,14 @@ struct WireReader {
         return bytes[position]
     }
 
+    /// A one-byte code of `T`; an unknown byte fails as "unknown `what` `byte`" at its offset.
+    mutating func code<T: RawRepresentable>(_ field: StaticString, unknown what: String) throws(WireError) -> T where T.RawValue == UInt8 {
+        let start = position
+        let raw = try u8(field)
+        guard let value = T(rawValue: raw) else { throw failure(field, "unknown \(what) \(raw)", at: start) }
+        return value
+    }
+
     mutating func u16(_ field: StaticString) throws(WireError) -> UInt16 {
         try need(2, field)
         defer { position += 2 }

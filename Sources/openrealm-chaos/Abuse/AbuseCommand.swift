@@ -60,14 +60,10 @@ struct AbuseCommand: ParsableCommand {
     @Option(help: "Passed to the server: seconds a request body may take (default: the server's).")
     var httpBodyTimeout: Double?
 
-    @Option(help: "The openrealm-server executable (default: the one beside this executable).")
-    var server: String?
-
-    @Option(help: "Directory for the server data and logs (a new temporary one by default; removed when the run passes).")
-    var directory: String?
-
     /// The app the ordinary clients use and most attacks aim at.
     static let appId = "abuse"
+
+    @OptionGroup var runOptions: RunOptions
 
     func run() throws {
         guard seconds >= 1 && seconds <= 3_600 else { throw ValidationError("--seconds must be within 1...3600, not \(seconds).") }
@@ -88,10 +84,8 @@ struct AbuseCommand: ParsableCommand {
         }
         let fileLimit = SystemLimits.raiseOpenFileLimit()
         SystemLimits.ignoreBrokenPipes()
-        let folder = try RunDirectory.make(directory, prefix: "openrealm-chaos-abuse")
-        let serverProcess = try ServerProcess(executable: server.map { URL(fileURLWithPath: $0) },
-                                              dataDirectory: folder.appendingPathComponent("server-data"), logDirectory: folder,
-                                              developmentMode: true, extraArguments: serverArguments)
+        let folder = try runOptions.makeFolder(prefix: "openrealm-chaos-abuse")
+        let serverProcess = try runOptions.makeServer(in: folder, developmentMode: true, extraArguments: serverArguments)
         defer { serverProcess.stop() }
         print("openrealm-chaos abuse: \(seconds) s of attacks on a development-mode server, \(ordinaryClients) ordinary clients; "
               + "bounds: peak memory \(maxMemoryMb) MiB, ordinary p99 \(maxP99Ms) ms (open-file limit \(fileLimit))")
@@ -116,7 +110,7 @@ struct AbuseCommand: ParsableCommand {
         }
         print("  result: the server stayed up, within \(maxMemoryMb) MiB, and served the ordinary clients throughout (p99 within \(maxP99Ms) ms)")
         serverProcess.stop()
-        if directory == nil { try? FileManager.default.removeItem(at: folder) }
+        runOptions.removeTemporaryFolder(folder)
     }
 
     /// The `serve` options given on this command line.

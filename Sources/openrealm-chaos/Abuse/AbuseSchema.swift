@@ -1,5 +1,6 @@
 import Foundation
 import OpenRealmWire
+import OpenRealmTestSupport
 
 /// The classes of an `abuse` run's app, declared by its setup client (the server runs in
 /// development mode, so the schema comes from clients): the ordinary clients' notes and

@@ -1,5 +1,6 @@
 import Foundation
 import OpenRealmWire
+import OpenRealmTestSupport
 
 /// Frames whose compressed body declares far more than it carries, each on a new
 /// connection after a bind:

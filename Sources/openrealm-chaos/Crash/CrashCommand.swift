@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OpenRealmTestSupport
 
 /// `openrealm-chaos crash [--target local|client|server] --cycles N`: kills a process
 /// with SIGKILL at random points and checks that nothing was lost.
@@ -39,23 +40,19 @@ struct CrashCommand: ParsableCommand {
     @Option(help: "both, full or skipMetaSync.")
     var durability: String = "both"
 
-    @Option(help: "Directory for the realm files (a new temporary one by default; removed when the run passes).")
-    var directory: String?
-
     @Option(help: "server target: how many synced clients write while the server is killed.")
     var clients: Int = 2
 
     @Option(help: "server target: the clients' pause between transactions, in milliseconds.")
     var intervalMs: Int = 20
 
-    @Option(help: "The openrealm-server executable (default: the one beside this executable).")
-    var server: String?
-
     @Flag(help: "client/server targets: fail when a client's log holds every seq once but out of order (a known issue, reported otherwise).")
     var strictOrder = false
 
     @Option(help: ArgumentHelp("Self-test: damage the run so that its checks must fail (client: duplicate, server: erase).", visibility: .hidden))
     var selfTest: String?
+
+    @OptionGroup var runOptions: RunOptions
 
     func run() throws {
         guard cycles > 0 else { throw ValidationError("--cycles must be at least 1, not \(cycles).") }
@@ -77,7 +74,7 @@ struct CrashCommand: ParsableCommand {
             throw ChaosFailure(.writer, "Cannot find this executable's path to start the writer.")
         }
         let seed = self.seed ?? UInt64.random(in: 0...UInt64.max)
-        let folder = try RunDirectory.make(directory, prefix: "openrealm-chaos")
+        let folder = try runOptions.makeFolder(prefix: "openrealm-chaos")
         var random = SplitMix64(seed: seed)
         var files = modes.map { CrashFile(durability: $0, path: folder.appendingPathComponent("crash-\($0.rawValue).realm").path) }
         print("openrealm-chaos crash: \(cycles) cycles, seed \(seed), kill within 0–\(maxDelayMs) ms of the writer being ready")
@@ -116,7 +113,7 @@ struct CrashCommand: ParsableCommand {
             throw ExitCode.failure
         }
         print("  result: nothing lost, no partial transaction, orc_env_check passed after every kill")
-        if directory == nil { try? FileManager.default.removeItem(at: folder) }
+        runOptions.removeTemporaryFolder(folder)
     }
 
     /// One cycle on `file`: start a writer, kill it after a random delay, check the file.
@@ -154,9 +151,8 @@ struct CrashCommand: ParsableCommand {
         SystemLimits.raiseOpenFileLimit()
         SystemLimits.ignoreBrokenPipes()
         let seed = self.seed ?? UInt64.random(in: 0...UInt64.max)
-        let folder = try RunDirectory.make(directory, prefix: "openrealm-chaos")
-        let serverProcess = try ServerProcess(executable: server.map { URL(fileURLWithPath: $0) },
-                                              dataDirectory: folder.appendingPathComponent("server-data"), logDirectory: folder)
+        let folder = try runOptions.makeFolder(prefix: "openrealm-chaos")
+        let serverProcess = try runOptions.makeServer(in: folder)
         defer { serverProcess.stop() }
         print("openrealm-chaos crash --target \(target.rawValue): \(cycles) cycles, seed \(seed), kill within 0–\(maxDelayMs) ms")
         print("  server \(serverProcess.executable.path) on port \(serverProcess.port); files in \(folder.path)")
@@ -202,7 +198,7 @@ struct CrashCommand: ParsableCommand {
         print("  lost: 0, applied twice: 0, diverged: 0")
         print("  result: nothing lost, every acknowledged upload on the server exactly once, clients converged")
         serverProcess.stop()
-        if directory == nil { try? FileManager.default.removeItem(at: folder) }
+        runOptions.removeTemporaryFolder(folder)
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OpenRealm
+import OpenRealmTestSupport
 
 /// The child process of `crash` (hidden): commits random transactions until killed.
 ///

@@ -32,11 +32,7 @@ struct LoadCommand: ParsableCommand {
     @Option(help: "How many real RealmSwift clients (child processes) write as well.")
     var realClients: Int = 3
 
-    @Option(help: "The openrealm-server executable (default: the one beside this executable).")
-    var server: String?
-
-    @Option(help: "Directory for the server data and client files (a new temporary one by default; removed when the run passes).")
-    var directory: String?
+    @OptionGroup var runOptions: RunOptions
 
     func run() throws {
         guard clients >= 2 && clients <= 20_000 else { throw ValidationError("--clients must be within 2...20000, not \(clients).") }
@@ -52,9 +48,8 @@ struct LoadCommand: ParsableCommand {
         guard fileLimit < 0 || fileLimit > clients + 200 else {
             throw ChaosFailure(.usage, "The open-file limit is \(fileLimit); \(clients) clients need more (raise the hard limit).")
         }
-        let folder = try RunDirectory.make(directory, prefix: "openrealm-chaos-load")
-        let serverProcess = try ServerProcess(executable: server.map { URL(fileURLWithPath: $0) },
-                                              dataDirectory: folder.appendingPathComponent("server-data"), logDirectory: folder)
+        let folder = try runOptions.makeFolder(prefix: "openrealm-chaos-load")
+        let serverProcess = try runOptions.makeServer(in: folder)
         defer { serverProcess.stop() }
         print("openrealm-chaos load: \(clients) simulated clients in rooms of \(roomSize), \(realClients) RealmSwift clients, "
               + "\(seconds) s at \(writesPerSecond) writes/s (open-file limit \(fileLimit))")
@@ -107,7 +102,7 @@ struct LoadCommand: ParsableCommand {
         }
         print("  result: every write delivered once to every other member of its room; /health answered throughout; no errors")
         serverProcess.stop()
-        if directory == nil { try? FileManager.default.removeItem(at: folder) }
+        runOptions.removeTemporaryFolder(folder)
     }
 
     /// Figures of a run besides ``LoadStats``.

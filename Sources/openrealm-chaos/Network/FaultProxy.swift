@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import OpenRealmTestSupport
 
 /// A TCP proxy on loopback between clients and the server that injects faults on a
 /// seeded random schedule (``FaultKind``): every 50–400 ms it picks a live connection

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OpenRealmTestSupport
 
 /// `openrealm-chaos network --seconds S [--clients N]`: synced clients (RealmSwift,
 /// child processes) write concurrently through a ``FaultProxy`` that drops, delays,
@@ -27,17 +28,13 @@ struct NetworkCommand: ParsableCommand {
     @Option(help: "The clients' pause between transactions, in milliseconds.")
     var intervalMs: Int = 20
 
-    @Option(help: "The openrealm-server executable (default: the one beside this executable).")
-    var server: String?
-
-    @Option(help: "Directory for the server data and client files (a new temporary one by default; removed when the run passes).")
-    var directory: String?
-
     @Flag(help: "Fail when a client's log holds every seq once but out of order (a known issue, reported otherwise).")
     var strictOrder = false
 
     @Option(help: ArgumentHelp("Self-test: 'duplicate' makes the first client append seq 1 to its log again, so the checks must fail.", visibility: .hidden))
     var selfTest: String?
+
+    @OptionGroup var runOptions: RunOptions
 
     func run() throws {
         guard seconds >= 1 else { throw ValidationError("--seconds must be at least 1, not \(seconds).") }
@@ -47,9 +44,8 @@ struct NetworkCommand: ParsableCommand {
         SystemLimits.raiseOpenFileLimit()
         SystemLimits.ignoreBrokenPipes()
         let seed = self.seed ?? UInt64.random(in: 0...UInt64.max)
-        let folder = try RunDirectory.make(directory, prefix: "openrealm-chaos-network")
-        let serverProcess = try ServerProcess(executable: server.map { URL(fileURLWithPath: $0) },
-                                              dataDirectory: folder.appendingPathComponent("server-data"), logDirectory: folder)
+        let folder = try runOptions.makeFolder(prefix: "openrealm-chaos-network")
+        let serverProcess = try runOptions.makeServer(in: folder)
         defer { serverProcess.stop() }
         let proxy = FaultProxy(targetPort: serverProcess.port, seed: seed)
         defer { proxy.shutdown() }
@@ -80,7 +76,7 @@ struct NetworkCommand: ParsableCommand {
         print("  lost: 0, applied twice: 0, diverged: 0")
         print("  result: \(clients) clients and the server hold the same data")
         serverProcess.stop()
-        if directory == nil { try? FileManager.default.removeItem(at: folder) }
+        runOptions.removeTemporaryFolder(folder)
     }
 
     /// Figures of a run.

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import OpenRealmTestSupport
 
 /// Process limits and figures read from the system.
 enum SystemLimits {
@@ -59,22 +60,11 @@ enum SystemLimits {
 
     /// A loopback TCP port that was free a moment ago (bound to port 0, then released).
     static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ChaosFailure(.server, "socket() failed with errno \(errno) while looking for a free port.") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
-                guard bind(fd, pointer, length) == 0 else { return -1 }
-                return getsockname(fd, pointer, &length)
-            }
+        do {
+            return try freeLoopbackPort()
+        } catch {
+            throw ChaosFailure(.server, "No free loopback port: \(error).")
         }
-        guard bound == 0 else { throw ChaosFailure(.server, "bind() to a loopback port failed with errno \(errno).") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import OpenRealmTestSupport
 
 /// `crash --target client`: a synced client child (RealmSwift API) against an
 /// `openrealm-server` child is killed with SIGKILL at random points and restarted.

@@ -1,6 +1,7 @@
 import Foundation
 import ORCore
 import OpenRealmSyncCore
+import OpenRealmTestSupport
 
 /// `crash --target server`: the `openrealm-server` child is killed with SIGKILL at random
 /// points while synced clients (RealmSwift, child processes) keep writing and uploading,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RealmSwift
+import OpenRealmTestSupport
 
 /// The synced client child of `crash --target client|server` and `network` (hidden):
 /// commits transactions to its flexible sync realm with the RealmSwift API and reports

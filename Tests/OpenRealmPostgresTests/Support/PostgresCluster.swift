@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Logging
 @testable import OpenRealmPostgres
+import OpenRealmTestSupport
 
 /// A PostgreSQL server of the tests' own: `initdb` into a temporary directory, started
 /// with `pg_ctl` on a free loopback port and a Unix socket in that directory, and stopped
@@ -63,7 +64,7 @@ final class PostgresCluster: @unchecked Sendable {
                                    "--locale=C.UTF-8", "--no-sync"])
         var lastError: (any Error)?
         for _ in 0..<5 {
-            let candidate = try Self.freeLoopbackPort()
+            let candidate = try freeLoopbackPort()
             do {
                 try Self.run(Self.binary("pg_ctl"), ["-D", dataDirectory, "-l", directory.appendingPathComponent("log").path, "-w", "-t", "60",
                                            "-o", "-p \(candidate) -k \(directory.path)/socket -c listen_addresses=127.0.0.1 -c fsync=off",
@@ -149,25 +150,6 @@ final class PostgresCluster: @unchecked Sendable {
                 + "(status \(status)): \(read(errorPath)) \(read(outputPath))")
         }
         return read(outputPath)
-    }
-
-    private static func freeLoopbackPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ClusterError("socket() failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw ClusterError("bind() failed") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 
