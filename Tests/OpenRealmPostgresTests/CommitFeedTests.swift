@@ -83,6 +83,30 @@ final class CommitFeedTests: PostgresTestCase {
         try waitFor("and again for the next version") { wakes.value == seen + 1 }
     }
 
+    /// The engine's view of the feed (``CommitFeed``): one app's versions, a wake for
+    /// another process's commit, none after the subscription is cancelled.
+    func testTheEnginesFeedOfOneApp() throws {
+        let location = try makeDatabase()
+        let writer = PostgresApp(database: try pool(location), appId: "a")
+        let shared = PostgresCommitFeed(database: try pool(location), pollInterval: .milliseconds(100))
+        shared.start()
+        defer { shared.stop() }
+        let feed: any CommitFeed = PostgresAppCommitFeed(feed: shared, appId: "a")
+        XCTAssertEqual(try feed.committedVersion(), 0)
+        let wakes = Counter(), witness = Counter()
+        let subscription = feed.subscribe { wakes.add() }
+        _ = feed.subscribe { witness.add() }
+        try commit(writer, announce: true)
+        try waitFor("woken") { wakes.value == 1 && witness.value == 1 }
+        XCTAssertEqual(try feed.committedVersion(), 1)
+        subscription.cancel()
+        try commit(writer, announce: true)
+        // The witness, still subscribed, is woken for version 2 in the same pass that
+        // would have woken the cancelled one.
+        try waitFor("the witness is woken") { witness.value == 2 }
+        XCTAssertEqual(wakes.value, 1, "no wake after cancel")
+    }
+
     private func commit(_ app: PostgresApp, announce: Bool) throws {
         try app.withWriteLock("commit") { unit, version in
             try app.setServerVersion(version + 1, in: unit)

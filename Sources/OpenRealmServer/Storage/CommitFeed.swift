@@ -7,7 +7,7 @@
 ///
 /// The embedded store's feed is ``LocalCommitFeed`` (engines in one process); a
 /// PostgreSQL store wakes on `NOTIFY`, after a `LISTEN` reconnect and on a poll timer.
-protocol CommitFeed: AnyObject, Sendable {
+package protocol CommitFeed: AnyObject, Sendable {
     /// The latest committed server version, read without the app's write lock.
     ///
     /// - Throws: the store's errors.
@@ -19,7 +19,7 @@ protocol CommitFeed: AnyObject, Sendable {
 }
 
 /// One engine's place in a ``CommitFeed``.
-protocol CommitFeedSubscription: AnyObject, Sendable {
+package protocol CommitFeedSubscription: AnyObject, Sendable {
     /// The subscriber committed `version`: the feed wakes the other subscribers.
     func didCommit(_ version: UInt64)
 
