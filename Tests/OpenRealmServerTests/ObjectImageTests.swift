@@ -11,30 +11,14 @@ import OpenRealmWire
 /// reference), for objects with every kind of property: single values and nulls, links
 /// (to a missing object too), lists, sets and dictionaries of values and of links, and
 /// embedded objects as a single link, in a list and in a dictionary, nested.
-final class ObjectImageTests: XCTestCase {
-    var directory: URL!
-    var store: ORCoreEnvironment!
-
+final class ObjectImageTests: StoreFileTestCase {
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-images-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try ORCoreEnvironment.openStore(path: directory.appendingPathComponent("store.realm").path)
+        try super.setUpWithError()
         try store.write { txn in
             var integrator = Integrator(objects: try txn.workingSet(WorkingSetRequest(Self.schema + Self.objects)), developmentMode: true,
                                         stamp: WriteStamp(timestamp: WireHybridTimestamp(milliseconds: 1_000), originFileIdent: 1))
             _ = try integrator.apply(Self.schema + Self.objects)
         }
-    }
-
-    override func tearDownWithError() throws {
-        store = nil
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    static func property(_ cls: String, _ name: String, _ type: WirePropertyType, _ collection: WireCollectionKind = .none,
-                         optional: Bool = false, link: String? = nil) -> WireInstruction {
-        .addProperty(className: cls, property: WirePropertySchema(name: name, type: type, collection: collection,
-                                                                  isOptional: optional, linkTarget: link))
     }
 
     static let schema: [WireInstruction] = [

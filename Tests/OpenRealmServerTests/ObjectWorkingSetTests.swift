@@ -10,28 +10,12 @@ import OpenRealmWire
 /// written by ``ObjectWorkingSet/finish()`` and read back by the next changeset, and a
 /// path through embedded objects resolves to the object created there, also after the
 /// list it is in shifted. And the request names what a store must load for a changeset.
-final class ObjectWorkingSetTests: XCTestCase {
-    var directory: URL!
-    var store: ORCoreEnvironment!
-
+final class ObjectWorkingSetTests: StoreFileTestCase {
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-working-set-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try ORCoreEnvironment.openStore(path: directory.appendingPathComponent("store.realm").path)
+        try super.setUpWithError()
         try changeset { objects, _ in
             for instruction in Self.schema { try objects.applySchema(instruction, allowingChanges: true) }
         }
-    }
-
-    override func tearDownWithError() throws {
-        store = nil
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    static func property(_ cls: String, _ name: String, _ type: WirePropertyType, _ collection: WireCollectionKind = .none,
-                         optional: Bool = false, link: String? = nil) -> WireInstruction {
-        .addProperty(className: cls, property: WirePropertySchema(name: name, type: type, collection: collection,
-                                                                  isOptional: optional, linkTarget: link))
     }
 
     static let schema: [WireInstruction] = [

@@ -8,21 +8,7 @@ import OpenRealmWire
 /// The schema as the engine reads it (``SyncSchema``): the synced classes only, the
 /// server's hidden columns apart from the properties, the query schema without the
 /// clocks, and a unit's cached schema built again once the unit changes the schema.
-final class SyncSchemaTests: XCTestCase {
-    var directory: URL!
-    var store: ORCoreEnvironment!
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-syncschema-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try ORCoreEnvironment.openStore(path: directory.appendingPathComponent("store.realm").path)
-    }
-
-    override func tearDownWithError() throws {
-        store = nil
-        try? FileManager.default.removeItem(at: directory)
-    }
-
+final class SyncSchemaTests: StoreFileTestCase {
     static let task = WireClassSchema(name: "Task", primaryKey: WirePrimaryKeySchema(name: "_id", type: .int))
     static let line = WireClassSchema(name: "Line", kind: .embedded, primaryKey: nil)
 

@@ -13,14 +13,20 @@ extension RealmCollection where Element: Encodable {
     }
 }
 
+/// The elements of an unkeyed container, in order.
+private func decodedElements<Element: Decodable>(_ decoder: any Decoder) throws -> [Element] {
+    var container = try decoder.unkeyedContainer()
+    var elements: [Element] = []
+    while !container.isAtEnd {
+        elements.append(try container.decode(Element.self))
+    }
+    return elements
+}
+
 extension List: Decodable where Element: Decodable {
     /// An unmanaged list of the decoded elements, in order.
     public convenience init(from decoder: any Decoder) throws {
-        self.init()
-        var container = try decoder.unkeyedContainer()
-        while !container.isAtEnd {
-            append(try container.decode(Element.self))
-        }
+        self.init(try decodedElements(decoder) as [Element])
     }
 }
 
@@ -29,11 +35,7 @@ extension List: Encodable where Element: Encodable {}
 extension MutableSet: Decodable where Element: Decodable {
     /// An unmanaged set of the decoded elements.
     public convenience init(from decoder: any Decoder) throws {
-        self.init()
-        var container = try decoder.unkeyedContainer()
-        while !container.isAtEnd {
-            insert(try container.decode(Element.self))
-        }
+        self.init(try decodedElements(decoder) as [Element])
     }
 }
 
