@@ -70,7 +70,7 @@ final class SigningKeyStoreTests: PostgresTestCase {
     }
 }
 
-func bytes(_ key: SymmetricKey) -> Data { key.withUnsafeBytes { Data($0) } }
+private func bytes(_ key: SymmetricKey) -> Data { key.withUnsafeBytes { Data($0) } }
 
 private final class Keys: @unchecked Sendable {
     private let lock = NSLock()

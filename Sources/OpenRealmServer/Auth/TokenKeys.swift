@@ -59,7 +59,10 @@ final class TokenKeys: Sendable {
     /// The claims of `token`, verified with the ring; a key id the ring lacks reads the
     /// store again first (see the type's notes for the bound).
     func verify(_ token: String, kind: String, now: Int64) throws(AuthError) -> TokenClaims {
-        try current(unknownKeyId: JSONWebToken.keyId(ofToken: token)).verify(token, kind: kind, now: now)
+        // A ring that is never read again needs no key id: the header is read once, by
+        // the verification itself.
+        let keyId = refreshInterval == nil ? nil : JSONWebToken.keyId(ofToken: token)
+        return try current(unknownKeyId: keyId).verify(token, kind: kind, now: now)
     }
 
     private func current(unknownKeyId: String?) -> JSONWebToken {
