@@ -75,13 +75,12 @@ package final class PostgresSyncUnit: HistoryWriting, HistoryTrimming, ClientFil
     package func trimCandidates() throws -> [TrimCandidate] {
         // The candidates are read from the table: the records kept back go there first.
         try writeUploads()
-        let floor = try historyFloor()
         return try unit.query("""
             SELECT ident, upload_base, coalesce(last_seen_at, created_at) FROM openrealm_client_files WHERE app_id = \(appId)
             """) { rows in
             var candidates: [TrimCandidate] = []
             for try await (ident, base, seen) in rows.decode((Int64, Int64?, Int64).self) {
-                candidates.append(TrimCandidate(ident: UInt64(max(0, ident)), uploadBase: base.map { UInt64(max(0, $0)) } ?? floor,
+                candidates.append(TrimCandidate(ident: UInt64(max(0, ident)), uploadBase: base.map { UInt64(max(0, $0)) },
                                                 lastSeenAt: seen))
             }
             return candidates

@@ -1,14 +1,14 @@
 /// A client file as the history trim weighs it.
 package struct TrimCandidate: Sendable, Hashable {
     package var ident: UInt64
-    /// The lowest server version a later upload of the file can be based on (the floor
-    /// for a file recorded before upload bases were).
-    package var uploadBase: UInt64
+    /// The lowest server version a later upload of the file can be based on; nil for a
+    /// file recorded before upload bases were (it counts as based at the floor).
+    package var uploadBase: UInt64?
     /// When the file was last seen (its creation when never), milliseconds since the
     /// epoch.
     package var lastSeenAt: Int64
 
-    package init(ident: UInt64, uploadBase: UInt64, lastSeenAt: Int64) {
+    package init(ident: UInt64, uploadBase: UInt64?, lastSeenAt: Int64) {
         self.ident = ident
         self.uploadBase = uploadBase
         self.lastSeenAt = lastSeenAt
@@ -55,7 +55,7 @@ package enum HistoryTrimmer {
             } else if now - file.lastSeenAt > retentionSeconds * 1000 {
                 continue
             }
-            needed = min(needed, file.uploadBase)
+            needed = min(needed, file.uploadBase ?? floor)
         }
         if !seenNow.isEmpty { try unit.recordSeen(seenNow, now: now) }
         guard needed > floor else { return floor }

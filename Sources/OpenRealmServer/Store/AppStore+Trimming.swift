@@ -67,7 +67,13 @@ extension AppStore {
     }
 
     private static func uploadBase(_ row: [String: WireValue], floor: UInt64) -> UInt64 {
-        row.int("uploadBase").map { UInt64(max(0, $0)) } ?? floor
+        recordedUploadBase(row) ?? floor
+    }
+
+    /// The upload base a client file's row records; nil in a row written before upload
+    /// bases were.
+    static func recordedUploadBase(_ row: [String: WireValue]) -> UInt64? {
+        row.int("uploadBase").map { UInt64(max(0, $0)) }
     }
 
     /// Deletes the history no client file still needs and raises the floor
@@ -88,9 +94,8 @@ extension AppStore {
 
     /// Every client file with its upload base and when it was last seen.
     static func trimCandidates(_ txn: StoreTransaction) throws -> [TrimCandidate] {
-        let floor = try historyFloor(txn)
-        return try txn.allRows("__client_files").map { row in
-            TrimCandidate(ident: UInt64(max(0, row.int("_id") ?? 0)), uploadBase: uploadBase(row, floor: floor),
+        try txn.allRows("__client_files").map { row in
+            TrimCandidate(ident: UInt64(max(0, row.int("_id") ?? 0)), uploadBase: recordedUploadBase(row),
                           lastSeenAt: row.int("lastSeenAt") ?? row.int("createdAt") ?? 0)
         }
     }
@@ -159,7 +164,7 @@ final class UploadRecords: ORCoreDeferredWrite {
 
     /// File `ident`'s record as stored.
     static func read(_ txn: StoreTransaction, ident: UInt64, row: [String: WireValue]) throws -> File {
-        let hold = row.int("uploadBase").map { UInt64(max(0, $0)) }
+        let hold = AppStore.recordedUploadBase(row)
         let legacy = row.string("uploadsAfterBase") ?? ""
         let record: UploadRecord
         if let bytes = try txn.metaBytes(metaName(ident)) {
