@@ -82,22 +82,37 @@ package struct StoredClass: Hashable, Sendable {
     package var isEmbedded: Bool { kind == .embedded }
 
     /// The primary key property, or nil (embedded classes have none).
-    package var primaryKey: StoredProperty? { properties.first { $0.isPrimaryKey } ?? hidden.first { $0.isPrimaryKey } }
+    package var primaryKey: StoredProperty? {
+        Self.first(in: properties) { $0.isPrimaryKey } ?? Self.first(in: hidden) { $0.isPrimaryKey }
+    }
 
     /// The synced property `name`, or nil (also for the server's hidden columns).
     package func property(named name: String) -> StoredProperty? {
-        properties.first { $0.name == name }
+        Self.first(in: properties) { $0.name == name }
     }
 
     /// The property or hidden column `name`, or nil: what a lookup of a stored column by
     /// name finds.
     package func column(named name: String) -> StoredProperty? {
-        property(named: name) ?? hidden.first { $0.name == name }
+        property(named: name) ?? Self.first(in: hidden) { $0.name == name }
     }
 
     /// The hidden column `column`, or nil when the class does not have it yet.
     package func hiddenColumn(_ column: HiddenColumn) -> StoredProperty? {
-        hidden.first { $0.name == column.rawValue }
+        Self.first(in: hidden) { $0.name == column.rawValue }
+    }
+
+    /// The first of `properties` that `matches`, examined in place: the integration looks
+    /// up a property by name for every value of every instruction, and copying each
+    /// property it passes (three strings' retains and releases) was most of the lookup.
+    @inline(__always)
+    private static func first(in properties: [StoredProperty], where matches: (StoredProperty) -> Bool) -> StoredProperty? {
+        var i = 0
+        while i < properties.count {
+            if matches(properties[i]) { return properties[i] }
+            i += 1
+        }
+        return nil
     }
 }
 

@@ -8,10 +8,13 @@ import OpenRealmWire
 /// read the links of the transaction.
 extension EmbeddedWorkingSet {
     func resolve(_ path: WireObjectPath, from root: StoredClass) throws -> (StoredClass, Object?) {
+        // A top-level object (most instructions name one): its root, which an erase needs.
+        if path.path.isEmpty { return (root, try self.root(path.root, root)) }
         let found = try ObjectPathWalk.resolve(path, in: StoreObjectPaths(objects: self, txn: txn, schema: try txn.schema(), root: root))
         // The root is given, so the walk always finds a class.
         guard let found else { return (root, nil) }
-        return (found.cls, found.key.map { Object(table: found.cls.slot.table, key: $0) })
+        // Past the owner, an embedded object.
+        return (found.cls, found.key.map { Object(table: found.cls.slot.table, key: $0, root: -1) })
     }
 }
 

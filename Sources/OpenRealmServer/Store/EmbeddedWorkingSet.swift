@@ -4,16 +4,18 @@ import OpenRealmWire
 
 /// The embedded store's working set (``ObjectWorkingSet``): each operation is the ORCore
 /// call of the same name, at once, in the integrating transaction; what it keeps for
-/// the changeset is the objects' keys and their clocks.
+/// the changeset is the top-level objects' keys and their clocks.
 ///
-/// - Objects: a handle is the object's table and key. The keys of top-level objects are
-///   remembered by reference for the changeset (found through the transaction's key
-///   cache, ``StoreUnitCache/objectKeys``, or looked up once), so a changeset's
-///   instructions on one object look it up once.
+/// - Objects: a handle is the object's table and key (and, for a top-level object, its
+///   place among the working set's roots). Top-level objects are remembered by
+///   reference for the changeset (found through the transaction's key cache,
+///   ``StoreUnitCache/objectKeys``, or looked up once), so a changeset's instructions on
+///   one object look it up once; the root named last is checked before any hashing, as
+///   an instruction names one object several times in a row.
 /// - Clocks: an object's clocks live in its own row, in its class's hidden column
 ///   ``HiddenColumn/clocks``, and go with the row when the object is erased. Each object's
-///   are read once, kept here, and written back into the row by ``finish()``. A store
-///   written before the clocks moved into the rows has them in the `__clocks` table
+///   are read once, kept with its root, and written back into the row by ``finish()``. A
+///   store written before the clocks moved into the rows has them in the `__clocks` table
 ///   (``LegacyClockTable``): read there when the row has none, moved into the row and
 ///   the table's row erased by ``finish()``.
 final class EmbeddedWorkingSet: ObjectWorkingSet {
@@ -21,21 +23,34 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
     struct Object: Hashable {
         let table: UInt32
         let key: UInt64
+        /// A top-level object's place in ``roots`` (an erase finds its reference there);
+        /// -1 for an embedded object.
+        let root: Int32
     }
 
     /// The integrating transaction (the path walk reads links through it too).
     let txn: StoreTransaction
+    /// The transaction's cache, fetched once.
+    private let cache: StoreUnitCache
 
-    /// The top-level objects found or created in this working set, with their classes.
-    private var roots: [WireObjectRef: (cls: StoredClass, object: Object)] = [:]
-    /// The references of those objects: an erase of one drops its clocks.
-    private var rootRefs: [Object: WireObjectRef] = [:]
+    /// A top-level object the working set found or created.
+    private struct Root {
+        let ref: WireObjectRef
+        var cls: StoredClass
+        /// Nil once the changeset erased it (and did not create it again).
+        var object: Object?
+        /// Its clocks, once read or set; nil before.
+        var clocks: PropertyClocks?
+    }
+    /// The top-level objects found or created in this working set, in that order.
+    private var roots: [Root] = []
+    /// Where each reference's root is in ``roots``.
+    private var rootIndex: [WireObjectRef: Int] = [:]
+    /// The root named last (-1: none yet).
+    private var lastRoot = -1
 
-    /// The clocks read or changed, per object, with the row where ``finish()`` writes
-    /// them back.
-    private var clocks: [WireObjectRef: ObjectClocks] = [:]
-    /// Per class, its clock column, once found or added.
-    private var clockColumns: [String: StoredProperty] = [:]
+    /// Per class table, its clock column, once found or added.
+    private var clockColumns: [UInt32: StoredProperty] = [:]
     /// The `__clocks` table of a store written before the clocks moved into the rows,
     /// while it holds rows (looked up on first use; `.some(nil)`: none).
     private var legacyTable: LegacyClockTable??
@@ -43,16 +58,12 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
     /// the objects' rows, and they are erased, by ``finish()``.
     private var legacyRows: [WireObjectRef: UInt64] = [:]
 
-    private struct ObjectClocks {
-        var stamps: PropertyClocks
-        /// The object's class and handle; nil once the object is erased (and not created again).
-        var row: (cls: StoredClass, object: Object)?
-    }
-
     init(_ txn: StoreTransaction, expecting request: WorkingSetRequest) {
         self.txn = txn
+        cache = txn.unitCache
         // Read as it goes: the request only sizes what it keeps.
-        clocks.reserveCapacity(request.instructions.count)
+        roots.reserveCapacity(request.instructions.count)
+        rootIndex.reserveCapacity(request.instructions.count)
     }
 
     func schema() throws -> SyncSchema {
@@ -66,8 +77,25 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
 
     // MARK: Objects
 
+    /// The place of `ref`'s root in ``roots``, or nil when the working set has none.
+    private func index(of ref: WireObjectRef) -> Int? {
+        if lastRoot >= 0, roots[lastRoot].ref == ref { return lastRoot }
+        guard let found = rootIndex[ref] else { return nil }
+        lastRoot = found
+        return found
+    }
+
+    /// Remembers the top-level object `ref` (found or created); returns its place.
+    private func remember(_ ref: WireObjectRef, _ cls: StoredClass, table: UInt32, key: UInt64) -> Int {
+        let at = roots.count
+        roots.append(Root(ref: ref, cls: cls, object: Object(table: table, key: key, root: Int32(at)), clocks: nil))
+        rootIndex[ref] = at
+        lastRoot = at
+        return at
+    }
+
     func object(_ ref: WireObjectRef) throws -> Object? {
-        if let known = roots[ref] { return known.object }
+        if let known = index(of: ref) { return roots[known].object }
         guard let cls = try txn.schema().topLevelClass(named: ref.className) else { return nil }
         return try root(ref, cls)
     }
@@ -75,23 +103,16 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
     /// The object `ref` of class `cls`, remembered once found: how ``object(_:)`` and the
     /// path walk's owner lookup find top-level objects.
     func root(_ ref: WireObjectRef, _ cls: StoredClass) throws -> Object? {
-        if let known = roots[ref] { return known.object }
+        if let known = index(of: ref) { return roots[known].object }
         let key: UInt64
-        if let cached = txn.unitCache.objectKeys[ref] {
+        if let cached = cache.objectKeys[ref] {
             key = cached
         } else {
             guard let found = try txn.findObject(cls, ref.primaryKey) else { return nil }
-            txn.unitCache.objectKeys[ref] = found
+            cache.objectKeys[ref] = found
             key = found
         }
-        let object = Object(table: cls.slot.table, key: key)
-        remember(ref, cls, object)
-        return object
-    }
-
-    private func remember(_ ref: WireObjectRef, _ cls: StoredClass, _ object: Object) {
-        roots[ref] = (cls, object)
-        rootRefs[object] = ref
+        return roots[remember(ref, cls, table: cls.slot.table, key: key)].object
     }
 
     func collectionSize(_ object: Object, _ property: StoredProperty) throws -> Int {
@@ -104,11 +125,18 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
         }
         defer { txn.scratch.reset() }
         let key = try txn.createObject(cls, [(primaryKey, ref.primaryKey.value)] + values)
-        let object = Object(table: cls.slot.table, key: key)
-        txn.unitCache.objectKeys[ref] = key
-        remember(ref, cls, object)
-        clocks[ref] = ObjectClocks(stamps: PropertyClocks(), row: (cls, object))
-        return object
+        cache.objectKeys[ref] = key
+        let at: Int
+        if let known = index(of: ref) {
+            // Erased earlier in the changeset, and made again.
+            at = known
+            roots[at].cls = cls
+            roots[at].object = Object(table: cls.slot.table, key: key, root: Int32(at))
+        } else {
+            at = remember(ref, cls, table: cls.slot.table, key: key)
+        }
+        roots[at].clocks = PropertyClocks()
+        return roots[at].object!
     }
 
     func set(_ object: Object, _ property: StoredProperty, _ value: WireValue) throws {
@@ -121,16 +149,16 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
     }
 
     func erase(_ object: Object) throws {
-        guard let ref = rootRefs[object] else {
+        guard object.root >= 0 else {
             try txn.erase(object.table, object.key)
             return
         }
+        let at = Int(object.root)
         // Read first: a store's old `__clocks` row of the object goes too.
-        _ = try clocks(of: ref)
+        _ = try clocks(of: roots[at].ref)
         try txn.erase(object.table, object.key)
-        clocks[ref] = ObjectClocks(stamps: PropertyClocks(), row: nil)
-        roots[ref] = nil
-        rootRefs[object] = nil
+        roots[at].object = nil
+        roots[at].clocks = PropertyClocks()
     }
 
     func setHiddenPartition(_ object: Object, _ cls: StoredClass, _ partition: String) throws {
@@ -196,34 +224,38 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
         case .dictionaryKey(let key):
             child = try txn.createEmbedded(object.table, object.key, property.slot.column, dictionaryKey: key)
         }
-        return Object(table: target.slot.table, key: child)
+        return Object(table: target.slot.table, key: child, root: -1)
     }
 
     // MARK: Clocks
 
     func clocks(of ref: WireObjectRef) throws -> PropertyClocks {
-        if let known = clocks[ref] { return known.stamps }
-        let cls: StoredClass, object: Object
-        if let found = roots[ref] {
-            (cls, object) = found
-        } else if let found = try txn.schema().topLevelClass(named: ref.className), let key = try root(ref, found) {
-            (cls, object) = (found, key)
-        } else {
+        var at = index(of: ref)
+        if at == nil, let cls = try txn.schema().topLevelClass(named: ref.className), try root(ref, cls) != nil {
+            at = index(of: ref)
+        }
+        guard let at else {
+            throw StoreError(status: 0, "the owner \(ref) of an embedded object is missing")
+        }
+        if let known = roots[at].clocks { return known }
+        // Without clocks, the root is a live object: an erase leaves empty clocks.
+        guard let object = roots[at].object else {
             throw StoreError(status: 0, "the owner \(ref) of an embedded object is missing")
         }
         var c = PropertyClocks()
-        if let column = try clockColumn(cls, adding: false),
+        if let column = try clockColumn(roots[at].cls, adding: false),
            case .binary(let bytes) = try txn.get(object.table, object.key, column.slot.column) {
             c = PropertyClocks(decoding: bytes)
         } else if let legacy = try legacyClocks(ref) {
             c = legacy
         }
-        clocks[ref] = ObjectClocks(stamps: c, row: (cls, object))
+        roots[at].clocks = c
         return c
     }
 
     func setClocks(_ clocks: PropertyClocks, of ref: WireObjectRef) {
-        self.clocks[ref]?.stamps = clocks
+        guard let at = index(of: ref), roots[at].clocks != nil else { return }
+        roots[at].clocks = clocks
     }
 
     /// Writes back the clocks read or changed by the changeset, each into its object's
@@ -232,21 +264,21 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
         if let legacy = legacyTable ?? nil {
             try txn.eraseLegacyClocks(Array(legacyRows.values), in: legacy)
         }
-        for entry in clocks.values {
-            guard let (cls, object) = entry.row else { continue }
+        for root in roots {
+            guard let object = root.object, let stamps = root.clocks else { continue }
             defer { txn.scratch.reset() }
-            try txn.set(object.table, object.key, try clockColumn(cls, adding: true)!.slot.column,
-                        try txn.storable(.binary(entry.stamps.encoded())))
+            try txn.set(object.table, object.key, try clockColumn(root.cls, adding: true)!.slot.column,
+                        try txn.storable(.binary(stamps.encoded())))
         }
     }
 
     /// The clock column of `cls`; when the class has none, nil, or (`adding`) a new one.
     private func clockColumn(_ cls: StoredClass, adding: Bool) throws -> StoredProperty? {
-        if let known = clockColumns[cls.name] { return known }
+        if let known = clockColumns[cls.slot.table] { return known }
         // The class as the schema has it now: the changeset may have added its column.
         let current = try txn.schema().storedClass(named: cls.name) ?? cls
         let column = adding ? try txn.addHiddenColumn(.clocks, to: current) : current.hiddenColumn(.clocks)
-        if let column { clockColumns[cls.name] = column }
+        if let column { clockColumns[cls.slot.table] = column }
         return column
     }
 

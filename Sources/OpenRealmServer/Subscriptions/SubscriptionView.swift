@@ -165,7 +165,9 @@ struct SubscriptionView: Sendable {
         var out: Set<WireObjectRef> = []
         for (className, predicate, members) in groups {
             if holdsEveryObject(of: className) {
-                out.formUnion(try objects.existing(members))
+                let existing = try objects.existing(members)
+                // One class (the common case): the set as it comes, not copied into another.
+                if out.isEmpty { out = existing } else { out.formUnion(existing) }
             } else {
                 out.formUnion(try objects.matching(predicate, in: className, among: members))
             }

@@ -18,8 +18,9 @@ public final class ORCoreTransaction {
     private var deferred: [ObjectIdentifier: any ORCoreDeferredWrite] = [:]
     private var deferredOrder: [any ORCoreDeferredWrite] = []
     /// What users of the transaction remember between their own calls, by type
-    /// (``state(_:)``).
-    private var states: [ObjectIdentifier: AnyObject] = [:]
+    /// (``state(_:)``): a few at most, so a list searched by identity — asked for
+    /// several times per instruction of an upload, it must cost neither a hash nor a cast.
+    private var states: [(type: ObjectIdentifier, state: AnyObject)] = []
 
     /// Wraps a transaction someone else began and will end (the environment for its
     /// bodies; the local API for the hooks it calls inside its own transactions).
@@ -46,9 +47,13 @@ public final class ORCoreTransaction {
     /// transaction remembers between its own calls for the transaction's length (the
     /// server's schema and object keys). It goes with the transaction.
     public func state<S: AnyObject>(_ make: () -> S) -> S {
-        if let existing = states[ObjectIdentifier(S.self)] as? S { return existing }
+        let type = ObjectIdentifier(S.self)
+        for entry in states where entry.type == type {
+            // Stored under its own type's identifier below.
+            return unsafeDowncast(entry.state, to: S.self)
+        }
         let made = make()
-        states[ObjectIdentifier(S.self)] = made
+        states.append((type, made))
         return made
     }
 
