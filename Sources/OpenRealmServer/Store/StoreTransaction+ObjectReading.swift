@@ -9,8 +9,12 @@ extension StoreTransaction: ObjectReading {
     func existing(_ refs: [WireObjectRef]) throws -> Set<WireObjectRef> {
         let schema = try schema()
         var out: Set<WireObjectRef> = []
+        out.reserveCapacity(refs.count)
+        // Runs of one class are the rule (a changeset's objects): look the class up per run.
+        var last: StoredClass?
         for ref in refs {
-            guard let cls = schema.storedClass(named: ref.className), try key(of: ref, cls) != nil else { continue }
+            if last?.name != ref.className { last = schema.storedClass(named: ref.className) }
+            guard let cls = last, try key(of: ref, cls) != nil else { continue }
             out.insert(ref)
         }
         return out
@@ -60,9 +64,10 @@ extension StoreTransaction: ObjectReading {
     /// The key of the object `ref` names, of class `cls`: remembered for the
     /// transaction once found (an erase forgets every key).
     private func key(of ref: WireObjectRef, _ cls: StoredClass) throws -> UInt64? {
-        if let known = unitCache.objectKeys[ref] { return known }
+        let cache = unitCache
+        if let known = cache.objectKeys[ref] { return known }
         guard let key = try findObject(cls, ref.primaryKey) else { return nil }
-        unitCache.objectKeys[ref] = key
+        cache.objectKeys[ref] = key
         return key
     }
 

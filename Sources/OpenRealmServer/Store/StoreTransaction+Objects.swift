@@ -7,16 +7,20 @@ import OpenRealmWire
 extension StoreTransaction {
     /// The key of the object with primary key `pk`, or nil when there is none.
     func findObject(_ table: UInt32, _ pk: WirePrimaryKey) throws -> UInt64? {
+        // Only a string key is copied: any other needs no scratch memory.
+        guard case .string = pk else { return try findObject(table, pk, in: scratch) }
         // Its own scratch: callers may hold values in the shared one.
         let local = ValueScratch()
-        return try withExtendedLifetime(local) { () throws -> UInt64? in
-            guard var value = try orcValue(pk.value, in: local) else { return nil }
-            var key: UInt64 = 0
-            let status = orc_obj_find(handle, table, &value, &key)
-            if status == ORC_ERR_NOT_FOUND { return nil }
-            try StoreError.check(status, "find object \(pk)")
-            return key
-        }
+        return try withExtendedLifetime(local) { try findObject(table, pk, in: local) }
+    }
+
+    private func findObject(_ table: UInt32, _ pk: WirePrimaryKey, in scratch: ValueScratch) throws -> UInt64? {
+        guard var value = try orcValue(pk.value, in: scratch) else { return nil }
+        var key: UInt64 = 0
+        let status = orc_obj_find(handle, table, &value, &key)
+        if status == ORC_ERR_NOT_FOUND { return nil }
+        try StoreError.check(status, "find object \(pk)")
+        return key
     }
 
     /// Creates an object from (column, value) pairs (the primary key among them).

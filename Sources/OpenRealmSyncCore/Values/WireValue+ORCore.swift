@@ -48,8 +48,7 @@ public enum WireValues {
             v.decimal = orc_decimal128(w: (d.low, d.high))
         case .objectId(let o):
             v.type = ORC_TYPE_OBJECT_ID
-            let b = o.bytes
-            v.object_id = (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11])
+            v.object_id = o.byteTuple
         case .uuid(let u):
             v.type = ORC_TYPE_UUID
             let b = u.bytes

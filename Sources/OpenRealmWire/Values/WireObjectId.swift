@@ -53,6 +53,16 @@ public struct WireObjectId: Sendable, Hashable, Comparable, CustomStringConverti
         return out
     }
 
+    /// The 12 bytes, in order, as a tuple (the shape of ORCore's and Foundation-style
+    /// fixed-size fields): no array is made, as a key lookup by primary key needs none.
+    public var byteTuple: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) {
+        let h = head, t = tail
+        return (UInt8(truncatingIfNeeded: h >> 56), UInt8(truncatingIfNeeded: h >> 48), UInt8(truncatingIfNeeded: h >> 40),
+                UInt8(truncatingIfNeeded: h >> 32), UInt8(truncatingIfNeeded: h >> 24), UInt8(truncatingIfNeeded: h >> 16),
+                UInt8(truncatingIfNeeded: h >> 8), UInt8(truncatingIfNeeded: h), UInt8(truncatingIfNeeded: t >> 24),
+                UInt8(truncatingIfNeeded: t >> 16), UInt8(truncatingIfNeeded: t >> 8), UInt8(truncatingIfNeeded: t))
+    }
+
     /// 24 lowercase hexadecimal digits.
     public var description: String {
         var out: [UInt8] = []
