@@ -16,7 +16,7 @@ extension SyncServer {
         } catch {
             throw ServerError(error.message)
         }
-        let added = try app.withSyncLock { try app.store.applyConfiguredSchema(schema) }
+        let added = try app.withSyncLock { try app.storage.applyConfiguredSchema(schema) }
         if !added.isEmpty {
             logger.notice("schema: added from the configuration",
                           metadata: ["app": "\(config.appId)", "added": "\(added.joined(separator: ", "))"])

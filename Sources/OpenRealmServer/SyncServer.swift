@@ -57,10 +57,13 @@ public final class SyncServer: Sendable {
         try configuration.app?.validate()
         tls = try configuration.tls.map { try ServerTLSSetup.load($0, logger: logger) }
         try DataDirectory(configuration.dataDirectory).prepareForWriting()
-        let signingKeys = try TokenKeys(store: ConfiguredSigningKeys(source: configuration.signingKey, previous: configuration.previousSigningKeys,
-                                                                    dataDirectory: configuration.dataDirectory), logger: logger)
-        let apps = AppRegistry(dataDirectory: configuration.dataDirectory, configured: configuration.app,
-                               maxDevelopmentApps: configuration.maxDevelopmentApps, sharing: sharing)
+        let storage = EmbeddedStorage(
+            dataDirectory: configuration.dataDirectory,
+            signingKeys: ConfiguredSigningKeys(source: configuration.signingKey, previous: configuration.previousSigningKeys,
+                                               dataDirectory: configuration.dataDirectory),
+            sharing: sharing)
+        let signingKeys = try TokenKeys(store: storage.signingKeys, logger: logger)
+        let apps = AppRegistry(storage: storage, configured: configuration.app, maxDevelopmentApps: configuration.maxDevelopmentApps)
         if let app = configuration.app, !app.emailConfirmation.autoConfirm, configuration.mailer == nil {
             throw ServerError("app '\(app.appId)' confirms email addresses by mail ('auth.emailPassword.autoConfirm' false), "
                 + "but the server has no mail sender: start it with --mail-command")

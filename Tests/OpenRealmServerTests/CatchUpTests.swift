@@ -98,7 +98,7 @@ final class CatchUpTests: XCTestCase {
         let key = try SigningKey.loadOrCreate(in: directory)
         let shared = SharedAppStores(dataDirectory: directory)
         func engine() -> Engine {
-            let apps = AppRegistry(dataDirectory: directory, configured: .development(appId: "todo"), sharing: shared)
+            let apps = AppRegistry(storage: EmbeddedStorage(dataDirectory: directory, sharing: shared), configured: .development(appId: "todo"))
             return Engine(apps: apps, auth: AuthService(apps: apps, signingKeys: TokenKeys(key: key), hasher: PasswordHasher(rounds: 1024)))
         }
         a = engine()
@@ -282,7 +282,7 @@ final class CatchUpTests: XCTestCase {
     func testAnEngineAloneKeepsNoPostImages() throws {
         let alone = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-alone-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: alone) }
-        let apps = AppRegistry(dataDirectory: alone, configured: .development(appId: "todo"))
+        let apps = AppRegistry(storage: EmbeddedStorage(dataDirectory: alone), configured: .development(appId: "todo"))
         let auth = AuthService(apps: apps, signingKeys: TokenKeys(key: try SigningKey.loadOrCreate(in: directory)), hasher: PasswordHasher(rounds: 1024))
         let client = try Client(Engine(apps: apps, auth: auth), token: try auth.anonymousLogin(appId: "todo").access_token)
         try client.subscribe("TRUEPREDICATE")

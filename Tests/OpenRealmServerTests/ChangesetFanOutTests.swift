@@ -20,7 +20,7 @@ final class ChangesetFanOutTests: XCTestCase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var config = ServerAppConfiguration.development(appId: "todo")
         config.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR shared == true", write: "owner == %user.id")
-        apps = AppRegistry(dataDirectory: directory, configured: config)
+        apps = AppRegistry(storage: EmbeddedStorage(dataDirectory: directory), configured: config)
         auth = AuthService(apps: apps, signingKeys: TokenKeys(key: try SigningKey.loadOrCreate(in: directory)), hasher: PasswordHasher(rounds: 1024))
     }
 

@@ -82,7 +82,7 @@ final class RecordedMembershipTests: XCTestCase {
     }
 
     func testRecordedMembershipAnswersAsTheStoresQueries() throws {
-        let apps = AppRegistry(dataDirectory: directory, configured: .development(appId: "todo"))
+        let apps = AppRegistry(storage: EmbeddedStorage(dataDirectory: directory), configured: .development(appId: "todo"))
         let auth = AuthService(apps: apps, signingKeys: TokenKeys(key: try SigningKey.loadOrCreate(in: directory)), hasher: PasswordHasher(rounds: 1024))
         let outbox = SyncConnectionTests.Outbox()
         let connection = SyncConnection(auth: auth, apps: apps, appId: "todo", logger: Logger(label: "test"), output: outbox.append)

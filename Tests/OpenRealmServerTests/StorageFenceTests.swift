@@ -2,9 +2,12 @@ import Foundation
 import XCTest
 
 /// The storage seam's fence (`docs/design/STORAGE-SEAM.md`): the sync engine reaches a
-/// store only through `Storage/`, so no server file outside the embedded store
-/// (`Store/`) and the operator's offline file copy (`Operator/StoreFile.swift`) imports
-/// ORCore, and the PostgreSQL store never does. A file that starts to fails here, named.
+/// store only through `Storage/` (``ServerStorage``, ``AppStorage`` and their units), so
+/// no server file outside the embedded store (`Store/Embedded/`) and the operator's
+/// offline file copy (`Operator/StoreFile.swift`) imports ORCore, the PostgreSQL store
+/// never does, and the embedded store's types (`AppStore`, `StoreTransaction`) are named
+/// only in `Store/Embedded/` and the operator's embedded-only commands. A file that
+/// starts to fails here, named.
 final class StorageFenceTests: XCTestCase {
     /// The repository's root, from this file's place in it.
     private let root = URL(fileURLWithPath: #filePath)
@@ -23,11 +26,20 @@ final class StorageFenceTests: XCTestCase {
         return text.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("import ORCore") }
     }
 
+    /// Whether `path`'s code (comments left out) names `AppStore` or `StoreTransaction`.
+    private func namesTheEmbeddedStore(_ path: String) throws -> Bool {
+        let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        return text.split(separator: "\n").contains { line in
+            let code = line.range(of: "//").map { line[..<$0.lowerBound] } ?? line[...]
+            return code.range(of: #"\b(AppStore|StoreTransaction)\b"#, options: .regularExpression) != nil
+        }
+    }
+
     func testOnlyTheEmbeddedStoreImportsORCore() throws {
         let server = try swiftFiles(under: "Sources/OpenRealmServer")
         XCTAssertGreaterThan(server.count, 100, "the server's sources were found")
         let allowed = { (path: String) in
-            path.hasPrefix("Sources/OpenRealmServer/Store/") || path == "Sources/OpenRealmServer/Operator/StoreFile.swift"
+            path.hasPrefix("Sources/OpenRealmServer/Store/Embedded/") || path == "Sources/OpenRealmServer/Operator/StoreFile.swift"
         }
         let trespassing = try server.filter { !allowed($0) }.filter(importsORCore)
         XCTAssertEqual(trespassing, [], "engine files import ORCore: they should ask the store through Storage/")
@@ -36,6 +48,25 @@ final class StorageFenceTests: XCTestCase {
         let postgres = try swiftFiles(under: "Sources/OpenRealmPostgres")
         XCTAssertFalse(postgres.isEmpty)
         XCTAssertEqual(try postgres.filter(importsORCore), [])
+    }
+
+    /// The engine holds apps as ``AppStorage`` and opens them through ``ServerStorage``:
+    /// outside `Store/Embedded/`, only the operator's commands that work on the embedded
+    /// store's files themselves (backup, restore marks, check, the file copy) name its
+    /// types, and the PostgreSQL store never does.
+    func testOnlyTheEmbeddedStoreAndItsOperatorCommandsNameItsTypes() throws {
+        let server = try swiftFiles(under: "Sources/OpenRealmServer")
+        XCTAssertGreaterThan(server.count, 100, "the server's sources were found")
+        let embeddedOnly: Set<String> = [
+            "Sources/OpenRealmServer/Operator/DataDirectoryBackup.swift",
+            "Sources/OpenRealmServer/Operator/DataDirectoryCheck.swift",
+            "Sources/OpenRealmServer/Operator/StoreFile.swift",
+        ]
+        let allowed = { (path: String) in path.hasPrefix("Sources/OpenRealmServer/Store/Embedded/") || embeddedOnly.contains(path) }
+        let trespassing = try server.filter { !allowed($0) }.filter(namesTheEmbeddedStore)
+        XCTAssertEqual(trespassing, [], "engine files name AppStore or StoreTransaction: they should use AppStorage and its units")
+        XCTAssertTrue(try server.filter(allowed).contains(where: namesTheEmbeddedStore), "the embedded store is where they are named")
+        XCTAssertEqual(try swiftFiles(under: "Sources/OpenRealmPostgres").filter(namesTheEmbeddedStore), [])
     }
 
     /// The integrator and its path resolution work on the store's working set

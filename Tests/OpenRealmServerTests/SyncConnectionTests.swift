@@ -41,7 +41,7 @@ final class SyncConnectionTests: XCTestCase {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-conn-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let apps = AppRegistry(dataDirectory: directory, configured: nil)
+        let apps = AppRegistry(storage: EmbeddedStorage(dataDirectory: directory), configured: nil)
         let auth = AuthService(apps: apps, signingKeys: TokenKeys(key: try SigningKey.loadOrCreate(in: directory)), hasher: PasswordHasher(rounds: 1024))
         let token = try auth.anonymousLogin(appId: "todo").access_token
         let outbox = Outbox()

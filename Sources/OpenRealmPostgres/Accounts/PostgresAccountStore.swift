@@ -23,8 +23,8 @@ package final class PostgresAccountStore: AccountStore {
     // MARK: Users
 
     package func createUser(provider: String, email: String?, passwordHash: String?) throws -> UserRecord? {
-        let user = UserRecord(id: AppStore.randomHex(16), provider: provider, email: email, passwordHash: passwordHash,
-                              createdAt: AppStore.nowMilliseconds)
+        let user = UserRecord(id: StorageConventions.randomHex(16), provider: provider, email: email, passwordHash: passwordHash,
+                              createdAt: StorageConventions.nowMilliseconds)
         return try database.transaction("create a user") { [appId, logger] connection -> UserRecord? in
             if let email {
                 let claimed = try await connection.query("""
@@ -42,7 +42,7 @@ package final class PostgresAccountStore: AccountStore {
     }
 
     package func externalUser(id: String, provider: String, email: String?) throws -> UserRecord {
-        let now = AppStore.nowMilliseconds
+        let now = StorageConventions.nowMilliseconds
         return try database.transaction("record an external user") { [appId, logger] connection in
             // Insert or keep, and bring the email up to date, in one statement: two
             // processes logging the same user in at once both see one row.
@@ -151,7 +151,7 @@ package final class PostgresAccountStore: AccountStore {
     // MARK: API keys
 
     package func createAPIKey(id: String, userId: String, name: String, keyHash: String, limit: Int) throws -> APIKeyCreation {
-        let createdAt = AppStore.nowMilliseconds
+        let createdAt = StorageConventions.nowMilliseconds
         return try database.transaction("create an API key") { [appId, logger] connection -> APIKeyCreation in
             // The user's row serializes its key creations across processes.
             _ = try await connection.query(
@@ -226,7 +226,7 @@ package final class PostgresAccountStore: AccountStore {
 
     package func storeEmailToken(id: String, token: String, userId: String, purpose: OutgoingMail.Purpose, now: Int64,
                                  expiresAt: Int64) throws {
-        let hash = AppStore.sha256Hex(token)
+        let hash = StorageConventions.sha256Hex(token)
         try database.transaction("store a mailed token") { [appId, logger] connection in
             try await connection.perform("""
                 DELETE FROM openrealm_email_tokens
@@ -241,7 +241,7 @@ package final class PostgresAccountStore: AccountStore {
 
     package func consumeEmailToken(id: String, token: String, purpose: OutgoingMail.Purpose, now: Int64,
                                    effect: EmailTokenEffect) throws -> UserRecord? {
-        let hash = AppStore.sha256Hex(token)
+        let hash = StorageConventions.sha256Hex(token)
         return try database.transaction("use a mailed token") { [appId, logger] connection -> UserRecord? in
             let rows = try await connection.query("""
                 SELECT user_id, purpose, token_hash, expires_at FROM openrealm_email_tokens

@@ -37,7 +37,7 @@ package struct PostgresSigningKeys: SigningKeyStore {
         try change("rotate the signing key") { unit in
             try unit.perform("DELETE FROM openrealm_signing_keys WHERE retired_at IS NOT NULL")
             try unit.perform("""
-                UPDATE openrealm_signing_keys SET retired_at = \(AppStore.nowMilliseconds) WHERE retired_at IS NULL
+                UPDATE openrealm_signing_keys SET retired_at = \(StorageConventions.nowMilliseconds) WHERE retired_at IS NULL
                 """)
             try Self.insertNew(in: unit)
         }
@@ -87,7 +87,7 @@ package struct PostgresSigningKeys: SigningKeyStore {
     private static func insertNew(in unit: PostgresUnit) throws {
         let key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
         try unit.perform("""
-            INSERT INTO openrealm_signing_keys (key, created_at) VALUES (\(key), \(AppStore.nowMilliseconds))
+            INSERT INTO openrealm_signing_keys (key, created_at) VALUES (\(key), \(StorageConventions.nowMilliseconds))
             """)
     }
 }

@@ -171,7 +171,7 @@ package final class PostgresSyncUnit: HistoryWriting, HistoryTrimming, ClientFil
 
     /// Writes the upload records kept back, each file once, and marks the files seen.
     private func writeUploads() throws {
-        let now = AppStore.nowMilliseconds
+        let now = StorageConventions.nowMilliseconds
         for ident in pendingOrder {
             guard let record = pendingUploads[ident] else { continue }
             try unit.perform("""
@@ -188,7 +188,7 @@ package final class PostgresSyncUnit: HistoryWriting, HistoryTrimming, ClientFil
         try unit.perform("""
             UPDATE openrealm_client_files
             SET last_server_version = greatest(coalesce(last_server_version, 0), \(Int64(serverVersion))),
-                last_seen_at = \(AppStore.nowMilliseconds)
+                last_seen_at = \(StorageConventions.nowMilliseconds)
             WHERE app_id = \(appId) AND ident = \(Int64(ident))
             """)
     }
@@ -233,7 +233,7 @@ extension PostgresApp {
     package func createClientFile(userId: String) throws -> ClientFileRecord {
         // Salts travel as u64 but are kept signed: keep them in 0 ..< 2^63.
         let salt = UInt64.random(in: 1...UInt64(Int64.max))
-        let now = AppStore.nowMilliseconds
+        let now = StorageConventions.nowMilliseconds
         return try database.transaction("make a client file") { [appId, logger = database.logger] connection in
             try await connection.perform("INSERT INTO openrealm_apps (app_id) VALUES (\(appId)) ON CONFLICT DO NOTHING", logger: logger)
             var ident: Int64 = 0

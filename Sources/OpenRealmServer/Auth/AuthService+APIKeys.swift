@@ -39,11 +39,11 @@ extension AuthService {
         guard (1...256).contains(name.count) else {
             throw .badRequest("an API key's name must be between 1 and 256 characters, not \(name.count)")
         }
-        let key = AppStore.randomHex(32)
+        let key = StorageConventions.randomHex(32)
         let creation: APIKeyCreation
         do {
             creation = try app.accounts.createAPIKey(id: ObjectId.generate().stringValue, userId: user.id, name: name,
-                                                     keyHash: AppStore.apiKeyHash(key), limit: AppStore.maxAPIKeysPerUser)
+                                                     keyHash: StorageConventions.apiKeyHash(key), limit: StorageConventions.maxAPIKeysPerUser)
         } catch {
             throw .internalError("cannot store the API key: \(error)")
         }
@@ -53,7 +53,7 @@ extension AuthService {
         case .nameTaken:
             throw .apiKeyAlreadyExists(name)
         case .tooMany:
-            throw .badRequest("user '\(user.id)' already has \(AppStore.maxAPIKeysPerUser) API keys, the most allowed; delete one first")
+            throw .badRequest("user '\(user.id)' already has \(StorageConventions.maxAPIKeysPerUser) API keys, the most allowed; delete one first")
         }
     }
 
@@ -102,7 +102,7 @@ extension AuthService {
         let record: APIKeyRecord?
         let user: UserRecord?
         do {
-            record = try app.accounts.apiKey(hash: AppStore.apiKeyHash(key))
+            record = try app.accounts.apiKey(hash: StorageConventions.apiKeyHash(key))
             user = try record.flatMap { try app.accounts.user(id: $0.userId) }
         } catch {
             throw .internalError("cannot read API keys: \(error)")

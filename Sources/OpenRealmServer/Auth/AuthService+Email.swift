@@ -78,18 +78,18 @@ extension AuthService {
     func mail(_ purpose: OutgoingMail.Purpose, to user: UserRecord, app: SyncApp) {
         guard let email = user.email else { return }
         let logger = self.logger
-        let metadata: Logger.Metadata = ["app": "\(app.store.appId)", "purpose": "\(purpose.rawValue)"]
+        let metadata: Logger.Metadata = ["app": "\(app.appId)", "purpose": "\(purpose.rawValue)"]
         guard let mailer else {
             logger.error("no mail sender is configured (--mail-command): a mail was not sent", metadata: metadata)
             return
         }
         Self.mailQueue.async {
             let settings = app.configuration.emailConfirmation
-            let token = AppStore.randomHex(32), tokenId = AppStore.randomHex(12)
+            let token = StorageConventions.randomHex(32), tokenId = StorageConventions.randomHex(12)
             do {
                 try app.accounts.storeEmailToken(id: tokenId, token: token, userId: user.id, purpose: purpose, now: Self.now,
                                               expiresAt: Self.now + settings.tokenLifetime)
-                try mailer.send(Self.message(purpose, to: email, appId: app.store.appId, token: token, tokenId: tokenId,
+                try mailer.send(Self.message(purpose, to: email, appId: app.appId, token: token, tokenId: tokenId,
                                              settings: settings))
             } catch {
                 logger.error("a mail was not sent", metadata: metadata.merging(["error": "\(error)"]) { $1 })

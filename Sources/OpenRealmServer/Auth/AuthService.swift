@@ -35,7 +35,7 @@ final class AuthService: Sendable {
         self.mailer = mailer
         self.logger = logger
         self.metrics = metrics
-        decoyHash = (try? hasher.hash(AppStore.randomHex(16))) ?? ""
+        decoyHash = (try? hasher.hash(StorageConventions.randomHex(16))) ?? ""
     }
 
     static var now: Int64 { Int64(Date().timeIntervalSince1970) }
@@ -194,20 +194,20 @@ final class AuthService: Sendable {
 
     private func accessClaims(app: SyncApp, userId: String, email: String?, provider: String?) -> TokenClaims {
         let now = Self.now
-        return TokenClaims(sub: userId, aud: app.store.appId, typ: "access", iat: now,
+        return TokenClaims(sub: userId, aud: app.appId, typ: "access", iat: now,
                            exp: now + app.configuration.accessTokenLifetime, jti: nil, email: email, provider: provider)
     }
 
     func issue(app: SyncApp, user: UserRecord) throws(AuthError) -> LoginResult {
         let now = Self.now
-        let id = AppStore.randomHex(16)
+        let id = StorageConventions.randomHex(16)
         let record = RefreshTokenRecord(id: id, userId: user.id, expiresAt: now + app.configuration.refreshTokenLifetime, revoked: false)
         do { try app.accounts.storeRefreshToken(record) } catch { throw .internalError("cannot store the token: \(error)") }
-        let refresh = TokenClaims(sub: user.id, aud: app.store.appId, typ: "refresh", iat: now, exp: record.expiresAt,
+        let refresh = TokenClaims(sub: user.id, aud: app.appId, typ: "refresh", iat: now, exp: record.expiresAt,
                                   jti: id, email: user.email, provider: user.provider)
         let signer = tokens.signer()
         return LoginResult(access_token: signer.sign(accessClaims(app: app, userId: user.id, email: user.email, provider: user.provider)),
-                           refresh_token: signer.sign(refresh), user_id: user.id, device_id: AppStore.randomHex(12))
+                           refresh_token: signer.sign(refresh), user_id: user.id, device_id: StorageConventions.randomHex(12))
     }
 
     /// The form an email is compared and stored in: trimmed, Unicode NFC (so that a

@@ -71,7 +71,7 @@ public struct CommandMailSender: MailSender {
         process.arguments = arguments
         // The message comes from a file, not a pipe: a program that ends without reading
         // it cannot raise SIGPIPE in the server. The file is private and unlinked at once.
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-mail-\(AppStore.randomHex(8))").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-mail-\(StorageConventions.randomHex(8))").path
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw ServerError("cannot make the mail's file '\(path)': \(String(cString: strerror(errno)))") }
         unlink(path)

@@ -6,7 +6,7 @@ import OpenRealmWire
 ///
 /// A production app (``ServerAppConfiguration/developmentMode`` off) gets its schema only from
 /// here: clients may declare what it holds, never add to it. Applying is additive, as a
-/// development-mode client's declaration is (``AppStore/applyConfiguredSchema(_:)``).
+/// development-mode client's declaration is (``AppStorage/applyConfiguredSchema(_:)``).
 ///
 /// ```json
 /// "schema": {
@@ -81,8 +81,8 @@ public struct AppSchema: Sendable, Hashable {
         var classes: [Class] = []
         for name in root.keys.sorted() {
             let at = "\(key).\(name)"
-            guard !name.isEmpty, !name.hasPrefix(AppStore.reservedPrefix) else {
-                throw fail("'\(at)': class names starting with '\(AppStore.reservedPrefix)' belong to the server")
+            guard !name.isEmpty, !name.hasPrefix(StorageConventions.reservedPrefix) else {
+                throw fail("'\(at)': class names starting with '\(StorageConventions.reservedPrefix)' belong to the server")
             }
             guard let object = try reader.object(root[name], at) else { continue }
             try reader.only(object, ["kind", "primaryKey", "properties"], at: at + ".")
@@ -121,8 +121,8 @@ public struct AppSchema: Sendable, Hashable {
     private static func parseProperty(_ value: Any, name: String, at: String, reader: ConfigReader,
                                       classNames: Set<String>) throws -> WirePropertySchema {
         func fail(_ message: String) -> ServerError { ServerError("\(reader.source): \(message)") }
-        guard !name.isEmpty, !name.hasPrefix(AppStore.reservedPrefix) else {
-            throw fail("'\(at)': property names starting with '\(AppStore.reservedPrefix)' belong to the server")
+        guard !name.isEmpty, !name.hasPrefix(StorageConventions.reservedPrefix) else {
+            throw fail("'\(at)': property names starting with '\(StorageConventions.reservedPrefix)' belong to the server")
         }
         guard let object = try reader.object(value, at) else { throw fail("'\(at)' must be an object") }
         try reader.only(object, ["type", "optional", "collection", "indexed", "objectType"], at: at + ".")

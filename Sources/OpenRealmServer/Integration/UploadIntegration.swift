@@ -47,7 +47,6 @@ enum UploadIntegration {
     /// changeset, as before group commit: a bad upload fails its own session only.
     static func integrate(_ jobs: [UploadJob], app: SyncApp, logger: Logger) {
         guard !jobs.isEmpty else { return }
-        let store = app.store
         // One server's jobs: they share its metrics.
         let metrics = jobs[0].metrics
         let sessions = app.boundSessions
@@ -57,7 +56,7 @@ enum UploadIntegration {
         var integrated: [IntegratedChangeset] = []
         var integratedAt = ContinuousClock.now
         do {
-            let last = try store.environment.write { txn -> UInt64 in
+            let last = try app.storage.withAppWriteLock { txn -> UInt64 in
                 // Other engines' versions first (a shared store): delivered whether or
                 // not this transaction commits, so not journaled.
                 try app.catchUp(in: txn)
@@ -113,7 +112,7 @@ enum UploadIntegration {
                                        interval: app.configuration.historyTrimIntervalVersions,
                                        bound: app.boundFiles)
         } catch {
-            logger.error("history trimming failed", metadata: ["app": "\(store.appId)", "error": "\(error)"])
+            logger.error("history trimming failed", metadata: ["app": "\(app.appId)", "error": "\(error)"])
         }
         for job in jobs {
             if job.failure == nil {
@@ -127,11 +126,10 @@ enum UploadIntegration {
     /// app's lock held.
     private static func integrateAlone(_ job: UploadJob, app: SyncApp) throws {
         let session = job.session
-        let store = app.store
         // Another session of the same file (a connection the client dropped, whose
         // upload the server is still reading) may have integrated some of these
         // changesets since this session bound: the file's record decides.
-        if let file = try store.clientFile(ident: session.fileIdent) {
+        if let file = try app.storage.read({ try $0.clientFile(session.fileIdent) }) {
             session.lastIntegratedClientVersion = max(session.lastIntegratedClientVersion, file.lastIntegratedClientVersion)
         }
         try checkOrder(job.upload)
@@ -185,7 +183,7 @@ enum UploadIntegration {
                 let others = app.boundSessions.filter { $0 !== session }
                 var attempt = copies
                 var integratedAt = ContinuousClock.now
-                let result = try app.store.environment.write { txn in
+                let result = try app.storage.withAppWriteLock { txn in
                     try app.catchUp(in: txn)
                     try app.recordPendingProgress(txn)
                     let started = ContinuousClock.now
@@ -249,7 +247,7 @@ enum UploadIntegration {
             if !reply.isEmpty {
                 session.send(session.download([WireDownloadChangeset(
                     serverVersion: version, lastIntegratedClientVersion: changeset.clientVersion,
-                    timestamp: changeset.timestamp.advanced(to: UInt64(max(0, AppStore.nowMilliseconds))),
+                    timestamp: changeset.timestamp.advanced(to: UInt64(max(0, StorageConventions.nowMilliseconds))),
                     instructions: reply)], serverVersion: version, acknowledging: changeset.clientVersion))
             }
             fanOut.send(serverVersion: version, originFileIdent: session.fileIdent,
@@ -259,7 +257,7 @@ enum UploadIntegration {
 
     /// Integrates one changeset of `session` in `txn` as server version `version` and
     /// computes its fan-out to `others`. Sends nothing and changes no session.
-    private static func integrateChangeset(_ txn: StoreTransaction, _ session: ServerSession, _ changeset: WireUploadChangeset,
+    private static func integrateChangeset(_ txn: some AppLockedUnit, _ session: ServerSession, _ changeset: WireUploadChangeset,
                                            refusing alreadyRefused: [WireObjectRef: String], copies: inout WholeCopies,
                                            version: UInt64, others: [ServerSession]) throws -> IntegratedChangeset {
         let app = session.app
@@ -296,11 +294,11 @@ enum UploadIntegration {
         let resentSince = listEdits.isEmpty ? [] : try ConcurrentEdits.resentWhole(
             txn, to: session.fileIdent, after: changeset.lastIntegratedServerVersion, through: version - 1,
             index: app.historyIndex)
-        var integrator = Integrator(objects: try txn.workingSet(WorkingSetRequest(allowed)),
-                                    developmentMode: app.configuration.developmentMode,
-                                    stamp: WriteStamp(timestamp: changeset.timestamp, originFileIdent: session.fileIdent))
-        integrator.partition = session.view.partition
-        let applied = try integrator.apply(allowed)
+        let integrated = try txn.integrate(allowed, IntegrationSettings(
+            developmentMode: app.configuration.developmentMode,
+            stamp: WriteStamp(timestamp: changeset.timestamp, originFileIdent: session.fileIdent),
+            partition: session.view.partition))
+        let applied = integrated.applied
         let schema = try txn.schema()
         var late = try authorizer.refusals(txn, schema: schema, unrefused(objects), at: .after)
         late.merge(try authorizer.linkRefusals(txn, schema: schema, applied)) { first, _ in first }
@@ -340,7 +338,7 @@ enum UploadIntegration {
             }
         }
         if let partition = session.view.partition {
-            for ref in integrator.stamped where refused[ref] == nil {
+            for ref in integrated.stamped where refused[ref] == nil {
                 reply.append(.set(object: WireObjectPath(ref), property: partition.field, value: partition.value.value))
             }
         }
@@ -350,7 +348,7 @@ enum UploadIntegration {
         }
         try txn.appendHistory(HistoryEntry(
             serverVersion: version, originFileIdent: session.fileIdent, originClientVersion: changeset.clientVersion,
-            timestamp: changeset.timestamp, integratedAt: AppStore.nowMilliseconds,
+            timestamp: changeset.timestamp, integratedAt: StorageConventions.nowMilliseconds,
             changeset: try WireChangeset(applied).encoded(),
             compensation: reply.isEmpty ? [] : try WireChangeset(reply).encoded(),
             uploadedListEdits: listEdits.isEmpty ? [] : try WireChangeset(listEdits).encoded(),
@@ -361,8 +359,22 @@ enum UploadIntegration {
         }
         try txn.recordIntegrated(session.fileIdent, clientVersion: changeset.clientVersion)
         try txn.recordUpload(session.fileIdent, base: changeset.lastIntegratedServerVersion, version: version)
-        let fanOut = try ChangesetFanOut(applied, to: others, objects: txn, membership: LiveMembership(txn, schema: schema))
+        let fanOut = try ChangesetFanOut(applied, to: others, objects: UnitImages(unit: txn),
+                                         membership: LiveMembership(txn, schema: schema))
         return IntegratedChangeset(session: session, changeset: changeset, version: version, objects: objects,
                                    refused: refused, reply: reply, originView: originView, fanOut: fanOut)
+    }
+}
+
+/// A unit's object images for a fan-out, behind a concrete type: the fan-out's loop over
+/// sessions and objects is then compiled for it and for ``LiveMembership`` (a unit the
+/// engine holds as an existential would leave that loop generic, each membership
+/// question a dynamic call); each entering object's image is one call to the unit, as
+/// each store question of ``LiveMembership`` is.
+private struct UnitImages: ObjectImageReading {
+    let unit: any ObjectImageReading
+
+    func images(_ refs: [WireObjectRef]) throws -> [ObjectImage] {
+        try unit.images(refs)
     }
 }

@@ -58,7 +58,7 @@ struct WholeCopies {
     private var bootstrapped: BootstrapCopies?
     private var recorded = false
 
-    mutating func bootstrapCopies(_ txn: StoreTransaction, ident: UInt64) throws -> BootstrapCopies {
+    mutating func bootstrapCopies(_ txn: some ClientFileReading, ident: UInt64) throws -> BootstrapCopies {
         if let bootstrapped { return bootstrapped }
         let copies = try txn.bootstrapCopies(ident)
         bootstrapped = copies
@@ -73,7 +73,7 @@ struct WholeCopies {
     }
 
     /// Writes the copies this part sent into the file's record.
-    mutating func persist(_ txn: StoreTransaction, ident: UInt64) throws {
+    mutating func persist(_ txn: some ClientFileWriting, ident: UInt64) throws {
         guard recorded, bootstrapped != nil else { return }
         bootstrapped!.drop(through: try txn.uploadBase(ident))
         try txn.setBootstrapCopies(bootstrapped!, for: ident)

@@ -10,7 +10,7 @@ import Foundation
 extension AppAdministration {
     /// The stored schema, in the configuration's format (``AppSchema``).
     public func schema() throws -> AppSchema {
-        try store.storedSchema()
+        try storage.storedSchema()
     }
 
     /// Adds what `schema` has and the store lacks (additive only).
@@ -20,6 +20,6 @@ extension AppAdministration {
     ///   conflicts with the stored one; nothing is applied then.
     @discardableResult
     public func applySchema(_ schema: AppSchema) throws -> [String] {
-        try store.applyConfiguredSchema(schema)
+        try storage.applyConfiguredSchema(schema)
     }
 }

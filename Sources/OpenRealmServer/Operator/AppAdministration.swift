@@ -32,8 +32,9 @@ public final class AppAdministration {
     /// The app id.
     public let appId: String
     private let lock: DataDirectoryLock
-    let store: AppStore
-    private var accounts: any AccountStore { store }
+    /// The app's storage, opened through the data directory's ``EmbeddedStorage``.
+    let storage: any AppStorage
+    private var accounts: any AccountStore { storage.accounts }
 
     /// Locks `dataDirectory` and opens the store of `appId`.
     ///
@@ -48,7 +49,7 @@ public final class AppAdministration {
             throw ServerError("the data directory '\(dataDirectory.path)' has no app '\(appId)' (apps: \(apps.isEmpty ? "none" : apps.joined(separator: ", ")))")
         }
         do {
-            store = try AppStore(appId: appId, directory: directory.appsDirectory.appendingPathComponent(appId))
+            storage = try EmbeddedStorage(dataDirectory: dataDirectory).app(appId)
         } catch {
             throw ServerError("cannot open the store of app '\(appId)': \(error)")
         }

@@ -35,7 +35,7 @@ struct WriteAuthorizer {
             // By bytes, as the wire names classes.
             if lastClass.isEmpty || !ref.className.utf8.elementsEqual(lastClass.utf8) {
                 lastClass = ref.className
-                unchecked = ref.className.hasPrefix(AppStore.reservedPrefix)
+                unchecked = ref.className.hasPrefix(StorageConventions.reservedPrefix)
                     || (view.holdsEveryObject(of: ref.className) && view.permissions.writeRule(ref.className) == nil)
             }
             return !unchecked
@@ -96,7 +96,7 @@ struct WriteAuthorizer {
         guard !targets.isEmpty else { return [:] }
         var distinct: [WireObjectRef] = []
         var seen: Set<WireObjectRef> = []
-        for (_, target) in targets where !target.className.hasPrefix(AppStore.reservedPrefix) && seen.insert(target).inserted {
+        for (_, target) in targets where !target.className.hasPrefix(StorageConventions.reservedPrefix) && seen.insert(target).inserted {
             distinct.append(target)
         }
         let visible = try view.containing(objects, schema: schema, distinct)

@@ -31,8 +31,8 @@ extension SyncApp {
     /// - Throws: the store's errors, or ``CatchUpError`` for a version whose history
     ///   entry or post-images are missing.
     func catchUp() throws {
-        guard topology == .shared, try store.commitFeed.committedVersion() > serverVersion else { return }
-        try store.environment.read { txn in try catchUp(in: txn) }
+        guard topology == .shared, try storage.commitFeed.committedVersion() > serverVersion else { return }
+        try storage.read { unit in try catchUp(in: unit) }
     }
 
     /// Delivers the versions after ``serverVersion`` that `unit` sees committed. Call
@@ -68,7 +68,7 @@ extension SyncApp {
                 try withSyncLock { try catchUp() }
             } catch {
                 logger.error("catching up on other engines' versions failed",
-                             metadata: ["app": "\(store.appId)", "error": "\(error)"])
+                             metadata: ["app": "\(appId)", "error": "\(error)"])
             }
         }
     }

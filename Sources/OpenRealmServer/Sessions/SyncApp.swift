@@ -2,7 +2,8 @@ import Foundation
 import Logging
 import OpenRealmWire
 
-/// One app the server serves: its configuration, its store and its bound sessions.
+/// One app the server serves: its configuration, its storage (``AppStorage``) and its
+/// bound sessions.
 ///
 /// Integration, view changes and fan-out are serialized by the app's sync lock
 /// (``syncLock``), so that every session sees changes in server version order. The
@@ -14,12 +15,15 @@ import OpenRealmWire
 /// its own sessions the versions the others commit (``catchUp()``, SyncApp+CatchUp.swift).
 final class SyncApp: @unchecked Sendable {
     let configuration: ServerAppConfiguration
-    let store: AppStore
+    /// The app's storage: its units of work, accounts, rate limits and commit feed.
+    let storage: any AppStorage
     /// Whether other engines share the store.
     let topology: StorageTopology
     let logger: Logger
+    /// The app id.
+    var appId: String { storage.appId }
     /// The app's users, tokens and API keys.
-    var accounts: any AccountStore { store }
+    var accounts: any AccountStore { storage.accounts }
     /// The read and write rules, checked.
     let rules: AppRules
     /// Guards ``sessions`` and ``pendingProgress``; never held while waiting for anything.
@@ -44,7 +48,7 @@ final class SyncApp: @unchecked Sendable {
     /// The server version of the last attempt to trim the history (guarded by ``syncLock``).
     private var lastTrimAttempt: UInt64 = 0
     /// The token buckets of logins, mails and new client files.
-    let loginLimiter: any RateLimitStore = LoginRateLimiter()
+    var loginLimiter: any RateLimitStore { storage.rateLimits }
 
     /// Whether the app's sync mode follows its first client (development mode: no
     /// configuration says whether it is partition-based).
@@ -63,18 +67,18 @@ final class SyncApp: @unchecked Sendable {
     /// column).
     static let developmentPartitionField = "_partition"
 
-    init(configuration: ServerAppConfiguration, store: AppStore, followsFirstClient: Bool = false,
+    init(configuration: ServerAppConfiguration, storage: any AppStorage, followsFirstClient: Bool = false,
          topology: StorageTopology = .singleProcess, logger: Logger = Logger(label: "openrealm-server")) throws {
         self.configuration = configuration
-        self.store = store
+        self.storage = storage
         self.topology = topology
         self.logger = logger
         self.rules = try AppRules(configuration)
         self.followsFirstClient = followsFirstClient
-        serverVersion = try store.committedServerVersion()
+        serverVersion = try storage.read { unit in try unit.serverVersion() }
         if topology == .shared {
-            try store.keepPostImages()
-            feed = store.commitFeed.subscribe { [weak self] in self?.wake() }
+            try storage.keepPostImages()
+            feed = storage.commitFeed.subscribe { [weak self] in self?.wake() }
         }
     }
 
@@ -110,13 +114,13 @@ final class SyncApp: @unchecked Sendable {
         serverVersion = version
     }
 
-    /// Trims the history (``AppStore/trimHistory(retentionSeconds:bound:now:)``) when at
+    /// Trims the history (``AppStorage/trimHistory(retentionSeconds:bound:now:)``) when at
     /// least `interval` server versions passed since the last attempt, waiting for the
     /// bound sessions' files. Call with ``syncLock`` held.
     func trimHistoryIfDue(retentionSeconds: Int64, interval: Int64, bound: Set<UInt64>) throws {
         guard serverVersion >= lastTrimAttempt &+ UInt64(max(1, interval)) else { return }
         lastTrimAttempt = serverVersion
-        try store.trimHistory(retentionSeconds: retentionSeconds, bound: bound)
+        try storage.trimHistory(retentionSeconds: retentionSeconds, bound: bound)
     }
 
     /// The partition field a bind in `mode` is judged by: the configuration's (nil:
@@ -129,11 +133,11 @@ final class SyncApp: @unchecked Sendable {
         modeLock.lock()
         defer { modeLock.unlock() }
         var decided = false
-        if partitioned == nil { partitioned = try store.decidedPartitioned() }
+        if partitioned == nil { partitioned = try storage.syncMode.decidedPartitioned() }
         if partitioned == nil {
             var chosen = false
             if case .partition = mode { chosen = true }
-            (partitioned, decided) = try store.decide(partitioned: chosen)
+            (partitioned, decided) = try storage.syncMode.decide(partitioned: chosen)
         }
         return (partitioned == true ? Self.developmentPartitionField : nil, decided)
     }
@@ -179,11 +183,11 @@ final class SyncApp: @unchecked Sendable {
     }
 
     /// Records in `txn` the download progress of the binds since the last call
-    /// (``AppStore/recordProgress(_:ident:serverVersion:)``). Call inside a write
-    /// transaction run with ``syncLock`` held. If the transaction is aborted, that
+    /// (``ClientFileWriting/recordProgress(_:serverVersion:)``). Call inside a unit
+    /// holding the app's write lock, run with ``syncLock`` held. If the unit is aborted, that
     /// progress is not recorded: it is informational, and a bound file is kept as seen
-    /// by being bound (``AppStore/trimHistory(retentionSeconds:bound:now:)``).
-    func recordPendingProgress(_ txn: StoreTransaction) throws {
+    /// by being bound (``HistoryTrimmer``).
+    func recordPendingProgress(_ txn: some ClientFileWriting) throws {
         sessionsLock.lock()
         let pending = pendingProgress
         pendingProgress = [:]
@@ -194,28 +198,24 @@ final class SyncApp: @unchecked Sendable {
     }
 }
 
-/// The apps of a server, opened on first use from `<data dir>/apps/<app id>/`.
+/// The apps of a server, each opened on first use through its ``ServerStorage``.
 final class AppRegistry: @unchecked Sendable {
-    let dataDirectory: URL
+    /// Where the apps' storage is.
+    let storage: any ServerStorage
     /// The configured app, or nil in development mode (any app id).
     let configured: ServerAppConfiguration?
     private let lock = NSLock()
     private var apps: [String: SyncApp] = [:]
 
-    /// In development mode, the most apps the data directory may hold: a new app id
-    /// past it is refused, so that strangers cannot fill the disk and the descriptor
-    /// table with stores.
+    /// In development mode, the most apps the storage may hold: a new app id past it is
+    /// refused, so that strangers cannot fill the disk and the descriptor table with
+    /// stores.
     let maxDevelopmentApps: Int
-    /// The stores this registry shares with other engines' registries in the process
-    /// (its apps then run in the shared topology); nil: it opens its own.
-    let sharing: SharedAppStores?
 
-    init(dataDirectory: URL, configured: ServerAppConfiguration?, maxDevelopmentApps: Int = 20,
-         sharing: SharedAppStores? = nil) {
-        self.dataDirectory = dataDirectory
+    init(storage: any ServerStorage, configured: ServerAppConfiguration?, maxDevelopmentApps: Int = 20) {
+        self.storage = storage
         self.configured = configured
         self.maxDevelopmentApps = maxDevelopmentApps
-        self.sharing = sharing
     }
 
     /// Whether `id` can name an app (it becomes a directory name).
@@ -226,7 +226,7 @@ final class AppRegistry: @unchecked Sendable {
         }
     }
 
-    /// The app `id`, opening its store on first use.
+    /// The app `id`, opening its storage on first use.
     ///
     /// - Throws: ``AuthError`` `BadRequest` for an id that cannot name an app,
     ///   `AppNotFound` for an id other than the configured one, `InternalServerError`
@@ -239,21 +239,16 @@ final class AppRegistry: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let app = apps[id] { return app }
-        let appsDirectory = dataDirectory.appendingPathComponent("apps")
-        let directory = appsDirectory.appendingPathComponent(id)
-        // An earlier build made `apps/` 0755.
-        _ = chmod(appsDirectory.path, 0o700)
-        if configured == nil, !FileManager.default.fileExists(atPath: directory.path) {
-            let existing = (try? FileManager.default.contentsOfDirectory(atPath: directory.deletingLastPathComponent().path))?.count ?? 0
+        if configured == nil, !storage.hasApp(id) {
+            let existing = storage.appCount()
             guard existing < maxDevelopmentApps else {
                 throw AuthError(status: 404, code: "AppNotFound",
                                 "no app '\(id)': this development server already holds \(existing) apps, its most (--max-development-apps)")
             }
         }
         do {
-            let store = try sharing?.store(appId: id) ?? AppStore(appId: id, directory: directory)
-            let app = try SyncApp(configuration: configured ?? .development(appId: id), store: store,
-                                  followsFirstClient: configured == nil, topology: sharing == nil ? .singleProcess : .shared)
+            let app = try SyncApp(configuration: configured ?? .development(appId: id), storage: try storage.app(id),
+                                  followsFirstClient: configured == nil, topology: storage.topology)
             apps[id] = app
             return app
         } catch {
@@ -266,34 +261,5 @@ final class AppRegistry: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return Array(apps.values)
-    }
-}
-
-/// The embedded stores of one data directory (`<data dir>/apps/<app id>/`), each opened
-/// once in the process and shared by several engines (``AppRegistry`` instances, one
-/// per server, each with a data directory of its own for its lock and keys), whose
-/// apps then run in the shared topology (``StorageTopology/shared``): several servers
-/// over one store without PostgreSQL, as the tests of catch-up run them. An ORCore
-/// file is opened once per process, so the engines share the ``AppStore`` itself.
-final class SharedAppStores: @unchecked Sendable {
-    /// The data directory whose `apps/` holds the stores.
-    let dataDirectory: URL
-    private let lock = NSLock()
-    private var stores: [String: AppStore] = [:]
-
-    init(dataDirectory: URL) {
-        self.dataDirectory = dataDirectory
-    }
-
-    /// The store of `appId`, opened on first use.
-    ///
-    /// - Throws: the store's errors when it cannot be opened.
-    func store(appId: String) throws -> AppStore {
-        lock.lock()
-        defer { lock.unlock() }
-        if let store = stores[appId] { return store }
-        let store = try AppStore(appId: appId, directory: dataDirectory.appendingPathComponent("apps").appendingPathComponent(appId))
-        stores[appId] = store
-        return store
     }
 }

@@ -6,7 +6,7 @@ import OpenRealmWire
 /// change the session's view under the app's lock (``ViewChange``).
 extension SyncConnection {
     func query(_ session: ServerSession, _ m: WireQuery) {
-        let store = session.app.store
+        let storage = session.app.storage
         guard session.view.partition == nil else {
             fail(session.number, SyncFailure(.badMessageOrder, "query version \(m.queryVersion) on a partition-based session; partition sessions do not subscribe"))
             return
@@ -21,7 +21,7 @@ extension SyncConnection {
                         throw SyncFailure(.badProgress, "query version \(m.queryVersion) is not above the last one, \(session.lastQueryVersion)")
                     }
                     session.lastQueryVersion = m.queryVersion
-                    let schema = try store.environment.read { try $0.schema().query }
+                    let schema = try storage.read { try $0.schema().query }
                     var accepted: [String: ParsedQuery] = [:]
                     for q in m.queries {
                         accepted[q.className] = try SubscriptionValidator.validate(

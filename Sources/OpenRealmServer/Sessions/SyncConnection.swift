@@ -148,12 +148,12 @@ public final class SyncConnection: @unchecked Sendable {
     }
 
     private func unregister(_ session: ServerSession) {
-        let store = session.app.store
+        let storage = session.app.storage
         let removed = session.app.withSyncLock {
             guard session.app.unregister(session) else { return false }
             // The retention period of its file counts from the end of the session.
             do {
-                try store.environment.write { txn in try AppStore.recordSeen(txn, ident: session.fileIdent) }
+                try storage.write { unit in try unit.recordSeen([session.fileIdent], now: StorageConventions.nowMilliseconds) }
             } catch {
                 logger.error("recording a client file as seen failed", metadata: ["file": "\(session.fileIdent)", "error": "\(error)"])
             }
@@ -206,20 +206,20 @@ public final class SyncConnection: @unchecked Sendable {
             }
             let file: ClientFileRecord
             if let identity = m.fileIdentity {
-                guard let record = try app.store.clientFile(ident: identity.ident), record.salt == identity.salt else {
+                guard let record = try app.storage.read({ try $0.clientFile(identity.ident) }), record.salt == identity.salt else {
                     throw SyncFailure(.clientResetRequired, "client file \(identity.ident) is unknown to the server (or its salt differs); reset the file")
                 }
                 guard record.userId == user.id else {
                     throw SyncFailure(.permissionDenied, "client file \(identity.ident) belongs to another user")
                 }
-                try app.store.admitRestoredFile(ident: identity.ident, lastIntegratedServerVersion: m.lastIntegratedServerVersion)
+                try admitRestored(identity.ident, lastIntegratedServerVersion: m.lastIntegratedServerVersion, app: app)
                 file = record
             } else {
                 // Each new file is a permanent record: a user makes them at a bounded rate.
                 if let wait = try app.loginLimiter.take("client-files:" + user.id, limit: app.configuration.clientFileRateLimit) {
                     throw SyncFailure(.limitsExceeded, "user '\(user.id)' made too many new client files; retry in \(wait) s")
                 }
-                file = try app.store.newClientFile(userId: user.id)
+                file = try app.storage.write { try $0.createClientFile(userId: user.id) }
             }
             let session = ServerSession(number: m.session, app: app, userId: user.id, file: file,
                                       bindServerVersion: m.lastIntegratedServerVersion, output: output)
@@ -230,8 +230,8 @@ public final class SyncConnection: @unchecked Sendable {
                 try app.withSyncLock {
                     try app.catchUp()
                     try checkBind(m, file: file, app: app, serverVersion: app.serverVersion)
-                    try app.store.environment.write { txn in
-                        try txn.recordProgress(file.ident, serverVersion: m.lastIntegratedServerVersion)
+                    try app.storage.write { unit in
+                        try unit.recordProgress(file.ident, serverVersion: m.lastIntegratedServerVersion)
                     }
                     app.register(session)
                     session.send(.ident(WireIdent(session: m.session, fileIdentity: WireFileIdentity(ident: file.ident, salt: file.salt),
@@ -248,7 +248,7 @@ public final class SyncConnection: @unchecked Sendable {
                 // A flexible session gets nothing before its first query: the bind only
                 // reads (a committed snapshot, not waiting behind integrations) and
                 // registers the session; its progress is recorded with the next write.
-                let committed = try app.store.environment.read { txn in try txn.metaUInt64("server.version") ?? 0 }
+                let committed = try app.storage.read { unit in try unit.serverVersion() }
                 try checkBind(m, file: file, app: app, serverVersion: committed)
                 app.register(session, progress: m.lastIntegratedServerVersion) {
                     session.send(.ident(WireIdent(session: m.session, fileIdentity: WireFileIdentity(ident: file.ident, salt: file.salt),
@@ -269,6 +269,19 @@ public final class SyncConnection: @unchecked Sendable {
         }
     }
 
+    /// Admits a bind of client file `ident` reporting `lastIntegratedServerVersion`
+    /// against its restore mark, if it has one (``RestoreMarkReading``, a store restored
+    /// from a backup): above the ceiling it must reset; at or below, the mark is removed.
+    ///
+    /// - Throws: ``SyncFailure`` `clientResetRequired` naming the versions.
+    private func admitRestored(_ ident: UInt64, lastIntegratedServerVersion: UInt64, app: SyncApp) throws {
+        guard let ceiling = try app.storage.read({ try $0.restoreCeiling(ident) }) else { return }
+        guard lastIntegratedServerVersion <= ceiling else {
+            throw SyncFailure(.clientResetRequired, "client file \(ident) integrated server version \(lastIntegratedServerVersion), but the server was restored from a backup at version \(ceiling); reset the file")
+        }
+        try app.storage.write { try $0.removeRestoreMark(ident) }
+    }
+
     /// The checks of a bind against the store as of `serverVersion` (the latest committed
     /// version): the file cannot be ahead of the server, and the history its unuploaded
     /// changesets need is still there.
@@ -285,8 +298,8 @@ public final class SyncConnection: @unchecked Sendable {
         // Its unuploaded changesets may be based as low as its upload base (below what
         // it downloaded); the history above it is kept while the file is seen within the
         // retention period.
-        let (floor, base) = try app.store.environment.read { txn in
-            (try txn.historyFloor(), try txn.uploadBase(file.ident))
+        let (floor, base) = try app.storage.read { unit in
+            (try unit.historyFloor(), try unit.uploadBase(file.ident))
         }
         guard base >= floor else {
             throw SyncFailure(.clientResetRequired, "client file \(file.ident) may upload changes made at server version \(base), but the history after it was trimmed up to version \(floor) (the file was not seen for longer than the retention period); reset the file")

@@ -17,12 +17,9 @@ package struct TrimCandidate: Sendable, Hashable {
 
 /// The store's part of trimming the history, inside a unit holding the app's write
 /// lock; what to trim is the engine's (``HistoryTrimmer``).
-package protocol HistoryTrimming: HistoryWriting {
+package protocol HistoryTrimming: HistoryWriting, ClientFileSeeing {
     /// Every client file of the app.
     func trimCandidates() throws -> [TrimCandidate]
-    /// Records the files `idents` as seen at `now` (milliseconds since the epoch); an
-    /// ident the store does not know is passed over.
-    func recordSeen(_ idents: [UInt64], now: Int64) throws
     /// Deletes the entries above the floor up to `version`, which becomes the floor.
     func trimHistory(through version: UInt64) throws
 }

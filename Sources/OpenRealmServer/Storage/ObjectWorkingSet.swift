@@ -154,4 +154,14 @@ protocol ObjectWriting: ObjectReading {
 
     /// The working set for integrating `request`'s instructions.
     func workingSet(_ request: WorkingSetRequest) throws -> WorkingSet
+
+    /// Integrates `instructions` on a working set of this unit, as one changeset of the
+    /// origin that `settings` describe, and writes it back (``Integrator``).
+    ///
+    /// The engine's, not the store's: the one implementation is the default in
+    /// `Integration/Integrator+Units.swift`, which no store overrides. It is a requirement
+    /// so that each store's conformance holds the integrator compiled for that store's
+    /// working set: the engine, holding units as existentials (``AppLockedUnit``), makes
+    /// one dynamic call per changeset here rather than one per instruction.
+    func integrate(_ instructions: [WireInstruction], _ settings: IntegrationSettings) throws -> IntegratedInstructions
 }

@@ -25,7 +25,7 @@ package enum SchemaAddition: Equatable {
                     + "schema changes are refused")
             }
         }
-        let reserved = AppStore.reservedPrefix
+        let reserved = StorageConventions.reservedPrefix
         switch instruction {
         case .addClass(let declared):
             guard !declared.name.hasPrefix(reserved) else {

@@ -9,7 +9,7 @@ extension SyncSchema {
     /// and `__partition` (partitions' predicates query it), not the clocks, and no link
     /// to a class of the server's; its table and column numbers are the slots'.
     package init(listing all: [StoredClass]) {
-        let reserved = AppStore.reservedPrefix
+        let reserved = StorageConventions.reservedPrefix
         var stored: [StoredClass] = []
         var query: [QuerySchemaClass] = []
         for var cls in all where !cls.name.hasPrefix(reserved) {

@@ -54,3 +54,27 @@ package protocol ClientFileWriting: ClientFileReading {
     /// Replaces what the server sent the file whole.
     func setBootstrapCopies(_ copies: BootstrapCopies, for ident: UInt64) throws
 }
+
+/// What a bind reads of a store restored from a backup (``ClientFileBinding``).
+package protocol RestoreMarkReading: AnyObject {
+    /// The latest server version the backup's copy held, for a file `ident` it knew that
+    /// has not bound since: a bind of it reporting more is refused. Nil for any other file.
+    func restoreCeiling(_ ident: UInt64) throws -> UInt64?
+}
+
+/// A file's last-seen time, which keeps its history while it is away (``HistoryTrimmer``).
+package protocol ClientFileSeeing: AnyObject {
+    /// Records the files `idents` as seen at `now` (milliseconds since the epoch); an
+    /// ident the store does not know is passed over.
+    func recordSeen(_ idents: [UInt64], now: Int64) throws
+}
+
+/// The client-file writes of binds and of a session's end, which append no history and
+/// so need no app write lock (a `write` unit, ``AppStorage/write(_:)``).
+package protocol ClientFileBinding: ClientFileReading, RestoreMarkReading, ClientFileSeeing {
+    /// Makes a client file for `userId`, with an ident the store allocates and a random
+    /// salt; its upload base is the latest server version.
+    func createClientFile(userId: String) throws -> ClientFileRecord
+    /// The file `ident` bound again after a restore: its mark goes.
+    func removeRestoreMark(_ ident: UInt64) throws
+}

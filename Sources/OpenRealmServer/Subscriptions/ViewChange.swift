@@ -27,13 +27,12 @@ enum ViewChange {
     /// that a client's `lastIntegratedServerVersion` tells whether it integrated the
     /// bootstrap.
     static func apply(_ session: ServerSession, to view: SubscriptionView, metrics: ServerMetrics) throws {
-        let store = session.app.store
         var version: UInt64 = 0
         var instructions: [WireInstruction] = []
         var viewObjects: Set<WireObjectRef> = []
         var snapshots: Set<WireObjectRef> = []
         let record = try ViewRecord(view)
-        try store.environment.write { txn in
+        try session.app.storage.withAppWriteLock { txn in
             // Other engines' versions first (a shared store), and this one after them.
             try session.app.catchUp(in: txn)
             version = session.app.serverVersion + 1
@@ -69,8 +68,8 @@ enum ViewChange {
             }
             try txn.appendHistory(HistoryEntry(
                 serverVersion: version, originFileIdent: 0, originClientVersion: 0,
-                timestamp: WireHybridTimestamp(milliseconds: UInt64(max(0, AppStore.nowMilliseconds))),
-                integratedAt: AppStore.nowMilliseconds, changeset: try WireChangeset([]).encoded()))
+                timestamp: WireHybridTimestamp(milliseconds: UInt64(max(0, StorageConventions.nowMilliseconds))),
+                integratedAt: StorageConventions.nowMilliseconds, changeset: try WireChangeset([]).encoded()))
             try txn.setCompletedView(session.fileIdent, CompletedView(serverVersion: version, record: record.encoded))
             // What this bootstrap overwrote on the client, for the changesets it made
             // before and uploads later, in this session or another (``BootstrapCopies``).
@@ -100,7 +99,8 @@ enum ViewChange {
     /// each was merged with what others did before it exactly as during a session, where
     /// the server sends a client's own changesets nothing back
     /// (`docs/SERVER.md`, "View changes and re-binds").
-    private static func earlierView(_ session: ServerSession, _ txn: StoreTransaction, current: SubscriptionView) throws
+    private static func earlierView(_ session: ServerSession, _ txn: some ClientFileReading & HistoryReading,
+                                    current: SubscriptionView) throws
         -> (view: SubscriptionView, touched: Set<WireObjectRef>, ownOnly: Set<WireObjectRef>)? {
         let since = session.bindServerVersion
         guard since > 0, let completed = try txn.completedView(session.fileIdent), since >= completed.serverVersion,
@@ -159,7 +159,7 @@ enum ViewChange {
         }
         var remaining = UInt64(batchBytes.reduce(0, +))
         metrics.syncWork.bootstrapBytes.record(remaining)
-        let now = WireHybridTimestamp(milliseconds: UInt64(max(0, AppStore.nowMilliseconds)))
+        let now = WireHybridTimestamp(milliseconds: UInt64(max(0, StorageConventions.nowMilliseconds)))
         let after = batchBytes.map { bytes -> UInt64 in
             remaining -= UInt64(bytes)
             return remaining

@@ -1,4 +1,4 @@
-// Reaches into the test server's store.
+// Reaches into the test server's storage.
 import Foundation
 @testable import OpenRealmServer
 
@@ -9,6 +9,6 @@ import Foundation
 func trimWholeHistory(_ server: SyncServer, appId: String) throws -> UInt64 {
     let app = try server.auth.apps.app(appId)
     return try app.withSyncLock {
-        try app.store.trimHistory(retentionSeconds: 1, bound: [], now: AppStore.nowMilliseconds + 3_600_000)
+        try app.storage.trimHistory(retentionSeconds: 1, bound: [], now: StorageConventions.nowMilliseconds + 3_600_000)
     }
 }

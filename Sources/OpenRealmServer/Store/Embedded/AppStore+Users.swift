@@ -165,12 +165,6 @@ extension AppStore: AccountStore {
         }
     }
 
-    /// `count` random bytes as lowercase hex.
-    package static func randomHex(_ count: Int) -> String {
-        var rng = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in
-            let b = UInt8.random(in: 0...255, using: &rng)
-            return String(b, radix: 16).count == 1 ? "0" + String(b, radix: 16) : String(b, radix: 16)
-        }.joined()
-    }
+    /// `count` random bytes as lowercase hex (``StorageConventions/randomHex(_:)``).
+    package static func randomHex(_ count: Int) -> String { StorageConventions.randomHex(count) }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import OpenRealmWire
 
@@ -28,20 +27,14 @@ package struct APIKeyRecord: Sendable, Hashable {
 }
 
 extension AppStore {
-    /// The most keys a user may have (as the Realm app services allowed).
-    static let maxAPIKeysPerUser = 20
+    /// The most keys a user may have (``StorageConventions/maxAPIKeysPerUser``).
+    static let maxAPIKeysPerUser = StorageConventions.maxAPIKeysPerUser
 
     /// The SHA-256 of an API key, as stored.
-    static func apiKeyHash(_ key: String) -> String { sha256Hex(key) }
+    static func apiKeyHash(_ key: String) -> String { StorageConventions.apiKeyHash(key) }
 
-    /// The SHA-256 of `text`'s UTF-8, 64 lowercase hexadecimal digits: how the store
-    /// keeps random secrets (API keys, mailed tokens).
-    package static func sha256Hex(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { b in
-            let s = String(b, radix: 16)
-            return s.count == 1 ? "0" + s : s
-        }.joined()
-    }
+    /// The SHA-256 of `text`'s UTF-8 (``StorageConventions/sha256Hex(_:)``).
+    package static func sha256Hex(_ text: String) -> String { StorageConventions.sha256Hex(text) }
 
     package func createAPIKey(id: String, userId: String, name: String, keyHash: String, limit: Int) throws -> APIKeyCreation {
         try environment.write { txn -> APIKeyCreation in

@@ -40,8 +40,8 @@ package final class AppStore: @unchecked Sendable {
     /// The feed of the app's committed versions, for engines that share the store.
     let commitFeed: LocalCommitFeed
 
-    /// Prefix of the server's own tables.
-    static let reservedPrefix = "__"
+    /// Prefix of the server's own tables (``StorageConventions/reservedPrefix``).
+    static let reservedPrefix = StorageConventions.reservedPrefix
 
     /// Opens (creating) the store of `appId` in `directory`.
     init(appId: String, directory: URL) throws {
@@ -92,11 +92,6 @@ package final class AppStore: @unchecked Sendable {
         }
     }
 
-    /// The latest committed server version.
-    func committedServerVersion() throws -> UInt64 {
-        try environment.read { txn in try txn.metaUInt64("server.version") ?? 0 }
-    }
-
-    /// Milliseconds since the epoch, now.
-    package static var nowMilliseconds: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    /// Milliseconds since the epoch, now (``StorageConventions/nowMilliseconds``).
+    package static var nowMilliseconds: Int64 { StorageConventions.nowMilliseconds }
 }

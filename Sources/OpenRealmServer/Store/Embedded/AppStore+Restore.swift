@@ -47,19 +47,16 @@ extension AppStore {
         }
     }
 
-    /// Admits a bind of client file `ident` reporting `lastIntegratedServerVersion`
-    /// against its restore mark, if it has one: above the ceiling it must reset; at or
-    /// below, the mark is removed.
-    ///
-    /// - Throws: ``SyncFailure`` `clientResetRequired` naming the versions.
-    func admitRestoredFile(ident: UInt64, lastIntegratedServerVersion: UInt64) throws {
+    /// The ceiling of client file `ident`'s restore mark, or nil when it has none (the
+    /// engine admits its bind: `SyncConnection`'s `admitRestored`).
+    static func restoreCeiling(_ txn: StoreTransaction, ident: UInt64) throws -> UInt64? {
+        guard ident <= UInt64(Int64.max), let mark = try txn.readRow("__restored_files", .int(Int64(ident))) else { return nil }
+        return UInt64(max(0, mark.int("ceiling") ?? 0))
+    }
+
+    /// Removes client file `ident`'s restore mark (it bound at or below its ceiling).
+    static func removeRestoreMark(_ txn: StoreTransaction, ident: UInt64) throws {
         guard ident <= UInt64(Int64.max) else { return }
-        let pk = WirePrimaryKey.int(Int64(ident))
-        guard let mark = try environment.read({ txn in try txn.readRow("__restored_files", pk) }) else { return }
-        let ceiling = UInt64(max(0, mark.int("ceiling") ?? 0))
-        guard lastIntegratedServerVersion <= ceiling else {
-            throw SyncFailure(.clientResetRequired, "client file \(ident) integrated server version \(lastIntegratedServerVersion), but the server was restored from a backup at version \(ceiling); reset the file")
-        }
-        try environment.write { txn in try txn.deleteRow("__restored_files", pk) }
+        try txn.deleteRow("__restored_files", .int(Int64(ident)))
     }
 }

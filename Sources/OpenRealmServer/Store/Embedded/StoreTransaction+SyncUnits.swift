@@ -2,8 +2,8 @@ import OpenRealmWire
 
 /// The embedded store's transaction as the engine's unit of work: each call is one of
 /// the store's own functions (`AppStore+History`, `+Trimming`, `+ClientFiles`,
-/// `+BootstrapCopies`).
-extension StoreTransaction: VersionReading, HistoryWriting, HistoryTrimming, ClientFileWriting {
+/// `+Restore`, `+BootstrapCopies`). Every kind of unit (``AppStorage``) is a transaction.
+extension StoreTransaction: AppLockedUnit, VersionReading, HistoryWriting, HistoryTrimming, ClientFileWriting {
     func serverVersion() throws -> UInt64 { try metaUInt64("server.version") ?? 0 }
 
     package func historyFloor() throws -> UInt64 { try AppStore.historyFloor(self) }
@@ -20,7 +20,17 @@ extension StoreTransaction: VersionReading, HistoryWriting, HistoryTrimming, Cli
 
     package func trimHistory(through version: UInt64) throws { try AppStore.trimHistory(self, through: version) }
 
-    package func clientFile(_ ident: UInt64) throws -> ClientFileRecord? { try AppStore.clientFile(self, ident: ident) }
+    /// Nil for an ident no file can have (past `Int64.max`, as a client may send).
+    package func clientFile(_ ident: UInt64) throws -> ClientFileRecord? {
+        guard ident <= UInt64(Int64.max) else { return nil }
+        return try AppStore.clientFile(self, ident: ident)
+    }
+
+    package func createClientFile(userId: String) throws -> ClientFileRecord { try AppStore.createClientFile(self, userId: userId) }
+
+    package func restoreCeiling(_ ident: UInt64) throws -> UInt64? { try AppStore.restoreCeiling(self, ident: ident) }
+
+    package func removeRestoreMark(_ ident: UInt64) throws { try AppStore.removeRestoreMark(self, ident: ident) }
 
     package func uploadBase(_ ident: UInt64) throws -> UInt64 { try AppStore.uploadBase(self, ident: ident) }
 
