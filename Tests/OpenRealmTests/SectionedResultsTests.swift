@@ -404,6 +404,41 @@ final class SectionedResultsTests: XCTestCase {
         token.invalidate()
     }
 
+    func testSectionObservedOnAQueueAndSectionsOnAnActor() async throws {
+        let realm = try await Realm(configuration: makeInMemoryConfiguration([SecContact.self]))
+        try realm.write {
+            for (id, name) in ["banana", "box", "apple", "chalk"].enumerated() {
+                realm.add(SecContact(value: ["id": id, "name": name]))
+            }
+        }
+        let sections = realm.objects(SecContact.self).sectioned(by: \.firstLetter, ascending: true)
+        let queue = DispatchQueue(label: "section-observer")
+        let b = SecChangeLog<ResultsSection<String?, SecContact>>()
+        let sectionToken = sections[1].observe(keyPaths: [\.name], on: queue) { change in
+            dispatchPrecondition(condition: .onQueue(queue))
+            b.record(change)
+        }
+        let onActor = SecChangeLog<SectionedResults<String?, SecContact>>()
+        let actorToken = await sections.observe(on: SecTestActor.shared) { _, change in
+            if case .update(let sections, _, _, _, _, _) = change {
+                XCTAssertEqual(sections.allKeys, ["a", "b"], "read on the actor")
+            }
+            onActor.record(change)
+        }
+        await pollUntilAsync("initials") { b.initials.count == 1 && onActor.initials.count == 1 }
+        try realm.write {
+            realm.delete(realm.objects(SecContact.self).where { $0.name == "chalk" })
+            realm.add(SecContact(value: ["id": 9, "name": "bee"]))
+        }
+        await pollUntilAsync("updates") { b.updates.count == 1 && onActor.updates.count == 1 }
+        XCTAssertEqual(b.updates[0], .init(deletions: [], insertions: [path(1, 1)], modifications: [],
+                                           sectionsToInsert: [], sectionsToDelete: []))
+        XCTAssertEqual(onActor.updates[0], .init(deletions: [], insertions: [path(1, 1)], modifications: [],
+                                                 sectionsToInsert: [], sectionsToDelete: [2]))
+        sectionToken.invalidate()
+        actorToken.invalidate()
+    }
+
     func testWriteWithoutNotifyingSkipsOnlyThatToken() throws {
         let realm = try makeFruitRealm()
         let sections = realm.objects(SecContact.self).sectioned(by: \.firstLetter, ascending: true)
@@ -510,6 +545,10 @@ final class SectionedResultsTests: XCTestCase {
         realm.invalidate()
         XCTAssertTrue(one.isInvalidated)
     }
+}
+
+@globalActor actor SecTestActor {
+    static let shared = SecTestActor()
 }
 
 /// A value written on another thread and read after it finished.
