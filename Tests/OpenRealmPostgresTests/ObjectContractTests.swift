@@ -222,11 +222,15 @@ final class ObjectContractTests: PostgresTestCase {
             // A later write of a clocked embedded property, and an erase through a key.
             [.set(object: Self.path(1, .property("places"), .key("home")), property: "street", value: .string("home, again")),
              .eraseObject(Self.path(1, .property("places"), .key("away")))],
+            // Properties added after the objects were made read as their defaults.
+            [Self.property("Item", "late", .int), Self.property("Address", "floor", .string, optional: true)],
         ], refs: [Self.item(1)])
+        XCTAssertEqual(Self.value(outcome, Self.item(1), "late"), .single(.int(0)))
         guard case .list(let elements) = Self.value(outcome, Self.item(1), "lines") else { return XCTFail("no lines") }
         XCTAssertEqual(elements.count, 2)
         XCTAssertEqual(Self.value(outcome, Self.item(1), "address"), .embedded(ObjectImage.Embedded(properties: [
-            ObjectImage.Property("street", .single(.string(""))), ObjectImage.Property("zip", .single(.null))])))
+            ObjectImage.Property("street", .single(.string(""))), ObjectImage.Property("zip", .single(.null)),
+            ObjectImage.Property("floor", .single(.null))])))
     }
 
     func testEraseNullsLinksInsideAndOutsideTheChangesetAndRecreateStartsAfresh() throws {
