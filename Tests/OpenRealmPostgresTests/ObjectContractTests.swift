@@ -431,7 +431,10 @@ final class ObjectContractTests: PostgresTestCase {
                            .createObject(className: "Item", primaryKey: .int(2), values: [])],
             [.set(object: Self.path(1), property: "title", value: .string("b")), .eraseObject(WireObjectPath(Self.item(2)))],
         ]
-        let touched = [Self.item(1), Self.item(2), Self.person("nobody")]
+        // The changeset's objects (PostgreSQL takes them from the working set), then, in a
+        // unit of its own, objects no working set holds (read from the rows).
+        let touched = [Self.item(1), Self.item(2)]
+        let alone = [Self.item(2), Self.person("nobody"), Self.item(1)]
         let store = try AppStore(appId: "app", directory: directory.appendingPathComponent("embedded"))
         try store.keepPostImages()
         for (i, instructions) in changesets.enumerated() {
@@ -442,7 +445,8 @@ final class ObjectContractTests: PostgresTestCase {
                 try txn.recordPostImages(of: touched, serverVersion: UInt64(i + 1))
             }
         }
-        let expected = try store.environment.read { txn in try [txn.postImages(1), txn.postImages(2), txn.postImages(3)] }
+        try store.environment.write { txn in try txn.recordPostImages(of: alone, serverVersion: 3) }
+        let expected = try store.environment.read { txn in try [txn.postImages(1), txn.postImages(2), txn.postImages(3), txn.postImages(4)] }
         let app = PostgresApp(database: try pool(try makeDatabase()), appId: "app")
         for (i, instructions) in changesets.enumerated() {
             try app.withWriteLock("integrate") { unit, _ in
@@ -453,15 +457,18 @@ final class ObjectContractTests: PostgresTestCase {
                 try objects.recordPostImages(of: touched, serverVersion: UInt64(i + 1))
             }
         }
+        try app.withWriteLock("alone") { unit, _ in try PostgresObjectUnit(unit, appId: app.appId).recordPostImages(of: alone, serverVersion: 3) }
         let got = try app.withWriteLock("read") { unit, _ in
             let objects = PostgresObjectUnit(unit, appId: app.appId)
-            return try [objects.postImages(1), objects.postImages(2), objects.postImages(3)]
+            return try [objects.postImages(1), objects.postImages(2), objects.postImages(3), objects.postImages(4)]
         }
         XCTAssertEqual(got, expected)
         XCTAssertEqual(expected[1]?.object(Self.item(1))?.image?.properties.first?.value, .single(.string("b")))
         XCTAssertNotNil(expected[1]?.object(Self.item(2)), "an erased object is kept, without an image")
         XCTAssertNil(expected[1]?.object(Self.item(2))?.image)
-        XCTAssertNil(expected[2])
+        XCTAssertEqual(expected[2]?.objects.map(\.ref), alone)
+        XCTAssertNil(expected[2]?.object(Self.person("nobody"))?.image)
+        XCTAssertNil(expected[3])
         // Trimmed with the history.
         let trimmed = try app.withWriteLock("trim") { unit, _ in
             try PostgresSyncUnit(unit, appId: app.appId).trimHistory(through: 1)

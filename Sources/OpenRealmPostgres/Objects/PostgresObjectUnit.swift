@@ -17,6 +17,8 @@ import PostgresNIO
 package final class PostgresObjectUnit: ObjectWriting, PostImageWriting, @unchecked Sendable {
     package let schemaUnit: PostgresSchemaUnit
     private let rows: PostgresObjectRows
+    /// The last working set made: the post-images of its changeset are taken from it.
+    private var lastWorkingSet: PostgresWorkingSet?
 
     package init(_ schemaUnit: PostgresSchemaUnit) {
         self.schemaUnit = schemaUnit
@@ -32,7 +34,9 @@ package final class PostgresObjectUnit: ObjectWriting, PostImageWriting, @unchec
     }
 
     package func workingSet(_ request: WorkingSetRequest) throws -> PostgresWorkingSet {
-        try PostgresWorkingSet(schemaUnit, rows: rows, request: request)
+        let made = try PostgresWorkingSet(schemaUnit, rows: rows, request: request)
+        lastWorkingSet = made
+        return made
     }
 
     // MARK: Reads
@@ -80,14 +84,22 @@ package final class PostgresObjectUnit: ObjectWriting, PostImageWriting, @unchec
 
     // MARK: Post-images
 
+    /// Keeps `refs` as they are now with `serverVersion`: from the last working set when
+    /// it held them all (the changeset's objects, the usual case: no read), otherwise
+    /// read from their rows.
     package func recordPostImages(of refs: [WireObjectRef], serverVersion: UInt64) throws {
         let schema = try self.schema()
-        var found: [WireObjectRef: PostgresObjectRow] = [:]
-        for row in try rows.rows(refs.filter { schema.topLevelClass(named: $0.className) != nil }) { found[row.ref] = row }
-        let objects = try refs.map { ref in
-            let row = found[ref]
-            return PostImages.Object(ref: ref, image: try row.map { ObjectImage(ref: ref, properties: try properties($0, schema)) },
-                                     partition: row?.partition)
+        let objects: [PostImages.Object]
+        if let held = try lastWorkingSet?.postImageObjects(refs) {
+            objects = held
+        } else {
+            var found: [WireObjectRef: PostgresObjectRow] = [:]
+            for row in try rows.rows(refs.filter { schema.topLevelClass(named: $0.className) != nil }) { found[row.ref] = row }
+            objects = try refs.map { ref in
+                let row = found[ref]
+                return PostImages.Object(ref: ref, image: try row.map { ObjectImage(ref: ref, properties: try properties($0, schema)) },
+                                         partition: row?.partition)
+            }
         }
         let bytes = try PostImages(objects).encoded()
         try schemaUnit.unit.perform("""

@@ -450,6 +450,20 @@ package final class PostgresWorkingSet: ObjectWorkingSet {
         try root(ref).partition
     }
 
+    /// `refs` as the finished working set left them, for the version's post-images
+    /// without reading back what ``finish()`` wrote; nil unless finished and every one
+    /// of `refs` was in the working set.
+    func postImageObjects(_ refs: [WireObjectRef]) throws -> [PostImages.Object]? {
+        guard finished, refs.allSatisfy({ roots[$0] != nil }) else { return nil }
+        let schema = try self.schema()
+        return refs.map { ref in
+            let root = roots[ref]!
+            guard let node = root.node else { return PostImages.Object(ref: ref, image: nil, partition: nil) }
+            return PostImages.Object(ref: ref, image: ObjectImage(ref: ref, properties: node.imageProperties(schema)),
+                                     partition: root.partition)
+        }
+    }
+
     // MARK: Helpers
 
     private func alive(_ object: Object) throws -> PostgresObjectNode {
