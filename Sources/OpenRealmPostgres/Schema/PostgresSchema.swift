@@ -210,6 +210,41 @@ package enum PostgresSchema {
             // (false) once decided, null before (``PostgresApp`` as `SyncModeStore`).
             "ALTER TABLE openrealm_apps ADD COLUMN development_partitioned boolean",
         ]),
+        Migration(version: 8, name: "objects", statements: [
+            // Every app's synced top-level objects, one row each (``PostgresObjectRows``):
+            // its image (properties with embedded objects and collections, the wire's
+            // value encoding), its property clocks, its hidden partition, and its object
+            // key (creation order, as ORCore's keys: sets of links are kept in it). `links`
+            // names the top-level objects it links to and `link_keys` their keys, so that
+            // an erase finds the rows whose links it nulls (the GIN index).
+            """
+            CREATE TABLE openrealm_objects (
+                app_id text NOT NULL,
+                class_name text NOT NULL,
+                primary_key bytea NOT NULL,
+                object_key bigint NOT NULL,
+                properties bytea NOT NULL,
+                clocks bytea NOT NULL DEFAULT '',
+                partition text,
+                links bytea[] NOT NULL DEFAULT '{}',
+                link_keys bigint[] NOT NULL DEFAULT '{}',
+                PRIMARY KEY (app_id, class_name, primary_key)
+            )
+            """,
+            "CREATE INDEX openrealm_objects_by_key ON openrealm_objects (app_id, object_key)",
+            "CREATE INDEX openrealm_objects_links ON openrealm_objects USING gin (links)",
+            // Per history entry, what its changeset left of the objects it touched
+            // (``PostImages``), for processes that fan the version out later; trimmed
+            // with the history.
+            """
+            CREATE TABLE openrealm_post_images (
+                app_id text NOT NULL,
+                server_version bigint NOT NULL,
+                images bytea NOT NULL,
+                PRIMARY KEY (app_id, server_version)
+            )
+            """,
+        ]),
     ]
 
     /// The version this server writes.

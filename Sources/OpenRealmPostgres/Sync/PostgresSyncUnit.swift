@@ -98,6 +98,8 @@ package final class PostgresSyncUnit: HistoryWriting, HistoryTrimming, ClientFil
     package func trimHistory(through version: UInt64) throws {
         let version = Int64(clamping: version)
         try unit.perform("DELETE FROM openrealm_history WHERE app_id = \(appId) AND server_version <= \(version)")
+        // The post-images go with their entries (``PostgresObjectUnit``).
+        try unit.perform("DELETE FROM openrealm_post_images WHERE app_id = \(appId) AND server_version <= \(version)")
         try unit.perform("""
             UPDATE openrealm_apps SET history_floor = greatest(history_floor, \(version)) WHERE app_id = \(appId)
             """)

@@ -18,7 +18,7 @@ import Foundation
 ///
 /// Strings compare as their UTF-8 bytes, never with Swift's `==` (which would equate
 /// canonically equivalent strings that ORCore keeps apart).
-enum QueryValueComparison {
+package enum QueryValueComparison {
     private static func kindRank(_ v: QueryValue) -> Int {
         switch v {
         case .null: return 0
@@ -36,7 +36,7 @@ enum QueryValueComparison {
     private static func cmp3<T: Comparable>(_ a: T, _ b: T) -> Int { a < b ? -1 : (a > b ? 1 : 0) }
 
     /// `orc_value_compare`: -1, 0 or 1 in the total order above.
-    static func compare(_ a: QueryValue, _ b: QueryValue) -> Int {
+    package static func compare(_ a: QueryValue, _ b: QueryValue) -> Int {
         let ka = kindRank(a), kb = kindRank(b)
         if ka != kb { return cmp3(ka, kb) }
         switch (a, b) {

@@ -11,7 +11,7 @@ import OpenRealmWire
 /// its own. Neither has an object key, so comparing objects with each other is refused
 /// by the evaluator (``QueryEvaluationError``), as are linking objects; a link held by a
 /// mixed value compares by its class only (key 0), which no subscription can tell apart.
-struct EvaluableImage: QueryEvaluable {
+package struct EvaluableImage: QueryEvaluable {
     private let properties: [ObjectImage.Property]
     private let partition: String?
     private let cls: QuerySchemaClass?
@@ -19,7 +19,7 @@ struct EvaluableImage: QueryEvaluable {
 
     /// The object `image` of the class the schema names `className`, with its hidden
     /// `partition`.
-    init(_ image: ObjectImage, partition: String?, schema: any QuerySchema) {
+    package init(_ image: ObjectImage, partition: String?, schema: any QuerySchema) {
         self.init(image.properties, partition: partition, className: image.ref.className, schema: schema)
     }
 
@@ -30,7 +30,7 @@ struct EvaluableImage: QueryEvaluable {
         self.schema = schema
     }
 
-    func queryProperty(_ name: String) -> QueryPropertyValue? {
+    package func queryProperty(_ name: String) -> QueryPropertyValue? {
         if name == HiddenColumn.partition.rawValue, cls?.property(named: name) != nil {
             return .value(partition.map { .string($0) } ?? .null)
         }
@@ -76,7 +76,7 @@ struct EvaluableImage: QueryEvaluable {
     }
 
     /// A wire value as the query engine compares it.
-    static func queryValue(_ value: WireValue, schema: any QuerySchema) -> QueryValue {
+    package static func queryValue(_ value: WireValue, schema: any QuerySchema) -> QueryValue {
         switch value {
         case .null: return .null
         case .bool(let v): return .bool(v)

@@ -5,25 +5,30 @@ import OpenRealmWire
 /// them. ``ObjectSnapshot`` renders an image to the instructions that recreate the
 /// object on a client; a store that keeps objects elsewhere than in ORCore hands the
 /// engine the same values.
-struct ObjectImage: Sendable, Hashable {
+package struct ObjectImage: Sendable, Hashable {
     /// The object's class and primary key.
-    var ref: WireObjectRef
+    package var ref: WireObjectRef
     /// Its properties but the primary key, in the schema's order (``StoredClass/properties``).
-    var properties: [Property]
+    package var properties: [Property]
+
+    package init(ref: WireObjectRef, properties: [Property]) {
+        self.ref = ref
+        self.properties = properties
+    }
 
     /// A property and what it holds.
-    struct Property: Sendable, Hashable {
-        var name: String
-        var value: Value
+    package struct Property: Sendable, Hashable {
+        package var name: String
+        package var value: Value
 
-        init(_ name: String, _ value: Value) {
+        package init(_ name: String, _ value: Value) {
             self.name = name
             self.value = value
         }
     }
 
     /// What a property holds.
-    enum Value: Sendable, Hashable {
+    package enum Value: Sendable, Hashable {
         /// A single value (a link to a top-level object among them).
         case single(WireValue)
         /// A single link to an embedded object; nil when it is null.
@@ -38,24 +43,28 @@ struct ObjectImage: Sendable, Hashable {
 
     /// An element of a list or a dictionary: a value (a null link to an embedded object
     /// is the value null) or an embedded object.
-    enum Element: Sendable, Hashable {
+    package enum Element: Sendable, Hashable {
         case value(WireValue)
         case embedded(Embedded)
     }
 
     /// A dictionary entry.
-    struct Entry: Sendable, Hashable {
-        var key: String
-        var element: Element
+    package struct Entry: Sendable, Hashable {
+        package var key: String
+        package var element: Element
 
-        init(_ key: String, _ element: Element) {
+        package init(_ key: String, _ element: Element) {
             self.key = key
             self.element = element
         }
     }
 
     /// An embedded object: its properties, in its class's order.
-    struct Embedded: Sendable, Hashable {
-        var properties: [Property]
+    package struct Embedded: Sendable, Hashable {
+        package var properties: [Property]
+
+        package init(properties: [Property]) {
+            self.properties = properties
+        }
     }
 }

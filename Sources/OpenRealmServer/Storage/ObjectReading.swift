@@ -6,7 +6,7 @@ import OpenRealmWire
 /// so that a store across a network answers each question in one round trip.
 /// Predicates cross as the query AST (``QueryPredicate``); the store compiles or
 /// evaluates them against its schema.
-protocol ObjectReading: SchemaReading, ObjectImageReading {
+package protocol ObjectReading: SchemaReading, ObjectImageReading {
     /// Which of `refs` are stored objects.
     ///
     /// - Throws: the store's errors, among them a reference whose primary key does not
@@ -24,7 +24,7 @@ protocol ObjectReading: SchemaReading, ObjectImageReading {
 /// Objects' images by reference: what a fan-out sends of an object that enters a view.
 /// A unit of work reads them from the store (``ObjectReading``); an engine fanning out a
 /// version another engine committed reads them from that version's ``PostImages``.
-protocol ObjectImageReading {
+package protocol ObjectImageReading {
     /// The images of the stored objects among `refs`, in their order; references to
     /// objects that do not exist are left out.
     func images(_ refs: [WireObjectRef]) throws -> [ObjectImage]

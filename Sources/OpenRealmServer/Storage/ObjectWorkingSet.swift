@@ -15,7 +15,7 @@ import OpenRealmWire
 /// objects go with it, and so do their handles). Last-writer-wins is the engine's: the
 /// store keeps each top-level object's ``PropertyClocks`` where it likes (the embedded
 /// store in a hidden column of the object's row) and only reads and writes them.
-protocol ObjectWorkingSet: SchemaReading {
+package protocol ObjectWorkingSet: SchemaReading {
     /// A stored object (top-level or embedded), as the store names it.
     associatedtype Object: Hashable
 
@@ -106,17 +106,17 @@ protocol ObjectWorkingSet: SchemaReading {
 /// top-level objects its instructions name, the objects its values link to (a link to a
 /// missing object is stored as null, so the store must know which exist). Computed
 /// only when a store asks (the embedded store reads as it goes and never does).
-struct WorkingSetRequest {
+package struct WorkingSetRequest {
     /// The instructions to integrate, as the integrator receives them.
-    let instructions: [WireInstruction]
+    package let instructions: [WireInstruction]
 
-    init(_ instructions: [WireInstruction]) {
+    package init(_ instructions: [WireInstruction]) {
         self.instructions = instructions
     }
 
     /// The top-level objects the instructions name (paths by their owner), each once,
     /// in the order they first appear.
-    var objects: [WireObjectRef] {
+    package var objects: [WireObjectRef] {
         var seen: Set<WireObjectRef> = []
         return instructions.compactMap { instruction in
             instruction.topLevelObject.flatMap { seen.insert($0).inserted ? $0 : nil }
@@ -125,7 +125,7 @@ struct WorkingSetRequest {
 
     /// The objects the instructions' values link to, each once, in the order they first
     /// appear.
-    var linked: [WireObjectRef] {
+    package var linked: [WireObjectRef] {
         var seen: Set<WireObjectRef> = []
         var out: [WireObjectRef] = []
         func visit(_ value: WireValue) {
@@ -149,7 +149,7 @@ struct WorkingSetRequest {
 
 /// The objects, written by integration: a working set per changeset, inside the unit
 /// that holds the app's write lock.
-protocol ObjectWriting: ObjectReading {
+package protocol ObjectWriting: ObjectReading {
     associatedtype WorkingSet: ObjectWorkingSet
 
     /// The working set for integrating `request`'s instructions.

@@ -28,7 +28,7 @@ extension PostImages {
     /// The bytes of the post-images.
     ///
     /// - Throws: ``WireError`` for a value that cannot be encoded (an invalid timestamp).
-    func encoded() throws -> [UInt8] {
+    package func encoded() throws -> [UInt8] {
         var writer = WireRecordWriter()
         writer.u8(Self.format)
         writer.varint(UInt64(objects.count))
@@ -45,7 +45,7 @@ extension PostImages {
     ///
     /// - Throws: ``WireError`` naming the field and offset of damaged bytes, an unknown
     ///   format or tag, or embedded objects nested deeper than ``maxDepth``.
-    init(decoding bytes: [UInt8]) throws {
+    package init(decoding bytes: [UInt8]) throws {
         var reader = WireRecordReader(bytes)
         let format = try reader.u8("postImages.format")
         guard format == Self.format else {
@@ -63,6 +63,34 @@ extension PostImages {
         }
         try reader.expectEnd()
         self.init(objects)
+    }
+
+    /// One object's properties alone (``ObjectImage/properties``), in the format above:
+    /// `u8 1 (format) | properties`. A store that keeps each object as its image (the
+    /// PostgreSQL store's rows) writes it with this and reads it with
+    /// ``properties(decoding:)``.
+    ///
+    /// - Throws: ``WireError`` for a value that cannot be encoded (an invalid timestamp).
+    package static func encoded(properties: [ObjectImage.Property]) throws -> [UInt8] {
+        var writer = WireRecordWriter()
+        writer.u8(format)
+        try write(properties, &writer)
+        return writer.bytes
+    }
+
+    /// The properties ``encoded(properties:)`` wrote.
+    ///
+    /// - Throws: ``WireError`` naming the field and offset of damaged bytes, an unknown
+    ///   format or tag, or embedded objects nested deeper than ``maxDepth``.
+    package static func properties(decoding bytes: [UInt8]) throws -> [ObjectImage.Property] {
+        var reader = WireRecordReader(bytes)
+        let format = try reader.u8("image.format")
+        guard format == Self.format else {
+            throw WireError(.badMessage, field: "image.format", "unknown image format \(format)")
+        }
+        let properties = try readProperties(&reader, depth: 0)
+        try reader.expectEnd()
+        return properties
     }
 
     private static func write(_ properties: [ObjectImage.Property], _ writer: inout WireRecordWriter) throws {

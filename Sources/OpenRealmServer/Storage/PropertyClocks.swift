@@ -13,17 +13,17 @@ import OpenRealmWire
 /// kept as they are stored: a short array sorted by name, searched by bisection (an
 /// object has a handful of properties; a dictionary cost more in hashing than the
 /// search it saved), decoded and encoded without sorting or intermediate copies.
-struct PropertyClocks: Sendable, Hashable {
-    struct Entry: Sendable, Hashable {
-        var name: String
-        var stamp: WriteStamp
+package struct PropertyClocks: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
+        package var name: String
+        package var stamp: WriteStamp
     }
 
     /// The stamps, by name, in ascending name order, each name once.
-    private(set) var entries: [Entry] = []
+    package private(set) var entries: [Entry] = []
 
     /// The stamps by name (for tests and messages).
-    var stamps: [String: WriteStamp] {
+    package var stamps: [String: WriteStamp] {
         Dictionary(uniqueKeysWithValues: entries.map { ($0.name, $0.stamp) })
     }
 
@@ -40,7 +40,7 @@ struct PropertyClocks: Sendable, Hashable {
     }
 
     /// The stamp of the last write of `name`; setting nil forgets it.
-    subscript(name: String) -> WriteStamp? {
+    package subscript(name: String) -> WriteStamp? {
         get {
             let (i, found) = position(name)
             return found ? entries[i].stamp : nil
@@ -76,7 +76,7 @@ struct PropertyClocks: Sendable, Hashable {
         }
     }
 
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var size = 4
         for entry in entries { size += 4 + entry.name.utf8.count + 20 }
         return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
@@ -107,7 +107,7 @@ struct PropertyClocks: Sendable, Hashable {
     /// Decodes ``encoded()``; malformed bytes give no clocks (every write then wins once).
     /// Names out of order or repeated (never written so) are put in order, the later
     /// of a repeated name's stamps kept.
-    init(decoding bytes: [UInt8]) {
+    package init(decoding bytes: [UInt8]) {
         let decoded: [Entry]? = bytes.withUnsafeBytes { raw in
             var i = 0
             func u32() -> UInt32? {
@@ -141,12 +141,12 @@ struct PropertyClocks: Sendable, Hashable {
         }
     }
 
-    init() {}
+    package init() {}
 
     /// Forgets the stamps of an embedded object and of everything inside it (`prefix`
     /// is its path, ``EmbeddedPaths/clockPrefix(_:)``): a new object at that place
     /// starts with no history.
-    mutating func removeStamps(under prefix: String) {
+    package mutating func removeStamps(under prefix: String) {
         let dot = prefix + ".", bracket = prefix + "["
         entries.removeAll { $0.name.hasPrefix(dot) || $0.name.hasPrefix(bracket) }
     }

@@ -32,6 +32,11 @@ public protocol ObjectPathStore {
 /// A path that does not fit the schema (`docs/PROTOCOL.md` §3.4), named step by step.
 public struct ObjectPathMisfit: Error, Sendable, CustomStringConvertible {
     public let description: String
+
+    /// A misfit worded `description` (a store that walks paths itself words it as the walk does).
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 /// Wire object paths (`docs/PROTOCOL.md` §3.4) resolved against a store: a top-level

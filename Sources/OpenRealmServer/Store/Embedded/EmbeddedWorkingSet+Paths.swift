@@ -7,7 +7,7 @@ import OpenRealmWire
 /// found as the working set finds top-level objects (once per changeset), the steps
 /// read the links of the transaction.
 extension EmbeddedWorkingSet {
-    func resolve(_ path: WireObjectPath, from root: StoredClass) throws -> (StoredClass, Object?) {
+    package func resolve(_ path: WireObjectPath, from root: StoredClass) throws -> (StoredClass, Object?) {
         // A top-level object (most instructions name one): its root, which an erase needs.
         if path.path.isEmpty { return (root, try self.root(path.root, root)) }
         let found = try ObjectPathWalk.resolve(path, in: StoreObjectPaths(objects: self, txn: txn, schema: try txn.schema(), root: root))

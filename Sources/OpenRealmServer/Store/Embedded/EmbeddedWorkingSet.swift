@@ -18,9 +18,9 @@ import OpenRealmWire
 ///   store written before the clocks moved into the rows has them in the `__clocks` table
 ///   (``LegacyClockTable``): read there when the row has none, moved into the row and
 ///   the table's row erased by ``finish()``.
-final class EmbeddedWorkingSet: ObjectWorkingSet {
+package final class EmbeddedWorkingSet: ObjectWorkingSet {
     /// An object of the store: its table and key, valid in the transaction until erased.
-    struct Object: Hashable {
+    package struct Object: Hashable {
         let table: UInt32
         let key: UInt64
         /// A top-level object's place in ``roots`` (an erase finds its reference there);
@@ -66,11 +66,11 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
         rootIndex.reserveCapacity(request.instructions.count)
     }
 
-    func schema() throws -> SyncSchema {
+    package func schema() throws -> SyncSchema {
         try txn.schema()
     }
 
-    func applySchema(_ instruction: WireInstruction, allowingChanges: Bool) throws {
+    package func applySchema(_ instruction: WireInstruction, allowingChanges: Bool) throws {
         defer { txn.scratch.reset() }
         try txn.applySchema(instruction, allowingChanges: allowingChanges)
     }
@@ -94,7 +94,7 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
         return at
     }
 
-    func object(_ ref: WireObjectRef) throws -> Object? {
+    package func object(_ ref: WireObjectRef) throws -> Object? {
         if let known = index(of: ref) { return roots[known].object }
         guard let cls = try txn.schema().topLevelClass(named: ref.className) else { return nil }
         return try root(ref, cls)
@@ -115,11 +115,11 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
         return roots[remember(ref, cls, table: cls.slot.table, key: key)].object
     }
 
-    func collectionSize(_ object: Object, _ property: StoredProperty) throws -> Int {
+    package func collectionSize(_ object: Object, _ property: StoredProperty) throws -> Int {
         try txn.collectionSize(object.table, object.key, property.slot.column)
     }
 
-    func create(_ ref: WireObjectRef, _ cls: StoredClass, _ values: [(StoredProperty, WireValue)]) throws -> Object {
+    package func create(_ ref: WireObjectRef, _ cls: StoredClass, _ values: [(StoredProperty, WireValue)]) throws -> Object {
         guard let primaryKey = cls.primaryKey else {
             throw StoreError(status: 0, "class '\(cls.name)' has no primary key")
         }
@@ -139,16 +139,16 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
         return roots[at].object!
     }
 
-    func set(_ object: Object, _ property: StoredProperty, _ value: WireValue) throws {
+    package func set(_ object: Object, _ property: StoredProperty, _ value: WireValue) throws {
         defer { txn.scratch.reset() }
         try txn.set(object.table, object.key, property.slot.column, try txn.storable(value))
     }
 
-    func addInteger(_ object: Object, _ property: StoredProperty, _ delta: Int64) throws {
+    package func addInteger(_ object: Object, _ property: StoredProperty, _ delta: Int64) throws {
         try txn.addInteger(object.table, object.key, property.slot.column, delta)
     }
 
-    func erase(_ object: Object) throws {
+    package func erase(_ object: Object) throws {
         guard object.root >= 0 else {
             try txn.erase(object.table, object.key)
             return
@@ -161,56 +161,56 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
         roots[at].clocks = PropertyClocks()
     }
 
-    func setHiddenPartition(_ object: Object, _ cls: StoredClass, _ partition: String) throws {
+    package func setHiddenPartition(_ object: Object, _ cls: StoredClass, _ partition: String) throws {
         let column = try txn.addHiddenColumn(.partition, to: cls)
         try set(object, column, .string(partition))
     }
 
     // MARK: Collections
 
-    func listInsert(_ object: Object, _ property: StoredProperty, _ index: Int, _ value: WireValue) throws {
+    package func listInsert(_ object: Object, _ property: StoredProperty, _ index: Int, _ value: WireValue) throws {
         defer { txn.scratch.reset() }
         try txn.listInsert(object.table, object.key, property.slot.column, index, try txn.storable(value))
     }
 
-    func listSet(_ object: Object, _ property: StoredProperty, _ index: Int, _ value: WireValue) throws {
+    package func listSet(_ object: Object, _ property: StoredProperty, _ index: Int, _ value: WireValue) throws {
         defer { txn.scratch.reset() }
         try txn.listSet(object.table, object.key, property.slot.column, index, try txn.storable(value))
     }
 
-    func listErase(_ object: Object, _ property: StoredProperty, _ index: Int) throws {
+    package func listErase(_ object: Object, _ property: StoredProperty, _ index: Int) throws {
         try txn.listErase(object.table, object.key, property.slot.column, index)
     }
 
-    func listMove(_ object: Object, _ property: StoredProperty, _ from: Int, _ to: Int) throws {
+    package func listMove(_ object: Object, _ property: StoredProperty, _ from: Int, _ to: Int) throws {
         try txn.listMove(object.table, object.key, property.slot.column, from, to)
     }
 
-    func clearCollection(_ object: Object, _ property: StoredProperty) throws {
+    package func clearCollection(_ object: Object, _ property: StoredProperty) throws {
         try txn.clearCollection(object.table, object.key, property.slot.column)
     }
 
-    func setInsert(_ object: Object, _ property: StoredProperty, _ value: WireValue) throws {
+    package func setInsert(_ object: Object, _ property: StoredProperty, _ value: WireValue) throws {
         defer { txn.scratch.reset() }
         try txn.setInsert(object.table, object.key, property.slot.column, try txn.storable(value))
     }
 
-    func setErase(_ object: Object, _ property: StoredProperty, _ value: WireValue) throws {
+    package func setErase(_ object: Object, _ property: StoredProperty, _ value: WireValue) throws {
         defer { txn.scratch.reset() }
         try txn.setErase(object.table, object.key, property.slot.column, try txn.storable(value))
     }
 
-    func dictionarySet(_ object: Object, _ property: StoredProperty, _ key: String, _ value: WireValue) throws {
+    package func dictionarySet(_ object: Object, _ property: StoredProperty, _ key: String, _ value: WireValue) throws {
         defer { txn.scratch.reset() }
         try txn.dictionarySet(object.table, object.key, property.slot.column, key, try txn.storable(value))
     }
 
-    func dictionaryErase(_ object: Object, _ property: StoredProperty, _ key: String) throws {
+    package func dictionaryErase(_ object: Object, _ property: StoredProperty, _ key: String) throws {
         defer { txn.scratch.reset() }
         try txn.dictionaryErase(object.table, object.key, property.slot.column, key)
     }
 
-    func createEmbedded(_ object: Object, _ property: StoredProperty, at position: WireEmbeddedPosition) throws -> Object {
+    package func createEmbedded(_ object: Object, _ property: StoredProperty, at position: WireEmbeddedPosition) throws -> Object {
         // The new object's class: where the property links.
         guard let target = try txn.schema().embeddedTarget(of: property) else {
             throw StoreError(status: 0, "property '\(property.name)' does not link to an embedded class")
@@ -229,7 +229,7 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
 
     // MARK: Clocks
 
-    func clocks(of ref: WireObjectRef) throws -> PropertyClocks {
+    package func clocks(of ref: WireObjectRef) throws -> PropertyClocks {
         var at = index(of: ref)
         if at == nil, let cls = try txn.schema().topLevelClass(named: ref.className), try root(ref, cls) != nil {
             at = index(of: ref)
@@ -253,14 +253,14 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
         return c
     }
 
-    func setClocks(_ clocks: PropertyClocks, of ref: WireObjectRef) {
+    package func setClocks(_ clocks: PropertyClocks, of ref: WireObjectRef) {
         guard let at = index(of: ref), roots[at].clocks != nil else { return }
         roots[at].clocks = clocks
     }
 
     /// Writes back the clocks read or changed by the changeset, each into its object's
     /// row, and erases the old `__clocks` rows read.
-    func finish() throws {
+    package func finish() throws {
         if let legacy = legacyTable ?? nil {
             try txn.eraseLegacyClocks(Array(legacyRows.values), in: legacy)
         }
@@ -295,7 +295,7 @@ final class EmbeddedWorkingSet: ObjectWorkingSet {
 }
 
 extension StoreTransaction: ObjectWriting {
-    func workingSet(_ request: WorkingSetRequest) throws -> EmbeddedWorkingSet {
+    package func workingSet(_ request: WorkingSetRequest) throws -> EmbeddedWorkingSet {
         EmbeddedWorkingSet(self, expecting: request)
     }
 }

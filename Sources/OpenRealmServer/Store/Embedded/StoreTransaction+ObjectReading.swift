@@ -6,7 +6,7 @@ import OpenRealmWire
 /// (``StoreUnitCache/objectKeys``), so that a view's query, its membership checks and
 /// its images read each object's key once, as when the engine held the keys itself.
 extension StoreTransaction: ObjectReading {
-    func existing(_ refs: [WireObjectRef]) throws -> Set<WireObjectRef> {
+    package func existing(_ refs: [WireObjectRef]) throws -> Set<WireObjectRef> {
         let schema = try schema()
         var out: Set<WireObjectRef> = []
         out.reserveCapacity(refs.count)
@@ -20,7 +20,7 @@ extension StoreTransaction: ObjectReading {
         return out
     }
 
-    func matching(_ predicate: QueryPredicate, in className: String, among refs: [WireObjectRef]?) throws -> [WireObjectRef] {
+    package func matching(_ predicate: QueryPredicate, in className: String, among refs: [WireObjectRef]?) throws -> [WireObjectRef] {
         let schema = try schema()
         guard let cls = schema.topLevelClass(named: className) else { return [] }
         guard let refs else {
@@ -47,7 +47,7 @@ extension StoreTransaction: ObjectReading {
         return named.compactMap { matched.contains($0.key) ? $0.ref : nil }
     }
 
-    func images(_ refs: [WireObjectRef]) throws -> [ObjectImage] {
+    package func images(_ refs: [WireObjectRef]) throws -> [ObjectImage] {
         let schema = try schema()
         var out: [ObjectImage] = []
         out.reserveCapacity(refs.count)

@@ -9,7 +9,7 @@ import OpenRealmWire
 extension StoreTransaction: PostImageWriting {
     static let postImagesTable = "__post_images"
 
-    func postImages(_ serverVersion: UInt64) throws -> PostImages? {
+    package func postImages(_ serverVersion: UInt64) throws -> PostImages? {
         guard serverVersion <= UInt64(Int64.max), try findClass(Self.postImagesTable) != nil,
               let row = try readRow(Self.postImagesTable, .int(Int64(serverVersion))),
               let bytes = row.binary("images") else { return nil }
@@ -20,7 +20,7 @@ extension StoreTransaction: PostImageWriting {
         }
     }
 
-    func recordPostImages(of refs: [WireObjectRef], serverVersion: UInt64) throws {
+    package func recordPostImages(of refs: [WireObjectRef], serverVersion: UInt64) throws {
         let schema = try schema()
         var images: [WireObjectRef: ObjectImage] = [:]
         for image in try self.images(refs) { images[image.ref] = image }
