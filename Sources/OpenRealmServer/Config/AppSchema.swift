@@ -56,7 +56,7 @@ public struct AppSchema: Sendable, Hashable {
 
     /// The schema instructions that make it: every class first, then every property,
     /// so that a link may point to a class declared after its own.
-    var instructions: [WireInstruction] {
+    package var instructions: [WireInstruction] {
         classes.map { WireInstruction.addClass($0.schema) }
             + classes.flatMap { cls in cls.properties.map { WireInstruction.addProperty(className: cls.schema.name, property: $0) } }
     }

@@ -18,7 +18,7 @@ import OpenRealmWire
 ///
 /// The engine takes its own lock (``SyncApp/syncLock``) before the app's write lock,
 /// never after.
-protocol AppStorage: AnyObject, Sendable {
+package protocol AppStorage: AnyObject, Sendable {
     /// The app id.
     var appId: String { get }
     /// The app's users, refresh tokens, API keys and email tokens.
@@ -60,15 +60,15 @@ protocol AppStorage: AnyObject, Sendable {
 
 /// What a read unit offers: the latest version, the history, client files, restore
 /// marks, post-images, the schema and the objects.
-protocol AppReadUnit: VersionReading, HistoryReading, ClientFileReading, RestoreMarkReading, PostImageReading, ObjectReading {}
+package protocol AppReadUnit: VersionReading, HistoryReading, ClientFileReading, RestoreMarkReading, PostImageReading, ObjectReading {}
 
 /// What a write unit offers besides reading: client files' records (``ClientFileWriting``,
 /// ``ClientFileBinding``).
-protocol AppWriteUnit: AppReadUnit, ClientFileWriting, ClientFileBinding {}
+package protocol AppWriteUnit: AppReadUnit, ClientFileWriting, ClientFileBinding {}
 
 /// What a unit holding the app's write lock offers besides: the history appended and
 /// trimmed, post-images, the schema and the objects changed (``ObjectWriting``).
-protocol AppLockedUnit: AppWriteUnit, HistoryTrimming, PostImageWriting, SchemaWriting, ObjectWriting {}
+package protocol AppLockedUnit: AppWriteUnit, HistoryTrimming, PostImageWriting, SchemaWriting, ObjectWriting {}
 
 extension AppStorage {
     /// Trims what no client file waited for still needs (``HistoryTrimmer``), holding

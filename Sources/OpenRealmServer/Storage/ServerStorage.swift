@@ -3,7 +3,7 @@
 /// (`docs/design/STORAGE-SEAM.md`). The embedded store's is `EmbeddedStorage`
 /// (`Store/Embedded/EmbeddedStorage.swift`: one ORCore file per app under
 /// `<data dir>/apps/<app id>/`).
-protocol ServerStorage: AnyObject, Sendable {
+package protocol ServerStorage: AnyObject, Sendable {
     /// Whether other engines share the apps' storage (``StorageTopology``).
     var topology: StorageTopology { get }
     /// The key ring access and refresh tokens are signed with.

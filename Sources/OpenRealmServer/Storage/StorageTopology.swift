@@ -7,7 +7,7 @@
 ///   entry keeps the post-images its fan-out needs (``PostImages``), and each engine
 ///   catches up on the others' versions before its own integrations
 ///   (``SyncApp/catchUp()``).
-enum StorageTopology: Sendable, Hashable {
+package enum StorageTopology: Sendable, Hashable {
     case singleProcess
     case shared
 }

@@ -2,7 +2,7 @@
 /// app's write lock, the version the next history entry follows; in a read, the
 /// snapshot's. An engine's own record of what it delivered (``SyncApp/serverVersion``)
 /// lags it when another engine shares the store.
-protocol VersionReading: AnyObject {
+package protocol VersionReading: AnyObject {
     /// The latest server version the unit sees (0 before the first).
     func serverVersion() throws -> UInt64
 }

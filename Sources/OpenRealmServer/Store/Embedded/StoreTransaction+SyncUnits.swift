@@ -4,7 +4,7 @@ import OpenRealmWire
 /// the store's own functions (`AppStore+History`, `+Trimming`, `+ClientFiles`,
 /// `+Restore`, `+BootstrapCopies`). Every kind of unit (``AppStorage``) is a transaction.
 extension StoreTransaction: AppLockedUnit, VersionReading, HistoryWriting, HistoryTrimming, ClientFileWriting {
-    func serverVersion() throws -> UInt64 { try metaUInt64("server.version") ?? 0 }
+    package func serverVersion() throws -> UInt64 { try metaUInt64("server.version") ?? 0 }
 
     package func historyFloor() throws -> UInt64 { try AppStore.historyFloor(self) }
 
