@@ -60,10 +60,7 @@ final class SyncTests: SyncTestCase {
     func testOfflineWritesUploadWhenTheConnectionReturns() async throws {
         let (_, a) = try await openAllTasksAndTeams("a")
         let (_, b) = try await openAllTasksAndTeams("b")
-        let session = try XCTUnwrap(a.syncSession)
-        try await waitUntil("a to connect") { session.connectionState == .connected }
-        session.suspend()
-        try await waitUntil("a to disconnect") { session.connectionState == .disconnected }
+        let session = try await goOffline(a)
         XCTAssertEqual(session.state, .paused)
         try a.write {
             a.add(Task(value: ["taskName": "Offline 1"]))
