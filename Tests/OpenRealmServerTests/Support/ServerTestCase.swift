@@ -18,6 +18,14 @@ class ServerTestCase: XCTestCase {
     /// The app configuration to run with (nil: development mode).
     var appConfiguration: ServerAppConfiguration? { nil }
 
+    /// The development app `appId` with `change` made to it: what a test that needs an
+    /// app setting returns as its ``appConfiguration``.
+    static func developmentApp(_ appId: String = "todo", _ change: (inout ServerAppConfiguration) -> Void) -> ServerAppConfiguration {
+        var config = ServerAppConfiguration.development(appId: appId)
+        change(&config)
+        return config
+    }
+
     /// The store of the app `todo` (the default app of these tests).
     var storePath: String {
         dataDirectory.appendingPathComponent("apps").appendingPathComponent("todo").appendingPathComponent("server.realm").path
