@@ -89,6 +89,22 @@ class ServerTestCase: XCTestCase {
         try query(client, session: session, version: version, ["Task": "TRUEPREDICATE"]).get()
     }
 
+    /// `count` new clients, each bound on session 1 and subscribed to every Task, with the
+    /// server version each one's bootstrap brought it to: where concurrent clients start.
+    func subscribedClients(_ count: Int) throws -> (clients: [(TestSyncClient, WireIdent)], versions: [UInt64]) {
+        var clients: [(TestSyncClient, WireIdent)] = []
+        var versions: [UInt64] = []
+        for _ in 0..<count {
+            let (client, ident) = try boundClient()
+            try client.send(.query(WireQuery(session: 1, queryVersion: 1, queries: [WireClassQuery(className: "Task", query: "TRUEPREDICATE")])))
+            versions.append(try client.waitFor("the bootstrap") { message -> UInt64? in
+                if case .download(let d) = message, d.bootstrap == .lastBatch { return d.progress.serverVersion } else { return nil }
+            })
+            clients.append((client, ident))
+        }
+        return (clients, versions)
+    }
+
     var http: TestHTTP { TestHTTP(port: port) }
 
     /// Logs in anonymously to `appId`; returns the access token.
