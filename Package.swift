@@ -268,7 +268,7 @@ let package = Package(
             // Runs short `openrealm-chaos` runs (a dependency so that it is built, with the
             // server it starts) and tampers with their files to show that the checks fail.
             name: "OpenRealmChaosTests",
-            dependencies: ["openrealm-chaos", "openrealm-server", "OpenRealm"],
+            dependencies: ["openrealm-chaos", "openrealm-server", "OpenRealm", "OpenRealmTestSupport"],
             path: "Tests/OpenRealmChaosTests"
         ),
         .testTarget(

@@ -81,6 +81,14 @@ int buf_put_u32(orc_buf *b, uint32_t v); /* LE */
 int buf_put_u64(orc_buf *b, uint64_t v); /* LE */
 void buf_free(orc_buf *b);
 int keys_push(orc_keys *k, uint64_t key);
+/*
+ * Room for one more element in a growable array of `count` elements of `size`
+ * bytes with room for `*cap`: when it is full, the array whose address is
+ * `items_at` (a `T **`) is reallocated to twice the room, or to `first`
+ * elements when it has none, and `*cap` updated. ORC_ERR_NOMEM names `what`;
+ * then the array and `*cap` are as they were.
+ */
+int array_reserve(void *items_at, size_t count, size_t *cap, size_t size, size_t first, const char *what);
 
 /* Unaligned little- and big-endian loads and stores. */
 static inline uint16_t ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }

@@ -1,11 +1,13 @@
 /*
- * buf.c — growable byte buffers and key arrays.
+ * buf.c — growable byte buffers, key arrays and the growth of other arrays.
  *
- * Buffers double their capacity, so appending n bytes costs amortised O(n);
- * the changeset of a million-object transaction is built in one of these.
+ * Buffers and arrays double their capacity, so appending n bytes or elements
+ * costs amortised O(n); the changeset of a million-object transaction is built
+ * in one of these.
  */
 #include "base.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 int buf_reserve(orc_buf *b, size_t extra)
@@ -43,15 +45,25 @@ void buf_free(orc_buf *b)
     b->size = b->cap = 0;
 }
 
+int array_reserve(void *items_at, size_t count, size_t *cap, size_t size, size_t first, const char *what)
+{
+    if (count < *cap) return ORC_OK;
+    size_t want = *cap ? *cap * 2 : first;
+    if (want < *cap || want > SIZE_MAX / size) return orc_fail(ORC_ERR_NOMEM, "%s: size overflow", what);
+    /* The caller's pointer is read and written as bytes: its type is the caller's. */
+    void *items;
+    memcpy(&items, items_at, sizeof items);
+    void *grown = realloc(items, want * size);
+    if (!grown) return orc_fail(ORC_ERR_NOMEM, "cannot grow %s to %zu elements", what, want);
+    memcpy(items_at, &grown, sizeof grown);
+    *cap = want;
+    return ORC_OK;
+}
+
 int keys_push(orc_keys *k, uint64_t key)
 {
-    if (k->count == k->capacity) {
-        size_t cap = k->capacity ? k->capacity * 2 : 64;
-        uint64_t *p = realloc(k->keys, cap * sizeof *p);
-        if (!p) return orc_fail(ORC_ERR_NOMEM, "cannot grow a key array to %zu keys", cap);
-        k->keys = p;
-        k->capacity = cap;
-    }
+    int rc = array_reserve(&k->keys, k->count, &k->capacity, sizeof *k->keys, 64, "a key array");
+    if (rc) return rc;
     k->keys[k->count++] = key;
     return ORC_OK;
 }

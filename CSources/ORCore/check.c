@@ -119,15 +119,10 @@ static bool mdb_fail(ck *k, int mrc, const char *what)
 
 static void add_ref(ck *k, uint32_t ttable, uint64_t tkey, uint32_t otable, uint16_t ocol, uint64_t okey)
 {
-    if (k->nrefs == k->cap) {
-        size_t cap = k->cap ? k->cap * 2 : 256;
-        ref *r = realloc(k->refs, cap * sizeof *r);
-        if (!r) {
-            op_fail(k, orc_fail(ORC_ERR_NOMEM, "allocating %zu link records", cap));
-            return;
-        }
-        k->refs = r;
-        k->cap = cap;
+    int rc = array_reserve(&k->refs, k->nrefs, &k->cap, sizeof *k->refs, 256, "the link records");
+    if (rc) {
+        op_fail(k, rc);
+        return;
     }
     k->refs[k->nrefs++] = (ref){ttable, otable, tkey, okey, ocol};
 }

@@ -463,13 +463,8 @@ void coll_link_of(orc_txn *txn, const orc_value *v, linkref *out)
 
 static int linkvec_push(linkvec *lv, const linkref *l)
 {
-    if (lv->n == lv->cap) {
-        size_t cap = lv->cap ? lv->cap * 2 : 16;
-        linkref *v = realloc(lv->v, cap * sizeof *v);
-        if (!v) return orc_fail(ORC_ERR_NOMEM, "allocating a list of %zu links", cap);
-        lv->v = v;
-        lv->cap = cap;
-    }
+    int rc = array_reserve(&lv->v, lv->n, &lv->cap, sizeof *lv->v, 16, "a list of links");
+    if (rc) return rc;
     lv->v[lv->n++] = *l;
     return ORC_OK;
 }

@@ -616,6 +616,16 @@ int idx_drop(orc_txn *txn, uint32_t table, uint16_t col)
     return ORC_OK;
 }
 
+/*
+ * A scan's visitor answers 0 to go on, 1 to stop, or an error: whether the
+ * answer `r` ends the scan, with an error stored in `*rc`.
+ */
+static bool visit_ends_scan(int r, int *rc)
+{
+    if (r && r != 1) *rc = r;
+    return r != 0;
+}
+
 int idx_scan(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *lo, bool lo_incl, const orc_value *hi,
              bool hi_incl, key_cb cb, void *ctx)
 {
@@ -656,11 +666,7 @@ int idx_scan(orc_txn *txn, uint32_t table, uint16_t col, const orc_value *lo, bo
             }
             int r = 0;
             for (size_t i = 0; i < n && !r; i++) r = cb(ctx, keys[i]);
-            if (r == 1) break;
-            if (r) {
-                rc = r;
-                break;
-            }
+            if (visit_ends_scan(r, &rc)) break;
             mrc = mdb_cursor_get(cur, &k, &d, MDB_NEXT);
         }
         if (!rc && mrc && mrc != MDB_NOTFOUND) rc = orc_fail_mdb(mrc, "scanning an index");
@@ -741,12 +747,7 @@ int blink_each(orc_txn *txn, uint32_t ttable, uint64_t tkey, uint32_t otable, ui
             rc = orc_fail(ORC_ERR_CORRUPT, "a backlink record has %zu bytes", d.mv_size);
             break;
         }
-        int r = cb(ctx, ld32be(p + 12), ld16be(p + 16), ld64be(p + 18), ld32(d.mv_data));
-        if (r == 1) break;
-        if (r) {
-            rc = r;
-            break;
-        }
+        if (visit_ends_scan(cb(ctx, ld32be(p + 12), ld16be(p + 16), ld64be(p + 18), ld32(d.mv_data)), &rc)) break;
         mrc = mdb_cursor_get(cur, &k, &d, MDB_NEXT);
     }
     if (!rc && mrc && mrc != MDB_NOTFOUND) rc = orc_fail_mdb(mrc, "scanning backlinks");

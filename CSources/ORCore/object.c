@@ -460,13 +460,8 @@ typedef struct origins {
 static int collect_origin(void *ctx, uint32_t otable, uint16_t ocol, uint64_t okey, uint32_t count)
 {
     origins *o = ctx;
-    if (o->count == o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 8;
-        origin *a = realloc(o->items, cap * sizeof *a);
-        if (!a) return orc_fail(ORC_ERR_NOMEM, "collecting backlinks");
-        o->items = a;
-        o->cap = cap;
-    }
+    int rc = array_reserve(&o->items, o->count, &o->cap, sizeof *o->items, 8, "the backlinks collected");
+    if (rc) return rc;
     o->items[o->count++] = (origin){otable, ocol, okey};
     return 0;
 }

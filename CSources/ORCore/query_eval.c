@@ -412,13 +412,8 @@ static int cmp_visit(void *ctx, const orc_value *v)
 static int collect_visit(void *ctx, const orc_value *v)
 {
     qnode *n = ctx;
-    if (n->rn == n->rcap) {
-        size_t cap = n->rcap ? n->rcap * 2 : 8;
-        orc_value *rv = realloc(n->rv, cap * sizeof *rv);
-        if (!rv) return orc_fail(ORC_ERR_NOMEM, "query: out of memory collecting %zu values", cap);
-        n->rv = rv;
-        n->rcap = cap;
-    }
+    int rc = array_reserve(&n->rv, n->rn, &n->rcap, sizeof *n->rv, 8, "query: the values collected");
+    if (rc) return rc;
     n->rv[n->rn++] = *v;
     return 0;
 }

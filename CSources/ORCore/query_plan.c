@@ -37,13 +37,8 @@ static int collect_conjuncts(qnode *n, cands *c)
         c->other = true;
         return ORC_OK;
     }
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 8;
-        qnode **v = realloc(c->v, cap * sizeof *v);
-        if (!v) return orc_fail(ORC_ERR_NOMEM, "query: out of memory planning");
-        c->v = v;
-        c->cap = cap;
-    }
+    int rc = array_reserve(&c->v, c->n, &c->cap, sizeof *c->v, 8, "query: the plan's comparisons");
+    if (rc) return rc;
     c->v[c->n++] = n;
     return ORC_OK;
 }

@@ -526,15 +526,10 @@ void txn_touched(orc_txn *txn) { txn->generation++; }
 
 int txn_keep(orc_txn *txn, void *p)
 {
-    if (txn->arena_count == txn->arena_cap) {
-        size_t cap = txn->arena_cap ? txn->arena_cap * 2 : 8;
-        void **a = realloc(txn->arena, cap * sizeof *a);
-        if (!a) {
-            free(p);
-            return orc_fail(ORC_ERR_NOMEM, "allocating transaction memory");
-        }
-        txn->arena = a;
-        txn->arena_cap = cap;
+    int rc = array_reserve(&txn->arena, txn->arena_count, &txn->arena_cap, sizeof *txn->arena, 8, "the transaction's memory list");
+    if (rc) {
+        free(p);
+        return rc;
     }
     txn->arena[txn->arena_count++] = p;
     return ORC_OK;

@@ -242,13 +242,8 @@ static int free_record(verifier *v, tree *t, uint64_t pgno, unsigned i, const ui
 
 static int add_subdb(verifier *v, const uint8_t *key, size_t ks, const uint8_t *rec)
 {
-    if (v->nsubs == v->subs_cap) {
-        size_t cap = v->subs_cap ? v->subs_cap * 2 : 16;
-        subdb *s = realloc(v->subs, cap * sizeof *s);
-        if (!s) return verify_bad(v, ORC_ERR_NOMEM, "allocating the list of named databases");
-        v->subs = s;
-        v->subs_cap = cap;
-    }
+    if (array_reserve(&v->subs, v->nsubs, &v->subs_cap, sizeof *v->subs, 16, "the list of named databases"))
+        return verify_bad(v, ORC_ERR_NOMEM, "allocating the list of named databases");
     subdb *s = &v->subs[v->nsubs++];
     size_t n = ks < sizeof s->name - 1 ? ks : sizeof s->name - 1;
     for (size_t i = 0; i < n; i++) s->name[i] = key[i] >= 0x20 && key[i] < 0x7f ? (char)key[i] : '?';

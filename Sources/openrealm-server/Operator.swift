@@ -12,6 +12,15 @@ struct DataDirectoryOption: ParsableArguments {
     var dataDir = "./openrealm-data"
 
     var url: URL { URL(fileURLWithPath: dataDir) }
+
+    /// Runs `body` holding the data directory's lock as `holder` (no server or other
+    /// command may hold it), after checking that the directory exists.
+    func whileLocked<T>(as holder: String, _ body: () throws -> T) throws -> T {
+        try DataDirectory(url).requireExisting()
+        let lock = try DataDirectoryLock(directory: url, holder: holder)
+        defer { lock.release() }
+        return try body()
+    }
 }
 
 struct Backup: ParsableCommand {
@@ -40,12 +49,11 @@ struct Check: ParsableCommand {
     @OptionGroup var data: DataDirectoryOption
 
     func run() throws {
-        try DataDirectory(data.url).requireExisting()
-        let lock = try DataDirectoryLock(directory: data.url, holder: "check")
-        defer { lock.release() }
-        let report = try DataDirectoryCheck.run(dataDirectory: data.url)
-        print(report.text)
-        if !report.isHealthy { throw ExitCode(1) }
+        try data.whileLocked(as: "check") {
+            let report = try DataDirectoryCheck.run(dataDirectory: data.url)
+            print(report.text)
+            if !report.isHealthy { throw ExitCode(1) }
+        }
     }
 }
 
@@ -56,8 +64,11 @@ struct AppOption: ParsableArguments {
     @Option(help: "The app id.")
     var app: String
 
-    func open() throws -> AppAdministration {
-        try AppAdministration(dataDirectory: data.url, appId: app)
+    /// Runs `body` with the app's administration open, and closes it after.
+    func withAdministration<T>(_ body: (AppAdministration) throws -> T) throws -> T {
+        let admin = try AppAdministration(dataDirectory: data.url, appId: app)
+        defer { admin.close() }
+        return try body(admin)
     }
 }
 
@@ -77,10 +88,10 @@ struct Users: ParsableCommand {
         @OptionGroup var app: AppOption
 
         func run() throws {
-            let admin = try app.open()
-            defer { admin.close() }
-            for user in try admin.users() {
-                print([user.id, user.provider, user.email ?? "-", timestamp(user.createdAt)].joined(separator: "\t"))
+            try app.withAdministration { admin in
+                for user in try admin.users() {
+                    print([user.id, user.provider, user.email ?? "-", timestamp(user.createdAt)].joined(separator: "\t"))
+                }
             }
         }
     }
@@ -95,10 +106,10 @@ struct Users: ParsableCommand {
         var user: String
 
         func run() throws {
-            let admin = try app.open()
-            defer { admin.close() }
-            let removed = try admin.removeUser(user)
-            print("removed user \(removed.id)\(removed.email.map { " (\($0))" } ?? "") from app '\(admin.appId)'")
+            try app.withAdministration { admin in
+                let removed = try admin.removeUser(user)
+                print("removed user \(removed.id)\(removed.email.map { " (\($0))" } ?? "") from app '\(admin.appId)'")
+            }
         }
     }
 }
@@ -118,10 +129,10 @@ struct APIKeys: ParsableCommand {
         var user: String?
 
         func run() throws {
-            let admin = try app.open()
-            defer { admin.close() }
-            for key in try admin.apiKeys(userId: user) {
-                print([key.id, key.userId, key.name, key.disabled ? "disabled" : "enabled", timestamp(key.createdAt)].joined(separator: "\t"))
+            try app.withAdministration { admin in
+                for key in try admin.apiKeys(userId: user) {
+                    print([key.id, key.userId, key.name, key.disabled ? "disabled" : "enabled", timestamp(key.createdAt)].joined(separator: "\t"))
+                }
             }
         }
     }
@@ -135,10 +146,10 @@ struct APIKeys: ParsableCommand {
         var id: String
 
         func run() throws {
-            let admin = try app.open()
-            defer { admin.close() }
-            let key = try admin.revokeAPIKey(id: id)
-            print("revoked API key \(key.id) ('\(key.name)') of user \(key.userId) in app '\(admin.appId)'")
+            try app.withAdministration { admin in
+                let key = try admin.revokeAPIKey(id: id)
+                print("revoked API key \(key.id) ('\(key.name)') of user \(key.userId) in app '\(admin.appId)'")
+            }
         }
     }
 }
@@ -151,10 +162,7 @@ struct RotateSigningKey: ParsableCommand {
     @OptionGroup var data: DataDirectoryOption
 
     func run() throws {
-        try DataDirectory(data.url).requireExisting()
-        let lock = try DataDirectoryLock(directory: data.url, holder: "rotate-signing-key")
-        defer { lock.release() }
-        try SigningKey.rotate(in: data.url)
+        try data.whileLocked(as: "rotate-signing-key") { try SigningKey.rotate(in: data.url) }
         print("signing.key: new; the previous key is signing.key.previous and verifies the tokens it signed until they expire")
     }
 }
@@ -171,9 +179,9 @@ struct Schema: ParsableCommand {
         @OptionGroup var app: AppOption
 
         func run() throws {
-            let admin = try app.open()
-            defer { admin.close() }
-            print(try admin.schema().jsonText())
+            try app.withAdministration { admin in
+                print(try admin.schema().jsonText())
+            }
         }
     }
 
@@ -188,11 +196,11 @@ struct Schema: ParsableCommand {
 
         func run() throws {
             let schema = try AppSchema.load(from: URL(fileURLWithPath: file))
-            let admin = try app.open()
-            defer { admin.close() }
-            let added = try admin.applySchema(schema)
-            print(added.isEmpty ? "app '\(admin.appId)': the store already has this schema"
-                : "app '\(admin.appId)': added \(added.joined(separator: ", "))")
+            try app.withAdministration { admin in
+                let added = try admin.applySchema(schema)
+                print(added.isEmpty ? "app '\(admin.appId)': the store already has this schema"
+                    : "app '\(admin.appId)': added \(added.joined(separator: ", "))")
+            }
         }
     }
 }

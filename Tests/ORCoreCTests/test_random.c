@@ -74,26 +74,22 @@ typedef struct ids {
     uint16_t id, n, s, d, ref, li, ll, v, t;
 } ids;
 
-static int live_obj(const model *m, uint64_t *rng)
+static bool obj_alive(const model *m, int i) { return m->o[i].alive; }
+static bool plain_alive(const model *m, int i) { return m->p[i].alive; }
+
+/* A random index below `n` for which `alive` holds, or -1 when there is none. */
+static int random_alive(const model *m, int n, bool (*alive)(const model *, int), uint64_t *rng)
 {
-    int alive = 0;
-    for (int i = 0; i < m->no; i++) alive += m->o[i].alive;
-    if (!alive) return -1;
-    int pick = (int)(test_rand(rng) % (uint64_t)alive);
-    for (int i = 0; i < m->no; i++)
-        if (m->o[i].alive && pick-- == 0) return i;
+    int count = 0;
+    for (int i = 0; i < n; i++) count += alive(m, i);
+    if (!count) return -1;
+    int pick = (int)(test_rand(rng) % (uint64_t)count);
+    for (int i = 0; i < n; i++)
+        if (alive(m, i) && pick-- == 0) return i;
     return -1;
 }
-static int live_plain(const model *m, uint64_t *rng)
-{
-    int alive = 0;
-    for (int i = 0; i < m->np; i++) alive += m->p[i].alive;
-    if (!alive) return -1;
-    int pick = (int)(test_rand(rng) % (uint64_t)alive);
-    for (int i = 0; i < m->np; i++)
-        if (m->p[i].alive && pick-- == 0) return i;
-    return -1;
-}
+static int live_obj(const model *m, uint64_t *rng) { return random_alive(m, m->no, obj_alive, rng); }
+static int live_plain(const model *m, uint64_t *rng) { return random_alive(m, m->np, plain_alive, rng); }
 static int obj_by_id(const model *m, int64_t id)
 {
     for (int i = 0; i < m->no; i++)

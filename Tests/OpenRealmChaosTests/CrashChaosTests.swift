@@ -1,6 +1,7 @@
 import Foundation
 import OpenRealm
 import XCTest
+import OpenRealmTestSupport
 @testable import openrealm_chaos
 
 /// Runs a short `openrealm-chaos crash` (five SIGKILLs of a local-realm writer, both
@@ -18,8 +19,7 @@ final class CrashChaosTests: XCTestCase {
     /// (its marker's digest no longer matches, as after a partial transaction) makes the
     /// next run exit non-zero, naming the mismatch.
     func testAnItemChangedBehindTheMarkersFailsTheRun() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chaos-test-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryDirectory.make("chaos-test", removedBy: addTeardownBlock)
         _ = try runChaos(["crash", "--cycles", "1", "--durability", "full", "--directory", directory.path], expectingStatus: 0)
         let file = directory.appendingPathComponent("crash-full.realm")
         try tamper(with: file)
@@ -30,8 +30,7 @@ final class CrashChaosTests: XCTestCase {
 
     /// A damaged file (cut to its first page) fails the run instead of passing it.
     func testATruncatedFileFailsTheRun() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chaos-test-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryDirectory.make("chaos-test", removedBy: addTeardownBlock)
         _ = try runChaos(["crash", "--cycles", "1", "--durability", "full", "--directory", directory.path], expectingStatus: 0)
         let handle = try FileHandle(forWritingTo: directory.appendingPathComponent("crash-full.realm"))
         try handle.truncate(atOffset: 4096)

@@ -110,9 +110,7 @@ final class APIKeyTests: ServerTestCase {
 /// An app that turned API keys off.
 final class APIKeyDisabledTests: ServerTestCase {
     override var appConfiguration: ServerAppConfiguration? {
-        var config = ServerAppConfiguration.development(appId: "todo")
-        config.apiKeyAuth = false
-        return config
+        Self.developmentApp { $0.apiKeyAuth = false }
     }
 
     func testTheProviderIsDisabled() throws {

@@ -105,9 +105,7 @@ final class AuthTests: ServerTestCase {
 /// A server with an app configuration.
 final class ConfiguredAppTests: ServerTestCase {
     override var appConfiguration: ServerAppConfiguration? {
-        var config = ServerAppConfiguration.development(appId: "shop")
-        config.anonymousAuth = false
-        return config
+        Self.developmentApp("shop") { $0.anonymousAuth = false }
     }
 
     func testOnlyTheConfiguredAppAndProvidersAreServed() throws {

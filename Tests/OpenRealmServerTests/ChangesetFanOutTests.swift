@@ -3,6 +3,7 @@ import Logging
 import XCTest
 import OpenRealmWire
 @testable import OpenRealmServer
+import OpenRealmTestSupport
 
 /// Fan-out of an integrated changeset to many sessions (``ChangesetFanOut``): sessions
 /// whose views agree share one encoding; sessions whose read rules or subscriptions
@@ -16,16 +17,11 @@ final class ChangesetFanOutTests: XCTestCase {
     let encoder = WireEncoder()
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-fanout-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TemporaryDirectory.make("openrealm-fanout", removedBy: addTeardownBlock)
         var config = ServerAppConfiguration.development(appId: "todo")
         config.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR shared == true", write: "owner == %user.id")
         apps = AppRegistry(storage: EmbeddedStorage(dataDirectory: directory), configured: config)
         auth = AuthService(apps: apps, signingKeys: TokenKeys(key: try SigningKey.loadOrCreate(in: directory)), hasher: PasswordHasher(rounds: 1024))
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
     }
 
     /// A connection with session 1 bound for `token` and subscribed with `query` on Note.

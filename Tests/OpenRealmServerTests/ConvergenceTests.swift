@@ -54,14 +54,7 @@ final class ConvergenceTests: ServerTestCase {
 
         let clientCount = 4
         let steps = 25
-        var clients: [(TestSyncClient, WireIdent)] = []
-        var bootstrapVersions: [UInt64] = []
-        for _ in 0..<clientCount {
-            let (client, ident) = try boundClient()
-            bootstrapVersions.append(try subscribeToAllTasksReturningVersion(client))
-            clients.append((client, ident))
-        }
-        let versions = bootstrapVersions
+        let (clients, versions) = try subscribedClients(clientCount)
         let replicas = ReplicaBox(count: clientCount)
         let failures = ReplicaBox.Failures()
         let shared = ClientsBox(clients)
@@ -143,19 +136,6 @@ final class ConvergenceTests: ServerTestCase {
     }
 }
 
-extension ConvergenceTests {
-    /// Subscribes to every task; returns the server version the bootstrap brought the
-    /// client to.
-    func subscribeToAllTasksReturningVersion(_ client: TestSyncClient) throws -> UInt64 {
-        try client.send(.query(WireQuery(session: 1, queryVersion: 1, queries: [WireClassQuery(className: "Task", query: "TRUEPREDICATE")])))
-        return try client.waitFor("the bootstrap") { message -> UInt64? in
-            if case .download(let d) = message, d.bootstrap == .lastBatch { return d.progress.serverVersion }
-            return nil
-        }
-    }
-}
-
-/// The clients, each used by one thread.
 final class ClientsBox: @unchecked Sendable {
     let clients: [(TestSyncClient, WireIdent)]
     init(_ clients: [(TestSyncClient, WireIdent)]) { self.clients = clients }

@@ -8,9 +8,7 @@ final class CustomJWTTests: ServerTestCase {
     static let key = "a-shared-secret-of-at-least-32-bytes!"
 
     override var appConfiguration: ServerAppConfiguration? {
-        var config = ServerAppConfiguration.development(appId: "todo")
-        config.customJWT = CustomJWTConfiguration(key: Self.key, audience: "todo-app")
-        return config
+        Self.developmentApp { $0.customJWT = CustomJWTConfiguration(key: Self.key, audience: "todo-app") }
     }
 
     /// An HS256 token over `claims`, signed with `key`.

@@ -12,13 +12,13 @@ final class EmailConfirmationTests: ServerTestCase {
     let base = "/api/client/v2.0/app/todo/auth/providers/local-userpass"
 
     override var appConfiguration: ServerAppConfiguration? {
-        var config = ServerAppConfiguration.development(appId: "todo")
-        config.emailConfirmation.autoConfirm = false
-        config.emailConfirmation.confirmationURL = "https://app.example.com/confirm?lang=en"
-        config.customJWT = CustomJWTConfiguration(key: Self.jwtKey, audience: nil)
-        config.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR editor == %user.email",
+        Self.developmentApp {
+            $0.emailConfirmation.autoConfirm = false
+            $0.emailConfirmation.confirmationURL = "https://app.example.com/confirm?lang=en"
+            $0.customJWT = CustomJWTConfiguration(key: Self.jwtKey, audience: nil)
+            $0.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR editor == %user.email",
                                                       write: "owner == %user.id OR editor == %user.email")
-        return config
+        }
     }
 
     override func configure(_ configuration: inout ServerConfiguration) {
@@ -200,10 +200,10 @@ final class AutoConfirmedEmailRuleTests: ServerTestCase {
     let mailer = CapturingMailer()
 
     override var appConfiguration: ServerAppConfiguration? {
-        var config = ServerAppConfiguration.development(appId: "todo")
-        config.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR NOT editor != %user.email",
+        Self.developmentApp {
+            $0.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR NOT editor != %user.email",
                                                       write: "owner == %user.id")
-        return config
+        }
     }
 
     override func configure(_ configuration: inout ServerConfiguration) {

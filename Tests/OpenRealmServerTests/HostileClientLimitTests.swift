@@ -10,9 +10,7 @@ final class HostileClientLimitTests: ServerTestCase {
     let sink = LogSink()
 
     override var appConfiguration: ServerAppConfiguration? {
-        var config = ServerAppConfiguration.development(appId: "todo")
-        config.clientFileRateLimit = RateLimit(burst: 5, perMinute: 1)
-        return config
+        Self.developmentApp { $0.clientFileRateLimit = RateLimit(burst: 5, perMinute: 1) }
     }
 
     override func configure(_ configuration: inout ServerConfiguration) {

@@ -68,17 +68,10 @@ final class ListConvergenceTests: ServerTestCase {
 
         let clientCount = 4
         let steps = 20
-        var clients: [(TestSyncClient, WireIdent)] = []
         // Each client's bootstrap brings it to the server version of its view.
-        var versions: [UInt64] = []
-        for _ in 0..<clientCount {
-            let (client, ident) = try boundClient()
-            versions.append(try subscribe(client))
-            clients.append((client, ident))
-        }
+        let (clients, startVersions) = try subscribedClients(clientCount)
         let shared = ClientsBox(clients)
         let results = Results()
-        let startVersions = versions
         DispatchQueue.concurrentPerform(iterations: clientCount) { index in
             let (client, _) = shared.clients[index]
             var rng = SplitMix64(seed: UInt64(index + 3) * 104_729)
@@ -150,14 +143,6 @@ final class ListConvergenceTests: ServerTestCase {
         XCTAssertFalse(serverList.isEmpty)
         for (index, list) in finals.enumerated() {
             XCTAssertEqual(list, serverList, "client \(index) diverged from the server")
-        }
-    }
-
-    /// Subscribes to every Task; returns the server version of the bootstrap.
-    func subscribe(_ client: TestSyncClient) throws -> UInt64 {
-        try client.send(.query(WireQuery(session: 1, queryVersion: 1, queries: [WireClassQuery(className: "Task", query: "TRUEPREDICATE")])))
-        return try client.waitFor("the bootstrap") { m -> UInt64? in
-            if case .download(let d) = m, d.bootstrap == .lastBatch { return d.progress.serverVersion } else { return nil }
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import OpenRealmServer
+import OpenRealmTestSupport
 
 /// The built `openrealm-server` run as a person runs it: exit statuses and messages of
 /// the operator commands and of start-up errors, and a backup taken by another process
@@ -10,23 +11,11 @@ final class OperatorCommandLineTests: ServerTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        scratch = try TemporaryDirectory.make("openrealm-cli", removedBy: addTeardownBlock)
     }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: scratch)
-        try super.tearDownWithError()
-    }
-
-    /// The directory of the built products (SwiftPM puts the executable next to the tests).
-    private var binary: URL {
-        let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-            + Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }.map { $0.bundleURL.deletingLastPathComponent() }
-        let directory = candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("openrealm-server").path) }
-            ?? Bundle.main.bundleURL
-        return directory.appendingPathComponent("openrealm-server")
-    }
+    /// The built `openrealm-server` (SwiftPM puts the executable next to the tests).
+    private var binary: URL { BuiltProduct.directory(holding: "openrealm-server").appendingPathComponent("openrealm-server") }
 
     /// Runs `openrealm-server arguments` (as user and group id `user` through setpriv when given) and
     /// returns its status and output; a run past 30 s is killed and fails the test.
@@ -36,34 +25,16 @@ final class OperatorCommandLineTests: ServerTestCase {
             XCTFail("openrealm-server is not built next to the tests (looked for \(binary.path))", file: file, line: line)
             return (-1, "")
         }
-        let process = Process()
-        if let user {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid", user, "--regid", user, "--clear-groups", binary.path] + arguments
+        let run = if let user {
+            try BuiltProduct.run(URL(fileURLWithPath: "/usr/bin/setpriv"),
+                                 ["--reuid", user, "--regid", user, "--clear-groups", binary.path] + arguments, timeout: 30)
         } else {
-            process.executableURL = binary
-            process.arguments = arguments
+            try BuiltProduct.run(binary, arguments, timeout: 30)
         }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        let done = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in done.signal() }
-        try process.run()
-        final class Output: @unchecked Sendable { var data = Data() }
-        let collected = Output()
-        let readDone = DispatchSemaphore(value: 0)
-        DispatchQueue(label: "cli-output").async {
-            collected.data = output.fileHandleForReading.readDataToEndOfFile()
-            readDone.signal()
-        }
-        if done.wait(timeout: .now() + 30) == .timedOut {
-            process.terminate()
+        if run.timedOut {
             XCTFail("openrealm-server \(arguments.joined(separator: " ")) did not end within 30 s", file: file, line: line)
-            done.wait()
         }
-        readDone.wait()
-        return (process.terminationStatus, String(decoding: collected.data, as: UTF8.self))
+        return (run.status, run.output)
     }
 
     func testVersion() throws {

@@ -7,9 +7,7 @@ import OpenRealmWire
 /// bind's value; the server stamps the field on created objects.
 final class PartitionTests: ServerTestCase {
     override var appConfiguration: ServerAppConfiguration? {
-        var config = ServerAppConfiguration.development(appId: "todo")
-        config.partitionField = "_partition"
-        return config
+        Self.developmentApp { $0.partitionField = "_partition" }
     }
 
     static let schema: [WireInstruction] = ServerTestCase.taskSchema + [

@@ -12,10 +12,10 @@ final class PermissionTests: ServerTestCase {
     }
 
     override var appConfiguration: ServerAppConfiguration? {
-        var config = ServerAppConfiguration.development(appId: "todo")
-        config.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR shared == true OR editor == %user.email",
+        Self.developmentApp {
+            $0.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR shared == true OR editor == %user.email",
                                                       write: "owner == %user.id OR editor == %user.email")
-        return config
+        }
     }
 
     static let noteSchema: [WireInstruction] = [
@@ -198,10 +198,10 @@ final class ViewWriteTests: ServerTestCase {
 /// holds every object and which has neither rule, so each rule alone must still refuse.
 final class SingleRuleTests: ServerTestCase {
     override var appConfiguration: ServerAppConfiguration? {
-        var config = ServerAppConfiguration.development(appId: "todo")
-        config.permissions["Note"] = ClassPermissions(read: "owner == %user.id", write: nil)
-        config.permissions["Memo"] = ClassPermissions(read: nil, write: "owner == %user.id")
-        return config
+        Self.developmentApp {
+            $0.permissions["Note"] = ClassPermissions(read: "owner == %user.id", write: nil)
+            $0.permissions["Memo"] = ClassPermissions(read: nil, write: "owner == %user.id")
+        }
     }
 
     static let schema: [WireInstruction] = ["Note", "Memo", "Card"].flatMap { name -> [WireInstruction] in [

@@ -4,6 +4,7 @@ import XCTest
 import OpenRealmQuery
 import OpenRealmWire
 @testable import OpenRealmServer
+import OpenRealmTestSupport
 
 /// ``RecordedMembership`` (post-images and the Swift query evaluator) answers as
 /// ``LiveMembership`` (the store's ORCore queries) on the same objects: views' queries,
@@ -13,12 +14,7 @@ final class RecordedMembershipTests: XCTestCase {
     var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-recorded-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
+        directory = try TemporaryDirectory.make("openrealm-recorded", removedBy: addTeardownBlock)
     }
 
     static let schema: [WireInstruction] = [

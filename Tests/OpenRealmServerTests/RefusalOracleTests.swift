@@ -8,9 +8,7 @@ import OpenRealmWire
 /// to outside the writer's view.
 final class RefusalOracleTests: ServerTestCase {
     override var appConfiguration: ServerAppConfiguration? {
-        var config = ServerAppConfiguration.development(appId: "todo")
-        config.permissions["Note"] = ClassPermissions(read: "owner == %user.id", write: "owner == %user.id")
-        return config
+        Self.developmentApp { $0.permissions["Note"] = ClassPermissions(read: "owner == %user.id", write: "owner == %user.id") }
     }
 
     static let schema: [WireInstruction] = PermissionTests.noteSchema + [

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import XCTest
 @testable import OpenRealmServer
+import OpenRealmTestSupport
 
 /// The signing key and the custom JWT key given by a file or an environment variable
 /// rather than kept in the data directory or inline in the JSON.
@@ -11,12 +12,7 @@ final class SecretsTests: XCTestCase {
     let keyBytes = Data((0..<32).map { UInt8($0 * 7 & 0xFF) })
 
     override func setUpWithError() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-secrets-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: scratch)
+        scratch = try TemporaryDirectory.make("openrealm-secrets", removedBy: addTeardownBlock)
     }
 
     func key(_ source: SigningKeySource, environment: [String: String] = [:]) throws -> Data {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import OpenRealmServer
+import OpenRealmTestSupport
 
 /// `--tls-cert` / `--tls-key` files that cannot serve stop the server when it is made,
 /// with a message naming the file, instead of a server that fails every handshake.
@@ -9,17 +10,12 @@ final class ServerTLSTests: XCTestCase {
     var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-server-tls-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TemporaryDirectory.make("openrealm-server-tls", removedBy: addTeardownBlock)
         // A self-signed certificate with its key, and a second key that belongs to no certificate.
         try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                      "-keyout", "server.key", "-out", "server.pem", "-days", "2", "-subj", "/CN=127.0.0.1"])
         try openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-out", "other.key"])
         try Data("not a certificate\n".utf8).write(to: file("garbage.pem"))
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
     }
 
     func file(_ name: String) -> URL { directory.appendingPathComponent(name) }

@@ -25,18 +25,30 @@ final class SlowConsumerTests: ServerTestCase {
             + server.metrics.counter("openrealm_slow_connections_closed_total", labels: "{reason=\"queue_full\"}")
     }
 
-    func testAClientThatTogglesASubscriptionAndNeverReadsIsClosed() throws {
+    /// A writer that made a view of 14 objects of 256 KiB (3.5 MiB, under the bound),
+    /// and a second client bound on the same app that has not subscribed yet.
+    private func bigViewWithReader() throws -> (writer: TestSyncClient, reader: TestSyncClient) {
         let (writer, _) = try boundClient()
-        // 14 objects of 256 KiB: a view of 3.5 MiB, under the bound.
         try upload(writer, clientVersion: 1, Self.taskSchema)
         _ = try subscribeToAllTasks(writer)
         try upload(writer, clientVersion: 2, (1...14).map { Self.bigTask($0) })
         let (reader, _) = try boundClient()
-        // Subscribes, unsubscribes, subscribes ... and never reads an answer.
-        for version in 1...40 {
-            try reader.send(.query(WireQuery(session: 1, queryVersion: UInt64(version),
+        return (writer, reader)
+    }
+
+    /// Sends query versions `versions` on session 1, odd ones subscribing to every Task
+    /// and even ones to none, without reading an answer.
+    private func toggleSubscription(_ client: TestSyncClient, _ versions: ClosedRange<Int>) throws {
+        for version in versions {
+            try client.send(.query(WireQuery(session: 1, queryVersion: UInt64(version),
                                              queries: [WireClassQuery(className: "Task", query: version % 2 == 1 ? "TRUEPREDICATE" : "FALSEPREDICATE")])))
         }
+    }
+
+    func testAClientThatTogglesASubscriptionAndNeverReadsIsClosed() throws {
+        let (writer, reader) = try bigViewWithReader()
+        // Subscribes, unsubscribes, subscribes ... and never reads an answer.
+        try toggleSubscription(reader, 1...40)
         try waitUntil("the server closes the client that does not read") { slowClosed >= 1 }
         XCTAssertLessThanOrEqual(server.metrics.gauge("openrealm_outbound_queue_peak_bytes"), Int64(bound))
         // The connection is gone (pings did not keep it), and its queue with it.
@@ -67,17 +79,10 @@ final class SlowConsumerTests: ServerTestCase {
     }
 
     func testAClientThatReadsSlowlyButSteadilyIsKept() throws {
-        let (writer, _) = try boundClient()
-        try upload(writer, clientVersion: 1, Self.taskSchema)
-        _ = try subscribeToAllTasks(writer)
-        try upload(writer, clientVersion: 2, (1...14).map { Self.bigTask($0) })
-        let (reader, _) = try boundClient()
+        let (writer, reader) = try bigViewWithReader()
         // Five toggles in a row over a 3.5 MiB view: more than the bound in all, taken as
         // the client reads them.
-        for version in 1...5 {
-            try reader.send(.query(WireQuery(session: 1, queryVersion: UInt64(version),
-                                             queries: [WireClassQuery(className: "Task", query: version % 2 == 1 ? "TRUEPREDICATE" : "FALSEPREDICATE")])))
-        }
+        try toggleSubscription(reader, 1...5)
         _ = try reader.waitFor("query version 5's last batch", timeout: 30) { message -> Bool? in
             if case .download(let d) = message, d.queryVersion == 5, d.bootstrap == .lastBatch { return true }
             if case .error(let e) = message { XCTFail("\(e.message)"); return false }
@@ -85,5 +90,6 @@ final class SlowConsumerTests: ServerTestCase {
         }
         XCTAssertEqual(slowClosed, 0)
         XCTAssertLessThanOrEqual(server.metrics.gauge("openrealm_outbound_queue_peak_bytes"), Int64(bound))
+        withExtendedLifetime(writer) {}
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import XCTest
 @testable import OpenRealmServer
+import OpenRealmTestSupport
 
 /// Start-up errors a person can act on: each names the bad input and the reason.
 final class StartupErrorTests: ServerTestCase {
@@ -9,13 +10,7 @@ final class StartupErrorTests: ServerTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-startup-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: scratch)
-        try super.tearDownWithError()
+        scratch = try TemporaryDirectory.make("openrealm-startup", removedBy: addTeardownBlock)
     }
 
     func makeServer(port: Int = 0, dataDirectory: URL? = nil) throws -> SyncServer {

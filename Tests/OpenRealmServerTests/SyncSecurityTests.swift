@@ -7,9 +7,7 @@ import OpenRealmWire
 /// outside the user's view, and fan-out of objects the read rules hide.
 final class SyncSecurityTests: ServerTestCase {
     override var appConfiguration: ServerAppConfiguration? {
-        var config = ServerAppConfiguration.development(appId: "todo")
-        config.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR shared == true", write: "owner == %user.id")
-        return config
+        Self.developmentApp { $0.permissions["Note"] = ClassPermissions(read: "owner == %user.id OR shared == true", write: "owner == %user.id") }
     }
 
     func noteIds(_ instructions: [WireInstruction]) -> [Int64] {

@@ -107,10 +107,10 @@ final class TokenSecurityTests: ServerTestCase {
 /// Login attempts are limited per email and per remote address (token buckets).
 final class LoginRateLimitTests: ServerTestCase {
     override var appConfiguration: ServerAppConfiguration? {
-        var config = ServerAppConfiguration.development(appId: "todo")
-        config.loginRateLimitPerEmail = RateLimit(burst: 3, perMinute: 1)
-        config.loginRateLimitPerAddress = RateLimit(burst: 8, perMinute: 1)
-        return config
+        Self.developmentApp {
+            $0.loginRateLimitPerEmail = RateLimit(burst: 3, perMinute: 1)
+            $0.loginRateLimitPerAddress = RateLimit(burst: 8, perMinute: 1)
+        }
     }
 
     func login(_ email: String, _ password: String) throws -> TestHTTP.Reply {

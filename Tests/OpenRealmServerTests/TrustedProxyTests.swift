@@ -16,9 +16,7 @@ final class TrustedProxyTests: ServerTestCase {
     let logs = LogSink()
 
     override var appConfiguration: ServerAppConfiguration? {
-        var config = ServerAppConfiguration.development(appId: "todo")
-        config.loginRateLimitPerAddress = RateLimit(burst: 2, perMinute: 1)
-        return config
+        Self.developmentApp { $0.loginRateLimitPerAddress = RateLimit(burst: 2, perMinute: 1) }
     }
 
     override func configure(_ configuration: inout ServerConfiguration) {

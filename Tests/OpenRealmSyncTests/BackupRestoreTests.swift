@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import OpenRealmSync
 import RealmSwift
+import OpenRealmTestSupport
 
 /// A server restored from a backup, with real clients: one that synced past the backup
 /// gets a client reset — even once the restored server has committed as many versions
@@ -12,12 +13,9 @@ final class BackupRestoreTests: SyncTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        backupDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-sync-backup-\(UUID().uuidString)")
-    }
-
-    override func tearDownWithError() throws {
-        try super.tearDownWithError()
-        try? FileManager.default.removeItem(at: backupDirectory)
+        // The backup makes its directory: it must not exist yet.
+        backupDirectory = try TemporaryDirectory.make("openrealm-sync-backup", removedBy: addTeardownBlock)
+            .appendingPathComponent("backup")
     }
 
     nonisolated(nonsending) func open(_ user: User, _ seen: ClientResetTests.Seen) async throws -> Realm {
@@ -36,12 +34,6 @@ final class BackupRestoreTests: SyncTestCase {
         try realm.write { realm.add(Task(value: ["taskName": name])) }
         let session = try XCTUnwrap(realm.syncSession)
         try await within(120, "the upload of \(name)") { try await session.wait(for: .upload) }
-    }
-
-    nonisolated(nonsending) func suspend(_ realm: Realm) async throws {
-        let session = try XCTUnwrap(realm.syncSession)
-        session.suspend()
-        try await waitUntil("the session to disconnect") { session.connectionState == .disconnected }
     }
 
     /// Stops the server, puts the backup in place of its data directory, starts it again
@@ -70,7 +62,7 @@ final class BackupRestoreTests: SyncTestCase {
         try backUp(dataDirectory, to: backupDirectory)
         try await write(a, "after")
         let lost = try serverVersion(server, appId: appId)
-        try await suspend(a)
+        try await suspendSession(of: a)
 
         // The restored server forgets "after", then commits past every version a saw.
         let writer = try await restoreAndCatchUp(to: lost + 1)
@@ -89,7 +81,7 @@ final class BackupRestoreTests: SyncTestCase {
         let seen = ClientResetTests.Seen()
         let b = try await open(try await newUser("b"), seen)
         try await write(b, "before")
-        try await suspend(b)
+        try await suspendSession(of: b)
         try backUp(dataDirectory, to: backupDirectory)
         let atBackup = try serverVersion(server, appId: appId)
 
@@ -100,7 +92,7 @@ final class BackupRestoreTests: SyncTestCase {
         XCTAssertTrue(names(b).contains("restored-1"), "\(names(b))")
         try await write(b, "b-after")
         // A second bind, now past the backup's version, is an ordinary one.
-        try await suspend(b)
+        try await suspendSession(of: b)
         try await write(writer, "while-b-was-away")
         sb.resume()
         try await within(120, "b's second download") { try await sb.wait(for: .download) }

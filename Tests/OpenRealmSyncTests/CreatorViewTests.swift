@@ -9,11 +9,7 @@ final class CreatorViewTests: SyncTestCase {
     /// Opens a realm for a new user subscribed to every Task and Team.
     @MainActor
     func testAnotherClientsDeletionsReachTheCreator() async throws {
-        let (_, a) = try await openAllTasksAndTeams("a")
-        let (_, b) = try await openAllTasksAndTeams("b")
-        let task = Task(value: ["taskName": "Write docs", "progressMinutes": 10])
-        try a.write { a.add(task) }
-        try await a.syncSession!.wait(for: .upload)
+        let (a, b, task) = try await openTwoWithATaskUploadedByA()
         try await waitUntil("b to receive the task") { b.refresh(); return b.objects(Task.self).count == 1 }
         let received = try XCTUnwrap(b.objects(Task.self).first)
         try b.write { received.progressMinutes = 75; received.assignee = "Bob" }

@@ -19,10 +19,7 @@ final class ListSyncTests: SyncTestCase {
     @MainActor
     func editConcurrently(_ a: Realm, _ b: Realm, offline: (List<String>) -> Void, online: (List<String>) -> Void,
                           expected: [String], file: StaticString = #filePath, line: UInt = #line) async throws {
-        let session = try XCTUnwrap(a.syncSession)
-        try await waitUntil("a to connect") { session.connectionState == .connected }
-        session.suspend()
-        try await waitUntil("a to disconnect") { session.connectionState == .disconnected }
+        let session = try await goOffline(a)
         let teamA = try XCTUnwrap(a.objects(Team.self).first)
         try a.write { offline(teamA.members) }
         b.refresh()

@@ -3,6 +3,7 @@ import XCTest
 @testable import OpenRealmSync
 import OpenRealmWire
 import RealmSwift
+import OpenRealmTestSupport
 
 /// The `createObject` path of the changeset applier (``ObjectCreator``) on a local
 /// file, without a server: new objects, objects the file holds (merged), property
@@ -11,12 +12,7 @@ final class ObjectCreatorTests: XCTestCase {
     var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-creator-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
+        directory = try TemporaryDirectory.make("openrealm-creator", removedBy: addTeardownBlock)
     }
 
     func openRealm() throws -> Realm {

@@ -69,9 +69,7 @@ final class ProgressTests: SyncTestCase {
     @MainActor
     func testOutstandingUploadReportsProgressEndingCompleteAndStops() async throws {
         let a = try await openSubscribed(try await newUser("a"))
-        let sa = try XCTUnwrap(a.syncSession)
-        sa.suspend()
-        try await waitUntil("a to disconnect") { sa.connectionState == .disconnected }
+        let sa = try await suspendSession(of: a)
         try a.write {
             for i in 0..<200 { a.add(Task(value: ["taskName": "upload \(i)", "progressMinutes": i])) }
         }

@@ -36,38 +36,34 @@ final class RequestTimeoutTests: XCTestCase {
     }
 
     func testALoginToASilentServerFailsAtTheRequestTimeout() async throws {
-        let server = try SilentServer()
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-timeout-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
-        let app = App(id: "timeout-\(UUID().uuidString.prefix(8).lowercased())",
-                      configuration: AppConfiguration(baseURL: "http://127.0.0.1:\(server.port)", defaultRequestTimeoutMS: 500,
-                                                      rootDirectory: root))
-        let outcome = LockedBox<Error?>(nil)
-        try await within(60, "the login to a silent server") {
-            do { _ = try await app.login(credentials: .anonymous) } catch { outcome.value = error }
-        }
-        let error = try XCTUnwrap(outcome.value as? AppError, "the login did not fail: \(String(describing: outcome.value))")
+        let error = try await loginToASilentServer("http", "the login to a silent server")
         XCTAssertEqual(error.code, .httpRequestFailed)
-        withExtendedLifetime(server) {}
     }
 
     /// The same deadline holds over TLS (`https://` calls go through NIOSSL, not
     /// URLSession): a server that never answers the handshake fails the login at the
     /// request timeout.
     func testAnHTTPSLoginToASilentServerFailsAtTheRequestTimeout() async throws {
+        let error = try await loginToASilentServer("https", "the HTTPS login to a silent server")
+        XCTAssertEqual(error.code, .httpRequestFailed)
+        XCTAssertTrue(error.message.contains("no complete answer within 0.5 seconds"), error.message)
+    }
+
+    /// Logs in anonymously at `scheme`://127.0.0.1 to a ``SilentServer`` with a request
+    /// timeout of 500 ms, within 60 s (`what` names the wait); returns the error the
+    /// login failed with.
+    private func loginToASilentServer(_ scheme: String, _ what: String) async throws -> AppError {
         let server = try SilentServer()
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("openrealm-timeout-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let app = App(id: "timeout-\(UUID().uuidString.prefix(8).lowercased())",
-                      configuration: AppConfiguration(baseURL: "https://127.0.0.1:\(server.port)", defaultRequestTimeoutMS: 500,
+                      configuration: AppConfiguration(baseURL: "\(scheme)://127.0.0.1:\(server.port)", defaultRequestTimeoutMS: 500,
                                                       rootDirectory: root))
         let outcome = LockedBox<Error?>(nil)
-        try await within(60, "the HTTPS login to a silent server") {
+        try await within(60, what) {
             do { _ = try await app.login(credentials: .anonymous) } catch { outcome.value = error }
         }
-        let error = try XCTUnwrap(outcome.value as? AppError, "the login did not fail: \(String(describing: outcome.value))")
-        XCTAssertEqual(error.code, .httpRequestFailed)
-        XCTAssertTrue(error.message.contains("no complete answer within 0.5 seconds"), error.message)
         withExtendedLifetime(server) {}
+        return try XCTUnwrap(outcome.value as? AppError, "the login did not fail: \(String(describing: outcome.value))")
     }
 }

@@ -56,6 +56,15 @@ final class ReverseProxyTests: SyncTestCase {
                               key: tls.privateKeyFile, directory: certificates.directory, edit: edit)
     }
 
+    /// Restarts the server with a login bucket of `burst` per address and puts a proxy
+    /// of `kind` in front of it.
+    func restartWithLoginBurst(_ burst: Int, behind kind: TestProxy.Kind) throws {
+        loginBurst = burst
+        stopServer()
+        try startServer()
+        try startProxy(kind)
+    }
+
     @MainActor
     func testSyncThroughCaddy() async throws {
         try startProxy(.caddy)
@@ -72,10 +81,7 @@ final class ReverseProxyTests: SyncTestCase {
     /// emptied, another still logs in.
     @MainActor
     func testLoginBucketsKeyOnTheForwardedAddressThroughNginx() async throws {
-        loginBurst = 2
-        stopServer()
-        try startServer()
-        try startProxy(.nginx)
+        try restartWithLoginBurst(2, behind: .nginx)
         for _ in 0..<2 {
             let accepted = try await anonymousLogin(forwardedFor: "198.51.100.7")
             XCTAssertEqual(accepted.status, 200)
@@ -93,10 +99,7 @@ final class ReverseProxyTests: SyncTestCase {
     /// the client's real bucket.
     @MainActor
     func testCaddyDropsTheClientsOwnForwardedFor() async throws {
-        loginBurst = 2
-        stopServer()
-        try startServer()
-        try startProxy(.caddy)
+        try restartWithLoginBurst(2, behind: .caddy)
         let first = try await anonymousLogin(forwardedFor: "198.51.100.7")
         let second = try await anonymousLogin(forwardedFor: "203.0.113.9")
         XCTAssertEqual([first.status, second.status], [200, 200])

@@ -73,9 +73,7 @@ final class SessionStressTests: SyncTestCase {
     @MainActor
     func testWaitsOnASuspendedSessionEndOnResumeOrCancellation() async throws {
         let a = try await openAllTasksAndTeams("a").1
-        let session = try XCTUnwrap(a.syncSession)
-        session.suspend()
-        try await waitUntil("a to disconnect") { session.connectionState == .disconnected }
+        let session = try await suspendSession(of: a)
         try a.write { a.add(Task(value: ["taskName": "offline"])) }
 
         let cancelled = _Concurrency.Task { try await session.wait(for: .download) }
@@ -99,9 +97,7 @@ final class SessionStressTests: SyncTestCase {
     @MainActor
     func testASubscriptionWaitWithATimeoutEnds() async throws {
         let a = try await openAllTasksAndTeams("a").1
-        let session = try XCTUnwrap(a.syncSession)
-        session.suspend()
-        try await waitUntil("a to disconnect") { session.connectionState == .disconnected }
+        let session = try await suspendSession(of: a)
         let configuration = a.configuration
         do {
             try await within(60, "subscribe with a timeout") { @MainActor in

@@ -14,11 +14,7 @@ final class SyncTests: SyncTestCase {
 
     @MainActor
     func testTwoClientsConverge() async throws {
-        let (_, a) = try await openAllTasksAndTeams("a")
-        let (_, b) = try await openAllTasksAndTeams("b")
-        let task = Task(value: ["taskName": "Write docs", "progressMinutes": 10])
-        try a.write { a.add(task) }
-        try await a.syncSession!.wait(for: .upload)
+        let (a, b, task) = try await openTwoWithATaskUploadedByA()
         try await waitUntil("b to receive the task") { tasks(b, named: "Write docs").count == 1 }
         let received = try XCTUnwrap(tasks(b, named: "Write docs").first)
         XCTAssertEqual(received._id, task._id)
@@ -60,10 +56,7 @@ final class SyncTests: SyncTestCase {
     func testOfflineWritesUploadWhenTheConnectionReturns() async throws {
         let (_, a) = try await openAllTasksAndTeams("a")
         let (_, b) = try await openAllTasksAndTeams("b")
-        let session = try XCTUnwrap(a.syncSession)
-        try await waitUntil("a to connect") { session.connectionState == .connected }
-        session.suspend()
-        try await waitUntil("a to disconnect") { session.connectionState == .disconnected }
+        let session = try await goOffline(a)
         XCTAssertEqual(session.state, .paused)
         try a.write {
             a.add(Task(value: ["taskName": "Offline 1"]))

@@ -34,8 +34,7 @@ final class FreezeTests: XCTestCase {
     var realm: Realm!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("qt-freeze-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try makeTemporaryDirectory()
         config = Realm.Configuration(fileURL: directory.appendingPathComponent("freeze.realm"), objectTypes: Self.types)
         realm = try Realm(configuration: config)
         try realm.write {
@@ -51,7 +50,6 @@ final class FreezeTests: XCTestCase {
 
     override func tearDownWithError() throws {
         realm = nil
-        try? FileManager.default.removeItem(at: directory)
     }
 
     var apollo: FTProject { realm.object(ofType: FTProject.self, forPrimaryKey: "Apollo")! }

@@ -45,16 +45,22 @@ final class IterationSnapshotTests: XCTestCase {
         return owner
     }
 
-    func testDeletingResultsWhileIteratingThemInAWrite() throws {
-        _ = try makeOwner(dogs: 20)
+    /// Deletes each object of `objects` while iterating them, in one write; returns how
+    /// many the loop visited.
+    private func deleteWhileIterating<S: Sequence>(_ objects: S) throws -> Int where S.Element: Object {
         var visited = 0
         try realm.write {
-            for dog in realm.objects(SnapshotDog.self).filter("age >= 0").sorted(byKeyPath: "age") {
-                realm.delete(dog)
+            for object in objects {
+                realm.delete(object)
                 visited += 1
             }
         }
-        XCTAssertEqual(visited, 20)
+        return visited
+    }
+
+    func testDeletingResultsWhileIteratingThemInAWrite() throws {
+        _ = try makeOwner(dogs: 20)
+        XCTAssertEqual(try deleteWhileIterating(realm.objects(SnapshotDog.self).filter("age >= 0").sorted(byKeyPath: "age")), 20)
         XCTAssertEqual(realm.objects(SnapshotDog.self).count, 0)
     }
 
@@ -103,14 +109,7 @@ final class IterationSnapshotTests: XCTestCase {
 
     func testDeletingTheObjectsOfASetWhileIteratingIt() throws {
         let owner = try makeOwner(dogs: 20)
-        var visited = 0
-        try realm.write {
-            for dog in owner.dogSet {
-                realm.delete(dog)
-                visited += 1
-            }
-        }
-        XCTAssertEqual(visited, 20)
+        XCTAssertEqual(try deleteWhileIterating(owner.dogSet), 20)
         XCTAssertEqual(owner.dogSet.count, 0)
     }
 
@@ -124,14 +123,7 @@ final class IterationSnapshotTests: XCTestCase {
             }
         }
         XCTAssertEqual(dog.owners.count, 10)
-        var visited = 0
-        try realm.write {
-            for owner in dog.owners {
-                realm.delete(owner)
-                visited += 1
-            }
-        }
-        XCTAssertEqual(visited, 10)
+        XCTAssertEqual(try deleteWhileIterating(dog.owners), 10)
         XCTAssertEqual(dog.owners.count, 0)
         XCTAssertEqual(realm.objects(SnapshotOwner.self).count, 0)
     }

@@ -37,26 +37,26 @@ final class LoggerTests: XCTestCase {
         let logger = Logger(level: .off) { level, message in lines.append(level, message) }
         Logger.shared = logger
         XCTAssertEqual(Logger.shared.level, .off)
-        try openWriteAndClose()
-        XCTAssertEqual(lines.text, "")
+        /// What opening, writing to and closing a new realm logs at `level`.
+        func logged(at level: LogLevel) throws -> String {
+            lines.clear()
+            logger.level = level
+            try openWriteAndClose()
+            return lines.text
+        }
+        XCTAssertEqual(try logged(at: .off), "")
 
-        logger.level = .detail
-        try openWriteAndClose()
-        XCTAssertTrue(lines.text.contains("detail DB: Open file: "), lines.text)
-        XCTAssertTrue(lines.text.contains("detail DB: Close file: "), lines.text)
-        XCTAssertFalse(lines.text.contains("trace DB:"), lines.text)
+        let detail = try logged(at: .detail)
+        XCTAssertTrue(detail.contains("detail DB: Open file: "), detail)
+        XCTAssertTrue(detail.contains("detail DB: Close file: "), detail)
+        XCTAssertFalse(detail.contains("trace DB:"), detail)
 
-        lines.clear()
-        logger.level = .trace
-        try openWriteAndClose()
-        XCTAssertTrue(lines.text.contains("detail DB: Open file: "), lines.text)
-        XCTAssertTrue(lines.text.contains("trace DB: Realm opened: "), lines.text)
-        XCTAssertTrue(lines.text.contains("trace DB: Commit of version "), lines.text)
+        let trace = try logged(at: .trace)
+        XCTAssertTrue(trace.contains("detail DB: Open file: "), trace)
+        XCTAssertTrue(trace.contains("trace DB: Realm opened: "), trace)
+        XCTAssertTrue(trace.contains("trace DB: Commit of version "), trace)
 
-        lines.clear()
-        logger.level = .info
-        try openWriteAndClose()
-        XCTAssertEqual(lines.text, "")
+        XCTAssertEqual(try logged(at: .info), "")
     }
 
     func testReplacingTheSharedLogger() throws {

@@ -145,15 +145,10 @@ final class QueryCompilerTests: XCTestCase {
     private func assertCompileFails(_ rql: String, _ args: [Any] = [], on className: String = "Person",
                                     kind: QueryError.Kind, mentions: [String],
                                     file: StaticString = #filePath, line: UInt = #line) {
-        do {
+        assertQueryError(kind, mentions: mentions, file: file, line: line) {
             let q = try QueryParser.parse(rql, arguments: args)
             let program = try QueryCompiler.compile(q, className: className, schema: realm.schema)
-            XCTFail("compiled \(rql) to \(program.count) bytes", file: file, line: line)
-        } catch let e as QueryError {
-            XCTAssertEqual(e.kind, kind, e.message, file: file, line: line)
-            for m in mentions { XCTAssertTrue(e.message.contains(m), "'\(m)' not in: \(e.message)", file: file, line: line) }
-        } catch {
-            XCTFail("\(rql): \(error)", file: file, line: line)
+            return "compiled \(rql) to \(program.count) bytes"
         }
     }
 

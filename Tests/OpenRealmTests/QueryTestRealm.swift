@@ -100,26 +100,23 @@ final class QueryTestRealm {
         case .objectId(let id): o.type = ORC_TYPE_OBJECT_ID; o.object_id = id.orcBytes
         case .uuid(let u): o.type = ORC_TYPE_UUID; o.uuid = u.uuid
         case .link(let table, let key): o.type = ORC_TYPE_LINK; o.link.table = table; o.link.key = key
-        case .string(let s):
-            let bytes = Array(s.utf8)
-            return try bytes.withUnsafeBufferPointer { buf in
-                o.type = ORC_TYPE_STRING
-                o.string.data = buf.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
-                    ?? UnsafePointer(bitPattern: 1)
-                o.string.size = buf.count
-                return try body(&o)
-            }
-        case .binary(let d):
-            let bytes = Array(d)
-            return try bytes.withUnsafeBufferPointer { buf in
-                o.type = ORC_TYPE_BINARY
-                o.string.data = buf.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
-                    ?? UnsafePointer(bitPattern: 1)
-                o.string.size = buf.count
-                return try body(&o)
-            }
+        case .string(let s): return try withBytes(Array(s.utf8), as: ORC_TYPE_STRING, body)
+        case .binary(let d): return try withBytes(Array(d), as: ORC_TYPE_BINARY, body)
         }
         return try body(&o)
+    }
+
+    /// Calls `body` with an `orc_value` of `type` (a string or binary) holding `bytes`,
+    /// which stay valid inside.
+    private static func withBytes<R>(_ bytes: [UInt8], as type: orc_type, _ body: (inout orc_value) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBufferPointer { buf in
+            var o = orc_value()
+            o.type = type
+            o.string.data = buf.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+                ?? UnsafePointer(bitPattern: 1)
+            o.string.size = buf.count
+            return try body(&o)
+        }
     }
 
     /// Creates an object with the given property values (by name).

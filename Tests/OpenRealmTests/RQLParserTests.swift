@@ -46,23 +46,18 @@ final class RQLParserTests: XCTestCase {
     /// message names `token`.
     private func assertFails(_ text: String, kind: QueryError.Kind = .syntax, offset: Int?, token: String?,
                              file: StaticString = #filePath, line: UInt = #line) {
-        do {
-            let q = try QueryParser.parse(text)
-            XCTFail("parsed \(text) as \(q)", file: file, line: line)
-        } catch let e as QueryError {
-            XCTAssertEqual(e.kind, kind, e.message, file: file, line: line)
-            XCTAssertEqual(e.offset, offset, e.message, file: file, line: line)
-            if let token {
-                XCTAssertTrue(e.message.contains("'\(token)'"), "message does not name '\(token)': \(e.message)",
-                              file: file, line: line)
-            }
-            if let offset {
-                XCTAssertTrue(e.message.contains("offset \(offset)"), e.message, file: file, line: line)
-            }
-            XCTAssertTrue(e.message.hasPrefix("Invalid query: "), e.message, file: file, line: line)
-        } catch {
-            XCTFail("unexpected error \(error)", file: file, line: line)
+        guard let e = assertQueryError(kind, file: file, line: line, { "parsed \(text) as \(try QueryParser.parse(text))" }) else {
+            return
         }
+        XCTAssertEqual(e.offset, offset, e.message, file: file, line: line)
+        if let token {
+            XCTAssertTrue(e.message.contains("'\(token)'"), "message does not name '\(token)': \(e.message)",
+                          file: file, line: line)
+        }
+        if let offset {
+            XCTAssertTrue(e.message.contains("offset \(offset)"), e.message, file: file, line: line)
+        }
+        XCTAssertTrue(e.message.hasPrefix("Invalid query: "), e.message, file: file, line: line)
     }
 
     // MARK: - Comparisons
@@ -344,14 +339,8 @@ final class RQLParserTests: XCTestCase {
 
     private func assertBindingFails(_ text: String, _ args: [Any], kind: QueryError.Kind, mentions: [String],
                                     file: StaticString = #filePath, line: UInt = #line) {
-        do {
-            let q = try QueryParser.parse(text, arguments: args)
-            XCTFail("bound \(text) as \(q)", file: file, line: line)
-        } catch let e as QueryError {
-            XCTAssertEqual(e.kind, kind, e.message, file: file, line: line)
-            for m in mentions { XCTAssertTrue(e.message.contains(m), "'\(m)' not in: \(e.message)", file: file, line: line) }
-        } catch {
-            XCTFail("\(error)", file: file, line: line)
+        assertQueryError(kind, mentions: mentions, file: file, line: line) {
+            "bound \(text) as \(try QueryParser.parse(text, arguments: args))"
         }
     }
 

@@ -191,10 +191,7 @@ final class ResultsTests: XCTestCase {
     }
 
     func testResultsFollowWritesOfAnotherRealmInstance() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("qt-results-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let config = Realm.Configuration(fileURL: directory.appendingPathComponent("live.realm"), objectTypes: Self.types)
+        let config = try makeFileConfiguration(Self.types, name: "live.realm")
         let first = try Realm(configuration: config)
         let results = first.objects(RTNoKey.self).where { $0.value > 1 }
         XCTAssertEqual(results.count, 0)
@@ -219,10 +216,7 @@ final class ResultsTests: XCTestCase {
     func testResultsFollowWritesOfAnotherInstanceOnTheSameThread() throws {
         // Realm hands out one instance per thread and file, so code that opens the realm
         // in several places (`try Realm()` in each function) shares one live view.
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("qt-results-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let config = Realm.Configuration(fileURL: directory.appendingPathComponent("same-thread.realm"), objectTypes: Self.types)
+        let config = try makeFileConfiguration(Self.types, name: "same-thread.realm")
         let reader = try Realm(configuration: config)
         let results = reader.objects(RTNoKey.self)
         XCTAssertEqual(results.count, 0)

@@ -8,11 +8,7 @@ import OpenRealmTestSupport
 extension XCTestCase {
     /// A new empty folder under the temporary directory, removed when the test ends.
     func makeTemporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("openrealm-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-        return url
+        try TemporaryDirectory.make("openrealm-tests", removedBy: addTeardownBlock)
     }
 
     /// A configuration of a file realm in a new temporary folder.

@@ -97,15 +97,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             guard index >= 0 && index <= location.size() else {
                 throw RealmError(.invalidArgument, "Index \(index) is out of bounds (must be at most \(location.size())) in '\(location.name)'.")
             }
-            if Element._orIsEmbedded {
-                let source = AnyValueConversion.embeddedObject(element)!._detachedCopy()
-                var child: UInt64 = 0
-                try location.check(orc_obj_create_embedded(txn, location.table, location.key, location.column, index, nil, &child), "Inserting into")
-                try location.realm._fillEmbedded(source, key: child, policy: .error)
-                return
-            }
-            var value = try element._orEncode(context)
-            try location.check(orc_list_insert(txn, location.table, location.key, location.column, index, &value), "Inserting into")
+            try store(element, at: index, replacing: false, in: location, context, txn)
         }
     }
 
@@ -130,16 +122,30 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     public func replace(index: Int, object: Element) {
         guard let location else { unmanaged[index] = object; return }
         location.write("replace in") { context, txn in
-            if Element._orIsEmbedded {
-                let source = AnyValueConversion.embeddedObject(object)!._detachedCopy()
-                try location.check(orc_list_erase(txn, location.table, location.key, location.column, index), "Replacing in")
-                var child: UInt64 = 0
-                try location.check(orc_obj_create_embedded(txn, location.table, location.key, location.column, index, nil, &child), "Replacing in")
-                try location.realm._fillEmbedded(source, key: child, policy: .error)
-                return
-            }
-            var value = try object._orEncode(context)
-            try location.check(orc_list_set(txn, location.table, location.key, location.column, index, &value), "Replacing in")
+            try store(object, at: index, replacing: true, in: location, context, txn)
+        }
+    }
+
+    /// Writes `element` at `index` of the managed list, in place of the element there
+    /// when `replacing`: an embedded element as a new embedded object filled from a copy
+    /// of it (taken first: erasing the replaced element may delete the element itself),
+    /// any other as its encoded value.
+    private func store(_ element: Element, at index: Int, replacing: Bool, in location: CollectionLocation,
+                       _ context: _ORWriteContext, _ txn: OpaquePointer) throws {
+        let what = replacing ? "Replacing in" : "Inserting into"
+        if Element._orIsEmbedded {
+            let source = AnyValueConversion.embeddedObject(element)!._detachedCopy()
+            if replacing { try location.check(orc_list_erase(txn, location.table, location.key, location.column, index), what) }
+            var child: UInt64 = 0
+            try location.check(orc_obj_create_embedded(txn, location.table, location.key, location.column, index, nil, &child), what)
+            try location.realm._fillEmbedded(source, key: child, policy: .error)
+            return
+        }
+        var value = try element._orEncode(context)
+        if replacing {
+            try location.check(orc_list_set(txn, location.table, location.key, location.column, index, &value), what)
+        } else {
+            try location.check(orc_list_insert(txn, location.table, location.key, location.column, index, &value), what)
         }
     }
 

@@ -126,6 +126,16 @@ internal struct QueryLexer {
 
     // MARK: - Tokens
 
+    /// The operators of two characters and the symbol each stands for (`=<`, `=>` and
+    /// `<>` are other spellings of `<=`, `>=` and `!=`).
+    private static let twoCharacterOperators: [String: String] = [
+        "==": "==", "=<": "<=", "=>": ">=", "!=": "!=", "<=": "<=", "<>": "!=", ">=": ">=", "&&": "&&", "||": "||",
+    ]
+
+    /// The operators of one character and the symbol each stands for (`=` is `==`); a
+    /// lone `&` or `|` is none.
+    private static let oneCharacterOperators: [Unicode.Scalar: String] = ["=": "==", "!": "!", "<": "<", ">": ">"]
+
     mutating func next() throws -> QueryToken {
         while let c = peek(), c == " " || c == "\t" || c == "\n" || c == "\r" { pos += 1 }
         let start = pos
@@ -145,27 +155,10 @@ internal struct QueryLexer {
         case ".":
             if Self.isDigit(peek(1)) { return try number() }
             return symbol(".", length: 1)
-        case "=":
-            if peek(1) == "=" { return symbol("==", length: 2) }
-            if peek(1) == "<" { return symbol("<=", length: 2) }
-            if peek(1) == ">" { return symbol(">=", length: 2) }
-            return symbol("==", length: 1)
-        case "!":
-            if peek(1) == "=" { return symbol("!=", length: 2) }
-            return symbol("!", length: 1)
-        case "<":
-            if peek(1) == "=" { return symbol("<=", length: 2) }
-            if peek(1) == ">" { return symbol("!=", length: 2) }
-            return symbol("<", length: 1)
-        case ">":
-            if peek(1) == "=" { return symbol(">=", length: 2) }
-            return symbol(">", length: 1)
-        case "&":
-            if peek(1) == "&" { return symbol("&&", length: 2) }
-            throw error("unexpected '&' at offset \(start) (did you mean '&&'?)", at: start)
-        case "|":
-            if peek(1) == "|" { return symbol("||", length: 2) }
-            throw error("unexpected '|' at offset \(start) (did you mean '||'?)", at: start)
+        case "=", "!", "<", ">", "&", "|":
+            if let second = peek(1), let op = Self.twoCharacterOperators["\(c)\(second)"] { return symbol(op, length: 2) }
+            if let op = Self.oneCharacterOperators[c] { return symbol(op, length: 1) }
+            throw error("unexpected '\(c)' at offset \(start) (did you mean '\(c)\(c)'?)", at: start)
         case "%":
             if peek(1) == "@" { pos += 2; return QueryToken(kind: .positionalArgument, offset: start, text: "%@") }
             if peek(1) == "K" { pos += 2; return QueryToken(kind: .keyPathArgument, offset: start, text: "%K") }

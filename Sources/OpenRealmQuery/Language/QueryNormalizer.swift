@@ -50,27 +50,9 @@ extension QueryPredicate {
         case .truePredicate, .falsePredicate:
             return self
         case .and(let parts):
-            var out: [QueryPredicate] = []
-            for part in parts {
-                switch part.normalized() {
-                case .truePredicate: continue
-                case .falsePredicate: return .falsePredicate
-                case .and(let inner): out.append(contentsOf: inner)
-                case let other: out.append(other)
-                }
-            }
-            return out.isEmpty ? .truePredicate : out.count == 1 ? out[0] : .and(out)
+            return Self.joined(parts, and: true)
         case .or(let parts):
-            var out: [QueryPredicate] = []
-            for part in parts {
-                switch part.normalized() {
-                case .falsePredicate: continue
-                case .truePredicate: return .truePredicate
-                case .or(let inner): out.append(contentsOf: inner)
-                case let other: out.append(other)
-                }
-            }
-            return out.isEmpty ? .falsePredicate : out.count == 1 ? out[0] : .or(out)
+            return Self.joined(parts, and: false)
         case .not(let inner):
             switch inner.normalized() {
             case .not(let p): return p
@@ -92,6 +74,23 @@ extension QueryPredicate {
             let n = QueryPredicate.comparison(c.normalized())
             return negate ? .not(n) : n
         }
+    }
+
+    /// The AND (`and`) or the OR of `parts`, normalized: nested ones of the same kind
+    /// spliced in, the connective's identity (TRUEPREDICATE for AND, FALSEPREDICATE for
+    /// OR) dropped, and its other constant deciding the whole.
+    private static func joined(_ parts: [QueryPredicate], and: Bool) -> QueryPredicate {
+        var out: [QueryPredicate] = []
+        for part in parts {
+            switch (part.normalized(), and) {
+            case (.truePredicate, true), (.falsePredicate, false): continue
+            case (.falsePredicate, true), (.truePredicate, false): return and ? .falsePredicate : .truePredicate
+            case (.and(let inner), true), (.or(let inner), false): out.append(contentsOf: inner)
+            case (let other, _): out.append(other)
+            }
+        }
+        if out.count == 1 { return out[0] }
+        return out.isEmpty ? (and ? .truePredicate : .falsePredicate) : and ? .and(out) : .or(out)
     }
 }
 

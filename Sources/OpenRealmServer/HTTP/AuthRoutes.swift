@@ -49,21 +49,11 @@ enum AuthRoutes {
             }
         }
         addEmailRoutes(to: router, auth: auth)
-        router.post("\(appPrefix)/auth/providers/custom-token/login") { request, context in
-            try await respondAsync {
-                let appId = try context.parameters.require("appId"), address = context.remoteIP
-                let body = try await JSONResponses.body(request)
-                let token = try JSONResponses.string(body, "token")
-                return JSONResponses.json(try await BlockingWork.run { try auth.customJWTLogin(appId: appId, token: token, remoteAddress: address) })
-            }
+        addCredentialLogin(to: router, provider: "custom-token", field: "token") {
+            try auth.customJWTLogin(appId: $0, token: $1, remoteAddress: $2)
         }
-        router.post("\(appPrefix)/auth/providers/api-key/login") { request, context in
-            try await respondAsync {
-                let appId = try context.parameters.require("appId"), address = context.remoteIP
-                let body = try await JSONResponses.body(request)
-                let key = try JSONResponses.string(body, "key")
-                return JSONResponses.json(try await BlockingWork.run { try auth.apiKeyLogin(appId: appId, key: key, remoteAddress: address) })
-            }
+        addCredentialLogin(to: router, provider: "api-key", field: "key") {
+            try auth.apiKeyLogin(appId: $0, key: $1, remoteAddress: $2)
         }
         addAPIKeyRoutes(to: router, auth: auth)
         router.post("/api/client/v2.0/auth/session") { request, _ in
@@ -176,6 +166,22 @@ enum AuthRoutes {
     }
 
     /// Runs a route body, turning an ``AuthError`` into its JSON response.
+    /// The login route of `provider` whose JSON body carries the one credential in
+    /// `field`: `login(appId, credential, client address)` runs off the event loop.
+    private static func addCredentialLogin<Context: OpenRealmRequestContext>(
+        to router: some RouterMethods<Context>, provider: String, field: String,
+        _ login: @escaping @Sendable (String, String, String?) throws -> LoginResult
+    ) {
+        router.post("\(appPrefix)/auth/providers/\(provider)/login") { request, context in
+            try await respondAsync {
+                let appId = try context.parameters.require("appId"), address = context.remoteIP
+                let body = try await JSONResponses.body(request)
+                let credential = try JSONResponses.string(body, field)
+                return JSONResponses.json(try await BlockingWork.run { try login(appId, credential, address) })
+            }
+        }
+    }
+
     private static func respond(_ body: () throws -> Response) throws -> Response {
         do { return try body() } catch let error as AuthError { return JSONResponses.error(error) }
     }

@@ -77,26 +77,23 @@ extension WireWriter {
         varint(UInt64(path.path.count))
         var previousWasProperty = false
         for (i, step) in path.path.enumerated() {
-            switch step {
-            case .property(let name):
+            if case .property(let name) = step {
                 u8(0)
                 do throws(WireError) { try self.name(name, "property") } catch { throw error.within("path[\(i)]") }
                 previousWasProperty = true
-            case .index(let index):
-                guard previousWasProperty else {
-                    throw WireError(.badMessage, field: "path[\(i)]", "an index step must follow a property step")
-                }
-                u8(1)
-                varint(index)
-                previousWasProperty = false
-            case .key(let key):
-                guard previousWasProperty else {
-                    throw WireError(.badMessage, field: "path[\(i)]", "a key step must follow a property step")
-                }
-                u8(2)
-                string(key)
-                previousWasProperty = false
+                continue
             }
+            // An index or a key picks an element of the property named just before.
+            guard previousWasProperty else {
+                let kind = if case .index = step { "an index" } else { "a key" }
+                throw WireError(.badMessage, field: "path[\(i)]", "\(kind) step must follow a property step")
+            }
+            switch step {
+            case .property: break
+            case .index(let index): u8(1); varint(index)
+            case .key(let key): u8(2); string(key)
+            }
+            previousWasProperty = false
         }
     }
 }

@@ -100,19 +100,17 @@ struct WireReader {
         return UInt16(bytes[position]) | UInt16(bytes[position + 1]) << 8
     }
 
-    mutating func u32(_ field: StaticString) throws(WireError) -> UInt32 {
-        try need(4, field)
-        var value: UInt32 = 0
-        for i in 0..<4 { value |= UInt32(bytes[position + i]) << UInt32(8 * i) }
-        position += 4
-        return value
-    }
+    mutating func u32(_ field: StaticString) throws(WireError) -> UInt32 { try littleEndian(field) }
 
-    mutating func u64(_ field: StaticString) throws(WireError) -> UInt64 {
-        try need(8, field)
-        var value: UInt64 = 0
-        for i in 0..<8 { value |= UInt64(bytes[position + i]) << UInt64(8 * i) }
-        position += 8
+    mutating func u64(_ field: StaticString) throws(WireError) -> UInt64 { try littleEndian(field) }
+
+    /// An unsigned integer as wide as `T`, little-endian.
+    private mutating func littleEndian<T: FixedWidthInteger & UnsignedInteger>(_ field: StaticString) throws(WireError) -> T {
+        let width = T.bitWidth / 8
+        try need(width, field)
+        var value: T = 0
+        for i in 0..<width { value |= T(bytes[position + i]) << (8 * i) }
+        position += width
         return value
     }
 

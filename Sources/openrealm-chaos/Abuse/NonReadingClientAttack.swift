@@ -44,31 +44,17 @@ struct NonReadingClientAttack: Attack {
     }
 
     func run(against target: AbuseTarget) {
-        var clients: [Client] = []
-        var opened = 0
         let ping = try! WireEncoder().encode(.ping(WirePing(timestamp: 1)))
         let pingFrame = RawWebSocket.webSocketFrame(opcode: 0x2, payload: ping)
-        while target.isRunning {
-            while clients.count < concurrent && opened < limit && target.isRunning {
-                opened += 1
-                if let client = open(target) { clients.append(client) }
+        holdOpen(concurrent: concurrent, limit: limit, against: target, open: { self.open(target) }, ended: { client in
+            let closed = client.serverClosed(ping: pingFrame)
+            if closed {
+                target.tally.count(name, "closed by the server")
+                target.tally.lived(name, seconds: Date().timeIntervalSince(client.opened))
+                client.socket.close()
             }
-            target.pause(0.5)
-            clients.removeAll { client in
-                let closed = client.serverClosed(ping: pingFrame)
-                if closed {
-                    target.tally.count(name, "closed by the server")
-                    target.tally.lived(name, seconds: Date().timeIntervalSince(client.opened))
-                    client.socket.close()
-                }
-                return closed
-            }
-            if clients.isEmpty && opened >= limit { break }
-        }
-        for client in clients {
-            target.tally.count(name, "open at the end")
-            client.socket.close()
-        }
+            return closed
+        }, close: { $0.socket.close() })
     }
 
     private func open(_ target: AbuseTarget) -> Client? {

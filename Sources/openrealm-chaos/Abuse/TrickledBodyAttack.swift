@@ -19,32 +19,18 @@ struct TrickledBodyAttack: Attack {
     }
 
     func run(against target: AbuseTarget) {
-        var trickles: [Trickle] = []
-        var opened = 0
         let byte: [UInt8] = [UInt8(ascii: " ")]
-        while target.isRunning {
-            while trickles.count < concurrent && opened < limit && target.isRunning {
-                opened += 1
-                if let trickle = open(target) { trickles.append(trickle) }
+        holdOpen(concurrent: concurrent, limit: limit, against: target, open: { self.open(target) }, ended: { trickle in
+            // One byte a tick; the socket always has room for it.
+            let outcome = (try? trickle.connection.sendAvailable(byte)) == nil ? "cut off by the server" : ending(trickle.connection)
+            guard let outcome else { return false }
+            target.tally.count(name, outcome)
+            if outcome == "cut off by the server" {
+                target.tally.lived(name, seconds: Date().timeIntervalSince(trickle.opened))
             }
-            target.pause(0.5)
-            trickles.removeAll { trickle in
-                // One byte a tick; the socket always has room for it.
-                let outcome = (try? trickle.connection.sendAvailable(byte)) == nil ? "cut off by the server" : ending(trickle.connection)
-                guard let outcome else { return false }
-                target.tally.count(name, outcome)
-                if outcome == "cut off by the server" {
-                    target.tally.lived(name, seconds: Date().timeIntervalSince(trickle.opened))
-                }
-                trickle.connection.close()
-                return true
-            }
-            if trickles.isEmpty && opened >= limit { break }
-        }
-        for trickle in trickles {
-            target.tally.count(name, "open at the end")
             trickle.connection.close()
-        }
+            return true
+        }, close: { $0.connection.close() })
     }
 
     /// How the server ended the request, without waiting: nil while it has not.

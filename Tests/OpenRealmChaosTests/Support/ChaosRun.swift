@@ -1,16 +1,12 @@
 import Foundation
 import XCTest
+import OpenRealmTestSupport
 
 /// Running the built `openrealm-chaos` from a test: the executable found beside the
 /// tests, run with a deadline, its output returned and its exit status asserted.
 extension XCTestCase {
     /// The directory of the built products (SwiftPM puts the executables next to the tests).
-    var productsDirectory: URL {
-        let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-            + Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }.map { $0.bundleURL.deletingLastPathComponent() }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("openrealm-chaos").path) }
-            ?? Bundle.main.bundleURL
-    }
+    var productsDirectory: URL { BuiltProduct.directory(holding: "openrealm-chaos") }
 
     /// Runs the executable with `arguments` and returns its output, asserting its status.
     /// A run still going after `timeout` seconds is killed (its children die with it)
@@ -22,33 +18,13 @@ extension XCTestCase {
             XCTFail("openrealm-chaos and openrealm-server are not built next to the tests (looked in \(productsDirectory.path))")
             return ""
         }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        let collected = OutputCollector()
-        let readerDone = DispatchSemaphore(value: 0)
-        let handle = output.fileHandleForReading
-        Thread.detachNewThread {
-            while case let data = handle.availableData, !data.isEmpty { collected.append(data) }
-            readerDone.signal()
+        let run = try BuiltProduct.run(binary, arguments, timeout: timeout)
+        if run.timedOut {
+            XCTFail("openrealm-chaos \(arguments.joined(separator: " ")) did not end within \(Int(timeout)) s: \(run.output)")
+            return run.output
         }
-        if exited.wait(timeout: .now() + timeout) == .timedOut {
-            kill(process.processIdentifier, SIGKILL)
-            exited.wait()
-            _ = readerDone.wait(timeout: .now() + 10)
-            XCTFail("openrealm-chaos \(arguments.joined(separator: " ")) did not end within \(Int(timeout)) s: \(collected.text)")
-            return collected.text
-        }
-        _ = readerDone.wait(timeout: .now() + 10)
-        let text = collected.text
-        XCTAssertEqual(process.terminationStatus, status, text)
-        return text
+        XCTAssertEqual(run.status, status, run.output)
+        return run.output
     }
 
     /// The first integer captured by `pattern` in `text`.
@@ -61,13 +37,4 @@ extension XCTestCase {
         }
         return value
     }
-}
-
-/// The output of a run, appended by its reader thread.
-private final class OutputCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-
-    func append(_ more: Data) { lock.withLock { data.append(more) } }
-    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 }

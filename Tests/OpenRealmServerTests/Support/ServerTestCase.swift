@@ -18,6 +18,14 @@ class ServerTestCase: XCTestCase {
     /// The app configuration to run with (nil: development mode).
     var appConfiguration: ServerAppConfiguration? { nil }
 
+    /// The development app `appId` with `change` made to it: what a test that needs an
+    /// app setting returns as its ``appConfiguration``.
+    static func developmentApp(_ appId: String = "todo", _ change: (inout ServerAppConfiguration) -> Void) -> ServerAppConfiguration {
+        var config = ServerAppConfiguration.development(appId: appId)
+        change(&config)
+        return config
+    }
+
     /// The store of the app `todo` (the default app of these tests).
     var storePath: String {
         dataDirectory.appendingPathComponent("apps").appendingPathComponent("todo").appendingPathComponent("server.realm").path
@@ -79,6 +87,22 @@ class ServerTestCase: XCTestCase {
     @discardableResult
     func subscribeToAllTasks(_ client: TestSyncClient, session: UInt64 = 1, version: UInt64 = 1) throws -> [WireInstruction] {
         try query(client, session: session, version: version, ["Task": "TRUEPREDICATE"]).get()
+    }
+
+    /// `count` new clients, each bound on session 1 and subscribed to every Task, with the
+    /// server version each one's bootstrap brought it to: where concurrent clients start.
+    func subscribedClients(_ count: Int) throws -> (clients: [(TestSyncClient, WireIdent)], versions: [UInt64]) {
+        var clients: [(TestSyncClient, WireIdent)] = []
+        var versions: [UInt64] = []
+        for _ in 0..<count {
+            let (client, ident) = try boundClient()
+            try client.send(.query(WireQuery(session: 1, queryVersion: 1, queries: [WireClassQuery(className: "Task", query: "TRUEPREDICATE")])))
+            versions.append(try client.waitFor("the bootstrap") { message -> UInt64? in
+                if case .download(let d) = message, d.bootstrap == .lastBatch { return d.progress.serverVersion } else { return nil }
+            })
+            clients.append((client, ident))
+        }
+        return (clients, versions)
     }
 
     var http: TestHTTP { TestHTTP(port: port) }

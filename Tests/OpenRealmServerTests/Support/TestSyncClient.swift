@@ -60,43 +60,39 @@ final class TestSyncClient {
     func readIgnoringPingsUntilEnd(timeout: Double) throws -> Int {
         let deadline = Date().addingTimeInterval(timeout)
         var pings = 0
-        while true {
-            guard let head = try socket.read(2, deadline: deadline) else { isClosed = true; return pings }
-            var length = Int(head[1] & 0x7F)
-            if length == 126 {
-                guard let ext = try socket.read(2, deadline: deadline) else { isClosed = true; return pings }
-                length = Int(ext[0]) << 8 | Int(ext[1])
-            } else if length == 127 {
-                guard let ext = try socket.read(8, deadline: deadline) else { isClosed = true; return pings }
-                length = ext.reduce(0) { $0 << 8 | Int($1) }
-            }
-            guard let payload = try socket.read(length, deadline: deadline) else { isClosed = true; return pings }
-            switch head[0] & 0x0F {
+        while let (head, payload) = try readFrame(deadline: deadline) {
+            switch head & 0x0F {
             case 0x9: pings += 1
             case 0x8: if payload.count >= 2 { closeCode = UInt16(payload[0]) << 8 | UInt16(payload[1]) }
             default: break
             }
         }
+        return pings
+    }
+
+    /// One frame from the server: its first header byte (FIN and opcode) and its payload
+    /// (the server does not mask); nil, with `isClosed` set, when the connection ended.
+    private func readFrame(deadline: Date) throws -> (head: UInt8, payload: [UInt8])? {
+        guard let head = try socket.read(2, deadline: deadline) else { isClosed = true; return nil }
+        var length = Int(head[1] & 0x7F)
+        if length == 126 {
+            guard let ext = try socket.read(2, deadline: deadline) else { isClosed = true; return nil }
+            length = Int(ext[0]) << 8 | Int(ext[1])
+        } else if length == 127 {
+            guard let ext = try socket.read(8, deadline: deadline) else { isClosed = true; return nil }
+            length = ext.reduce(0) { $0 << 8 | Int($1) }
+        }
+        guard let payload = try socket.read(length, deadline: deadline) else { isClosed = true; return nil }
+        return (head[0], payload)
     }
 
     /// The next protocol message, or nil when the server closed the WebSocket.
     func next(timeout: Double = 10) throws -> WireMessage? {
         let deadline = Date().addingTimeInterval(timeout)
         var message: [UInt8] = []
-        while true {
-            guard let head = try socket.read(2, deadline: deadline) else { isClosed = true; return nil }
-            let opcode = head[0] & 0x0F
-            let fin = head[0] & 0x80 != 0
-            var length = Int(head[1] & 0x7F)
-            if length == 126 {
-                guard let ext = try socket.read(2, deadline: deadline) else { isClosed = true; return nil }
-                length = Int(ext[0]) << 8 | Int(ext[1])
-            } else if length == 127 {
-                guard let ext = try socket.read(8, deadline: deadline) else { isClosed = true; return nil }
-                length = ext.reduce(0) { $0 << 8 | Int($1) }
-            }
-            guard let payload = try socket.read(length, deadline: deadline) else { isClosed = true; return nil }
-            switch opcode {
+        while let (head, payload) = try readFrame(deadline: deadline) {
+            let fin = head & 0x80 != 0
+            switch head & 0x0F {
             case 0x8:
                 isClosed = true
                 if payload.count >= 2 { closeCode = UInt16(payload[0]) << 8 | UInt16(payload[1]) }
@@ -110,6 +106,7 @@ final class TestSyncClient {
                 if fin { return try WireFrameDecoder.decode(frame: message) }
             }
         }
+        return nil
     }
 
     /// Reads messages until `match` returns a value (skipping the others), within `timeout`.

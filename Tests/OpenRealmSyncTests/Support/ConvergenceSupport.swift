@@ -16,12 +16,13 @@ extension SyncTestCase {
         return (user, realm)
     }
 
-    /// Suspends `realm`'s session and waits until it is disconnected.
-    nonisolated(nonsending) func goOffline(_ realm: Realm) async throws {
+    /// Waits until `realm`'s session is connected, then suspends it and waits until it
+    /// is disconnected; returns the session.
+    @discardableResult
+    nonisolated(nonsending) func goOffline(_ realm: Realm) async throws -> SyncSession {
         let session = try XCTUnwrap(realm.syncSession)
         try await waitUntil("the session to connect") { session.connectionState == .connected }
-        session.suspend()
-        try await waitUntil("the session to disconnect") { session.connectionState == .disconnected }
+        return try await suspendSession(of: realm)
     }
 
     /// Holds back (or releases) the uploads of `realm`'s file.

@@ -37,6 +37,17 @@ extension SyncTestCase {
         return (user, realm)
     }
 
+    /// The realms of two new users, `a` and `b`, subscribed to every task and team, and
+    /// a task ("Write docs", 10 minutes) that `a` wrote and uploaded.
+    nonisolated(nonsending) func openTwoWithATaskUploadedByA() async throws -> (a: Realm, b: Realm, task: Task) {
+        let (_, a) = try await openAllTasksAndTeams("a")
+        let (_, b) = try await openAllTasksAndTeams("b")
+        let task = Task(value: ["taskName": "Write docs", "progressMinutes": 10])
+        try a.write { a.add(task) }
+        try await a.syncSession!.wait(for: .upload)
+        return (a, b, task)
+    }
+
     nonisolated(nonsending) func writeAsAnotherUser(_ body: @escaping (Realm) -> Void) async throws {
         let (_, realm) = try await openAllTasksAndTeams("writer")
         try realm.write { body(realm) }

@@ -107,6 +107,15 @@ class SyncTestCase: XCTestCase {
             try await _Concurrency.Task.sleep(nanoseconds: 20_000_000)
         }
     }
+
+    /// Suspends `realm`'s session and waits until it has disconnected; returns the session.
+    @discardableResult
+    nonisolated(nonsending) func suspendSession(of realm: Realm) async throws -> SyncSession {
+        let session = try XCTUnwrap(realm.syncSession)
+        session.suspend()
+        try await waitUntil("the session to disconnect") { session.connectionState == .disconnected }
+        return session
+    }
 }
 
 /// The seed's model.
