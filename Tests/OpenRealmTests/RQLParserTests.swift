@@ -399,7 +399,7 @@ final class RQLParserTests: XCTestCase {
         assertFails("name # 5", offset: 5, token: "#")
         assertFails("a & b", offset: 2, token: "&")
         assertFails("a | b", offset: 2, token: "|")
-        assertFails("a == %d", offset: 5, token: "%d")
+        assertFails("a == %s", offset: 5, token: "%s")
         assertFails("name BEGINSWITH[x] 'a'", offset: 16, token: "x")
         assertFails("name ==[c 'a'", offset: 10, token: "'a'")
         assertFails("age BETWEEN {1}", offset: 12, token: nil)

@@ -114,6 +114,18 @@ open class ObjectBase: CustomStringConvertible {
     /// every other property is ignored already; the list is empty.
     open class func ignoredProperties() -> [String] { [] }
 
+    /// The schema of the class as its declarations make it (the same value as an
+    /// instance's `objectSchema` and the realm schema's entry for the class), or nil for
+    /// the roots `Object`, `EmbeddedObject`, `AsymmetricObject` and for `DynamicObject`,
+    /// which declare no model of their own.
+    open class func sharedSchema() -> ObjectSchema? {
+        if self == ObjectBase.self || self == Object.self || self == EmbeddedObject.self
+            || self == AsymmetricObject.self || self == DynamicObject.self {
+            return nil
+        }
+        return _typeInfo.objectSchema
+    }
+
     /// The class's Swift metadata (properties, schema), computed once per class.
     static var _typeInfo: ObjectTypeInfo { ObjectTypeInfo.of(self) }
     final var _typeInfo: ObjectTypeInfo { ObjectTypeInfo.of(type(of: self)) }

@@ -43,3 +43,50 @@ extension PersistableEnum {
         return result
     }
 }
+
+// An enum may be indexed or the primary key when its raw value type may: the index and
+// the key hold the raw values (`object(ofType:forPrimaryKey:)` takes the enum or its raw value).
+
+extension Persisted where Value: PersistableEnum, Value.RawValue: _Indexable {
+    /// An indexed enum property, indexed by its raw values.
+    @inlinable
+    public init(indexed: Bool) {
+        self.init(options: indexed ? .indexed : [])
+    }
+
+    /// An indexed enum property with a default value.
+    @inlinable
+    public init(wrappedValue value: Value, indexed: Bool) {
+        self.init(options: indexed ? .indexed : [])
+        storage = .unmanaged(value)
+    }
+}
+
+extension Persisted where Value: PersistableEnum, Value.RawValue: _PrimaryKey {
+    /// The primary key, of an enum type: objects are found by its raw value.
+    @inlinable
+    public init(primaryKey: Bool) {
+        self.init(options: primaryKey ? .primaryKey : [])
+    }
+
+    /// A primary key of an enum type with a default value.
+    @inlinable
+    public init(wrappedValue value: Value, primaryKey: Bool) {
+        self.init(options: primaryKey ? .primaryKey : [])
+        storage = .unmanaged(value)
+    }
+}
+
+extension Persisted {
+    /// An indexed optional enum property.
+    @inlinable
+    public init<W: PersistableEnum>(indexed: Bool) where Value == W?, W.RawValue: _Indexable {
+        self.init(options: indexed ? .indexed : [])
+    }
+
+    /// An optional primary key of an enum type.
+    @inlinable
+    public init<W: PersistableEnum>(primaryKey: Bool) where Value == W?, W.RawValue: _PrimaryKey {
+        self.init(options: primaryKey ? .primaryKey : [])
+    }
+}

@@ -464,6 +464,12 @@ extension Query where T: _QueryMap {
     public func contains(_ value: T.Value) -> Query<Bool> {
         Query<Bool>(.predicate(.comparison(QueryComparison(.value(Self.constant(value)), .in, .keyPath(values.keyPath)))))
     }
+
+    /// Whether any of the map's values is one of `values` (its keys are not looked at).
+    public func containsAny<S: Sequence>(in values: S) -> Query<Bool> where S.Element == T.Value {
+        Query<Bool>(.predicate(.comparison(QueryComparison(.keyPath(self.values.keyPath), .in,
+                                                           .list(of: values.map { Self.constant($0) }), quantifier: .any))))
+    }
 }
 
 extension Query where T: _QueryMap, T.Value: _Persistable & Comparable {

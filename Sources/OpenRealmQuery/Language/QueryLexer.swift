@@ -83,6 +83,24 @@ internal struct QueryLexer {
         return String(s)
     }
 
+    /// The length of a numeric format specifier at `start` (`%d`, `%lld`, `%f`, ...), or nil.
+    /// Queries written for `NSPredicate` pass numbers with them; like `%@`, each takes the
+    /// next positional argument, which is bound as the value it is.
+    private func numericSpecifierLength(at start: Int) -> Int? {
+        var i = start + 1
+        for modifier in ["hh", "ll", "h", "l", "q", "L"] {
+            let scalars = Array(modifier.unicodeScalars)
+            if scalars.indices.allSatisfy({ start + 1 + $0 < self.scalars.count && self.scalars[start + 1 + $0] == scalars[$0] }) {
+                i += scalars.count
+                break
+            }
+        }
+        guard i < scalars.count, "diufeg".unicodeScalars.contains(scalars[i]) else { return nil }
+        // A word character right after (`%dx`) is not a specifier.
+        if i + 1 < scalars.count, Self.isWordChar(scalars[i + 1]) { return nil }
+        return i + 1 - start
+    }
+
     private static func isDigit(_ c: Unicode.Scalar?) -> Bool {
         guard let c else { return false }
         return c >= "0" && c <= "9"
@@ -162,8 +180,12 @@ internal struct QueryLexer {
         case "%":
             if peek(1) == "@" { pos += 2; return QueryToken(kind: .positionalArgument, offset: start, text: "%@") }
             if peek(1) == "K" { pos += 2; return QueryToken(kind: .keyPathArgument, offset: start, text: "%K") }
+            if let length = numericSpecifierLength(at: start) {
+                pos += length
+                return QueryToken(kind: .positionalArgument, offset: start, text: text(start, pos))
+            }
             let shown = text(start, start + 2)
-            throw error("unexpected '\(shown)' at offset \(start) (arguments are $0, $1, ..., %@ and %K)", at: start)
+            throw error("unexpected '\(shown)' at offset \(start) (arguments are $0, $1, ..., %@, %K and the numeric %d, %i, %u, %f, %g, %e with h, l, ll or q)", at: start)
         case "@":
             pos += 1
             let wordStart = pos
