@@ -36,21 +36,63 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
     /// A top-level object the working set found or created.
     private struct Root {
         let ref: WireObjectRef
-        var cls: StoredClass
         /// Nil once the changeset erased it (and did not create it again).
         var object: Object?
         /// Its clocks, once read or set; nil before.
         var clocks: PropertyClocks?
     }
-    /// The top-level objects found or created in this working set, in that order.
-    private var roots: [Root] = []
-    /// Where each reference's root is in ``roots``.
-    private var rootIndex: [WireObjectRef: Int] = [:]
-    /// The root named last (-1: none yet).
-    private var lastRoot = -1
 
-    /// Per class table, its clock column, once found or added.
+    /// The top-level objects found or created in this working set, in that order, and
+    /// where each reference's is. One value, so that each call reaches it with one
+    /// access (a class's stored properties are each checked for exclusive access).
+    private struct Roots {
+        private(set) var entries: [Root] = []
+        private var index: [WireObjectRef: Int] = [:]
+        /// The root named last (-1: none yet): an instruction names its object several
+        /// times in a row, and comparing is cheaper than hashing.
+        private var last = -1
+        /// The reference looked for last and not found, until it is added: a create
+        /// follows such a miss.
+        private var missed: WireObjectRef?
+
+        init(expecting count: Int) {
+            entries.reserveCapacity(count)
+            index.reserveCapacity(count)
+        }
+
+        /// The place of `ref`'s root in ``entries``, or nil when there is none.
+        mutating func find(_ ref: WireObjectRef) -> Int? {
+            if last >= 0, entries[last].ref == ref { return last }
+            if let missed, missed == ref { return nil }
+            guard let found = index[ref] else {
+                missed = ref
+                return nil
+            }
+            last = found
+            return found
+        }
+
+        /// Adds the root of `ref` (not there yet), the object at (`table`, `key`); returns its place.
+        mutating func add(_ ref: WireObjectRef, table: UInt32, key: UInt64) -> Int {
+            let at = entries.count
+            entries.append(Root(ref: ref, object: Object(table: table, key: key, root: Int32(at)), clocks: nil))
+            index[ref] = at
+            last = at
+            missed = nil
+            return at
+        }
+
+        subscript(at: Int) -> Root {
+            get { entries[at] }
+            _modify { yield &entries[at] }
+        }
+    }
+    private var roots: Roots
+
+    /// Per class table, its clock column, once found or added; and the one used last
+    /// (a changeset's objects are mostly of one class).
     private var clockColumns: [UInt32: StoredProperty] = [:]
+    private var lastClockColumn: (table: UInt32, column: StoredProperty)?
     /// The `__clocks` table of a store written before the clocks moved into the rows,
     /// while it holds rows (looked up on first use; `.some(nil)`: none).
     private var legacyTable: LegacyClockTable??
@@ -62,8 +104,7 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
         self.txn = txn
         cache = txn.unitCache
         // Read as it goes: the request only sizes what it keeps.
-        roots.reserveCapacity(request.instructions.count)
-        rootIndex.reserveCapacity(request.instructions.count)
+        roots = Roots(expecting: request.instructions.count)
     }
 
     package func schema() throws -> SyncSchema {
@@ -77,25 +118,8 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
 
     // MARK: Objects
 
-    /// The place of `ref`'s root in ``roots``, or nil when the working set has none.
-    private func index(of ref: WireObjectRef) -> Int? {
-        if lastRoot >= 0, roots[lastRoot].ref == ref { return lastRoot }
-        guard let found = rootIndex[ref] else { return nil }
-        lastRoot = found
-        return found
-    }
-
-    /// Remembers the top-level object `ref` (found or created); returns its place.
-    private func remember(_ ref: WireObjectRef, _ cls: StoredClass, table: UInt32, key: UInt64) -> Int {
-        let at = roots.count
-        roots.append(Root(ref: ref, cls: cls, object: Object(table: table, key: key, root: Int32(at)), clocks: nil))
-        rootIndex[ref] = at
-        lastRoot = at
-        return at
-    }
-
     package func object(_ ref: WireObjectRef) throws -> Object? {
-        if let known = index(of: ref) { return roots[known].object }
+        if let known = roots.find(ref) { return roots[known].object }
         guard let cls = try txn.schema().topLevelClass(named: ref.className) else { return nil }
         return try root(ref, cls)
     }
@@ -103,7 +127,7 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
     /// The object `ref` of class `cls`, remembered once found: how ``object(_:)`` and the
     /// path walk's owner lookup find top-level objects.
     func root(_ ref: WireObjectRef, _ cls: StoredClass) throws -> Object? {
-        if let known = index(of: ref) { return roots[known].object }
+        if let known = roots.find(ref) { return roots[known].object }
         let key: UInt64
         if let cached = cache.objectKeys[ref] {
             key = cached
@@ -112,7 +136,7 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
             cache.objectKeys[ref] = found
             key = found
         }
-        return roots[remember(ref, cls, table: cls.slot.table, key: key)].object
+        return roots[roots.add(ref, table: cls.slot.table, key: key)].object
     }
 
     package func collectionSize(_ object: Object, _ property: StoredProperty) throws -> Int {
@@ -127,13 +151,12 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
         let key = try txn.createObject(cls, [(primaryKey, ref.primaryKey.value)] + values)
         cache.objectKeys[ref] = key
         let at: Int
-        if let known = index(of: ref) {
+        if let known = roots.find(ref) {
             // Erased earlier in the changeset, and made again.
             at = known
-            roots[at].cls = cls
             roots[at].object = Object(table: cls.slot.table, key: key, root: Int32(at))
         } else {
-            at = remember(ref, cls, table: cls.slot.table, key: key)
+            at = roots.add(ref, table: cls.slot.table, key: key)
         }
         roots[at].clocks = PropertyClocks()
         return roots[at].object!
@@ -230,9 +253,9 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
     // MARK: Clocks
 
     package func clocks(of ref: WireObjectRef) throws -> PropertyClocks {
-        var at = index(of: ref)
+        var at = roots.find(ref)
         if at == nil, let cls = try txn.schema().topLevelClass(named: ref.className), try root(ref, cls) != nil {
-            at = index(of: ref)
+            at = roots.find(ref)
         }
         guard let at else {
             throw StoreError(status: 0, "the owner \(ref) of an embedded object is missing")
@@ -243,7 +266,7 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
             throw StoreError(status: 0, "the owner \(ref) of an embedded object is missing")
         }
         var c = PropertyClocks()
-        if let column = try clockColumn(roots[at].cls, adding: false),
+        if let column = try clockColumn(object.table, ref.className, adding: false),
            case .binary(let bytes) = try txn.get(object.table, object.key, column.slot.column) {
             c = PropertyClocks(decoding: bytes)
         } else if let legacy = try legacyClocks(ref) {
@@ -254,7 +277,7 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
     }
 
     package func setClocks(_ clocks: PropertyClocks, of ref: WireObjectRef) {
-        guard let at = index(of: ref), roots[at].clocks != nil else { return }
+        guard let at = roots.find(ref), roots[at].clocks != nil else { return }
         roots[at].clocks = clocks
     }
 
@@ -264,21 +287,31 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
         if let legacy = legacyTable ?? nil {
             try txn.eraseLegacyClocks(Array(legacyRows.values), in: legacy)
         }
-        for root in roots {
+        for root in roots.entries {
             guard let object = root.object, let stamps = root.clocks else { continue }
             defer { txn.scratch.reset() }
-            try txn.set(object.table, object.key, try clockColumn(root.cls, adding: true)!.slot.column,
+            try txn.set(object.table, object.key, try clockColumn(object.table, root.ref.className, adding: true)!.slot.column,
                         try txn.storable(.binary(stamps.encoded())))
         }
     }
 
-    /// The clock column of `cls`; when the class has none, nil, or (`adding`) a new one.
-    private func clockColumn(_ cls: StoredClass, adding: Bool) throws -> StoredProperty? {
-        if let known = clockColumns[cls.slot.table] { return known }
+    /// The clock column of the class `className` (stored in `table`); when the class has
+    /// none, nil, or (`adding`) a new one.
+    private func clockColumn(_ table: UInt32, _ className: String, adding: Bool) throws -> StoredProperty? {
+        if let known = lastClockColumn, known.table == table { return known.column }
+        if let known = clockColumns[table] {
+            lastClockColumn = (table, known)
+            return known
+        }
         // The class as the schema has it now: the changeset may have added its column.
-        let current = try txn.schema().storedClass(named: cls.name) ?? cls
+        guard let current = try txn.schema().storedClass(named: className) else {
+            throw StoreError(status: 0, "no class '\(className)' for the clocks of its objects")
+        }
         let column = adding ? try txn.addHiddenColumn(.clocks, to: current) : current.hiddenColumn(.clocks)
-        if let column { clockColumns[cls.slot.table] = column }
+        if let column {
+            clockColumns[table] = column
+            lastClockColumn = (table, column)
+        }
         return column
     }
 
