@@ -81,10 +81,13 @@ final class AsyncGateTests: XCTestCase {
             while gate.waiting < i + 1 { await Task.yield() }
         }
         XCTAssertEqual(gate.running, 2)
-        gate.leave()
+        // One place freed: the waiters go through it one at a time (each leaving admits
+        // the next), so the order they run in is the order they were admitted in.
         gate.leave()
         for waiter in waiters { await waiter.value }
         XCTAssertEqual(order.values, [0, 1, 2, 3])
+        XCTAssertEqual(gate.running, 1)
+        gate.leave()
         XCTAssertEqual(gate.running, 0)
         XCTAssertEqual(gate.peakRunning, 2)
     }

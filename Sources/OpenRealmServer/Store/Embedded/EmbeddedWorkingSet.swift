@@ -8,10 +8,11 @@ import OpenRealmWire
 ///
 /// - Objects: a handle is the object's table and key (and, for a top-level object, its
 ///   place among the working set's roots). Top-level objects are remembered by
-///   reference for the changeset (found through the transaction's key cache,
-///   ``StoreUnitCache/objectKeys``, or looked up once), so a changeset's instructions on
-///   one object look it up once; the root named last is checked before any hashing, as
-///   an instruction names one object several times in a row.
+///   reference for the changeset, looked up once, so a changeset's instructions on one
+///   object look it up once; the root named last is checked before any hashing, as an
+///   instruction names one object several times in a row. The transaction's key cache
+///   (``StoreUnitCache/objectKeys``, for the view's reads) is neither read nor filled
+///   here: each new object's entry cost an upload more than the lookups it saved.
 /// - Clocks: an object's clocks live in its own row, in its class's hidden column
 ///   ``HiddenColumn/clocks``, and go with the row when the object is erased. Each object's
 ///   are read once, kept with its root, and written back into the row by ``finish()``. A
@@ -30,8 +31,6 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
 
     /// The integrating transaction (the path walk reads links through it too).
     let txn: StoreTransaction
-    /// The transaction's cache, fetched once.
-    private let cache: StoreUnitCache
 
     /// A top-level object the working set found or created.
     private struct Root {
@@ -102,7 +101,6 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
 
     init(_ txn: StoreTransaction, expecting request: WorkingSetRequest) {
         self.txn = txn
-        cache = txn.unitCache
         // Read as it goes: the request only sizes what it keeps.
         roots = Roots(expecting: request.instructions.count)
     }
@@ -128,14 +126,7 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
     /// path walk's owner lookup find top-level objects.
     func root(_ ref: WireObjectRef, _ cls: StoredClass) throws -> Object? {
         if let known = roots.find(ref) { return roots[known].object }
-        let key: UInt64
-        if let cached = cache.objectKeys[ref] {
-            key = cached
-        } else {
-            guard let found = try txn.findObject(cls, ref.primaryKey) else { return nil }
-            cache.objectKeys[ref] = found
-            key = found
-        }
+        guard let key = try txn.findObject(cls, ref.primaryKey) else { return nil }
         return roots[roots.add(ref, table: cls.slot.table, key: key)].object
     }
 
@@ -149,7 +140,6 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
         }
         defer { txn.scratch.reset() }
         let key = try txn.createObject(cls, [(primaryKey, ref.primaryKey.value)] + values)
-        cache.objectKeys[ref] = key
         let at: Int
         if let known = roots.find(ref) {
             // Erased earlier in the changeset, and made again.
