@@ -33,7 +33,13 @@ enum EmbeddedPaths {
     ///   without its index or key, a step of the wrong kind).
     static func resolve<Objects: ObjectWorkingSet>(_ path: WireObjectPath, in objects: Objects) throws
         -> (StoredClass, Objects.Object?) {
-        let root = try topLevelClass(try objects.schema(), path.root.className)
+        try resolve(path, from: try topLevelClass(try objects.schema(), path.root.className), in: objects)
+    }
+
+    /// The class and object `path` names in `objects`, its root class `root` already
+    /// found (``topLevelClass(_:_:)``); as ``resolve(_:in:)``.
+    static func resolve<Objects: ObjectWorkingSet>(_ path: WireObjectPath, from root: StoredClass, in objects: Objects) throws
+        -> (StoredClass, Objects.Object?) {
         do {
             return try objects.resolve(path, from: root)
         } catch let misfit as ObjectPathMisfit {

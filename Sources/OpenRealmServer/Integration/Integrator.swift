@@ -36,6 +36,10 @@ struct Integrator<Objects: ObjectWorkingSet> {
     /// The objects whose partition field the server stamped (the origin learns the value
     /// by a download).
     private(set) var stamped: [WireObjectRef] = []
+    /// The top-level class looked up last: a changeset's instructions come in runs of one
+    /// class, and comparing its name is cheaper than hashing it. Forgotten when the
+    /// schema changes.
+    private var lastClass: StoredClass?
 
     init(objects: Objects, developmentMode: Bool, stamp: WriteStamp) {
         self.objects = objects
@@ -68,6 +72,7 @@ struct Integrator<Objects: ObjectWorkingSet> {
     private mutating func apply(_ instruction: WireInstruction) throws -> WireInstruction? {
         switch instruction {
         case .addClass, .addProperty:
+            lastClass = nil
             try objects.applySchema(instruction, allowingChanges: developmentMode)
             return instruction
         case .createObject(let className, let pk, var values):
@@ -80,7 +85,7 @@ struct Integrator<Objects: ObjectWorkingSet> {
             }
             var props: [(StoredProperty, WireValue)] = []
             for v in values { props.append((try singleProperty(cls, v.name), v.value)) }
-            if let object = try objects.object(ref) {
+            if let object = try EmbeddedPaths.resolve(WireObjectPath(ref), from: cls, in: objects).1 {
                 var clock = try objects.clocks(of: ref)
                 var kept: [WirePropertyValue] = []
                 for (prop, value) in props where !prop.isPrimaryKey {
@@ -105,6 +110,7 @@ struct Integrator<Objects: ObjectWorkingSet> {
                 // A class without the partition property: the object's partition is kept
                 // out of band, and never sent to clients.
                 try objects.setHiddenPartition(object, cls, partition.storedValue)
+                lastClass = nil
             }
             objects.setClocks(clock, of: ref)
             return .createObject(className: className, primaryKey: pk, values: values)
@@ -227,14 +233,17 @@ struct Integrator<Objects: ObjectWorkingSet> {
         }
     }
 
-    private func syncedClass(_ name: String) throws -> StoredClass {
-        try EmbeddedPaths.topLevelClass(try objects.schema(), name)
+    private mutating func syncedClass(_ name: String) throws -> StoredClass {
+        if let last = lastClass, last.name == name { return last }
+        let cls = try EmbeddedPaths.topLevelClass(try objects.schema(), name)
+        lastClass = cls
+        return cls
     }
 
     /// The class and object a path names; the object is nil when it does not exist
     /// (erased, or a list position or key that is gone: the instruction loses).
-    private func target(_ path: WireObjectPath) throws -> (StoredClass, Objects.Object?) {
-        try EmbeddedPaths.resolve(path, in: objects)
+    private mutating func target(_ path: WireObjectPath) throws -> (StoredClass, Objects.Object?) {
+        try EmbeddedPaths.resolve(path, from: try syncedClass(path.root.className), in: objects)
     }
 
     /// The name under which the owner's clocks keep the stamp of `property` of the
@@ -257,7 +266,7 @@ struct Integrator<Objects: ObjectWorkingSet> {
         return prop
     }
 
-    private func collection(_ path: WireObjectPath, _ name: String) throws -> (Objects.Object, StoredProperty)? {
+    private mutating func collection(_ path: WireObjectPath, _ name: String) throws -> (Objects.Object, StoredProperty)? {
         let (cls, object) = try target(path)
         guard let object else { return nil }
         guard let prop = cls.column(named: name) else {

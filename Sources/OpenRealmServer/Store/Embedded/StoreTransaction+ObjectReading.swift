@@ -8,14 +8,21 @@ import OpenRealmWire
 extension StoreTransaction: ObjectReading {
     package func existing(_ refs: [WireObjectRef]) throws -> Set<WireObjectRef> {
         let schema = try schema()
+        let known = unitCache.objectKeys
         var out: Set<WireObjectRef> = []
         out.reserveCapacity(refs.count)
         // Runs of one class are the rule (a changeset's objects): look the class up per run.
         var last: StoredClass?
         for ref in refs {
             if last?.name != ref.className { last = schema.storedClass(named: ref.className) }
-            guard let cls = last, try key(of: ref, cls) != nil else { continue }
-            out.insert(ref)
+            guard let cls = last else { continue }
+            // Whether it exists, not its key: nothing is remembered (the objects of an
+            // upload's changeset are rarely read again in its transaction).
+            if !known.isEmpty, known[ref] != nil {
+                out.insert(ref)
+            } else if try findObject(cls, ref.primaryKey) != nil {
+                out.insert(ref)
+            }
         }
         return out
     }
