@@ -105,14 +105,13 @@ struct Integrator<Objects: ObjectWorkingSet> {
                 initial.append((prop, value))
                 clock[prop.name] = stamp
             }
-            let object = try objects.create(ref, cls, initial)
+            let object = try objects.create(ref, cls, initial, clocks: clock)
             if let partition, cls.column(named: partition.field) == nil {
                 // A class without the partition property: the object's partition is kept
                 // out of band, and never sent to clients.
                 try objects.setHiddenPartition(object, cls, partition.storedValue)
                 lastClass = nil
             }
-            objects.setClocks(clock, of: ref)
             return .createObject(className: className, primaryKey: pk, values: values)
         case .eraseObject(let path):
             guard let object = try target(path).1 else { return nil }

@@ -60,6 +60,12 @@ package protocol ObjectWorkingSet: SchemaReading {
     /// that is not stored is stored as null, here and in every write below.
     func create(_ ref: WireObjectRef, _ cls: StoredClass, _ values: [(StoredProperty, WireValue)]) throws -> Object
 
+    /// Creates the object as ``create(_:_:_:)`` does, with `clocks` as its clocks (as
+    /// ``setClocks(_:of:)`` right after would): a store that keeps them with the object
+    /// writes both at once.
+    func create(_ ref: WireObjectRef, _ cls: StoredClass, _ values: [(StoredProperty, WireValue)],
+                clocks: PropertyClocks) throws -> Object
+
     /// Sets the single value `property` of `object`.
     func set(_ object: Object, _ property: StoredProperty, _ value: WireValue) throws
 
@@ -164,4 +170,13 @@ package protocol ObjectWriting: ObjectReading {
     /// working set: the engine, holding units as existentials (``AppLockedUnit``), makes
     /// one dynamic call per changeset here rather than one per instruction.
     func integrate(_ instructions: [WireInstruction], _ settings: IntegrationSettings) throws -> IntegratedInstructions
+}
+
+extension ObjectWorkingSet {
+    package func create(_ ref: WireObjectRef, _ cls: StoredClass, _ values: [(StoredProperty, WireValue)],
+                        clocks: PropertyClocks) throws -> Object {
+        let object = try create(ref, cls, values)
+        setClocks(clocks, of: ref)
+        return object
+    }
 }

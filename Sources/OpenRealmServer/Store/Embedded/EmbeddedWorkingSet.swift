@@ -15,7 +15,8 @@ import OpenRealmWire
 ///   here: each new object's entry cost an upload more than the lookups it saved.
 /// - Clocks: an object's clocks live in its own row, in its class's hidden column
 ///   ``HiddenColumn/clocks``, and go with the row when the object is erased. Each object's
-///   are read once, kept with its root, and written back into the row by ``finish()``. A
+///   are read once, kept with its root, and written back into the row by ``finish()``
+///   when they changed; a new object's are written with its row when it is created. A
 ///   store written before the clocks moved into the rows has them in the `__clocks` table
 ///   (``LegacyClockTable``): read there when the row has none, moved into the row and
 ///   the table's row erased by ``finish()``.
@@ -39,6 +40,9 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
         var object: Object?
         /// Its clocks, once read or set; nil before.
         var clocks: PropertyClocks?
+        /// Whether the row holds ``clocks`` as they are: read from it, or written with it
+        /// when the object was created, and not changed since. ``finish()`` writes the others.
+        var clocksInRow = false
     }
 
     /// The top-level objects found or created in this working set, in that order, and
@@ -74,7 +78,7 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
         /// Adds the root of `ref` (not there yet), the object at (`table`, `key`); returns its place.
         mutating func add(_ ref: WireObjectRef, table: UInt32, key: UInt64) -> Int {
             let at = entries.count
-            entries.append(Root(ref: ref, object: Object(table: table, key: key, root: Int32(at)), clocks: nil))
+            entries.append(Root(ref: ref, object: Object(table: table, key: key, root: Int32(at)), clocks: nil, clocksInRow: false))
             index[ref] = at
             last = at
             missed = nil
@@ -135,11 +139,30 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
     }
 
     package func create(_ ref: WireObjectRef, _ cls: StoredClass, _ values: [(StoredProperty, WireValue)]) throws -> Object {
+        try create(ref, cls, values, clocks: nil)
+    }
+
+    /// Creates the object with its clocks in its row: one row write, where creating it
+    /// and writing its clocks by ``finish()`` would be two.
+    package func create(_ ref: WireObjectRef, _ cls: StoredClass, _ values: [(StoredProperty, WireValue)],
+                        clocks: PropertyClocks) throws -> Object {
+        try create(ref, cls, values, clocks: .some(clocks))
+    }
+
+    private func create(_ ref: WireObjectRef, _ cls: StoredClass, _ values: [(StoredProperty, WireValue)],
+                        clocks: PropertyClocks?) throws -> Object {
         guard let primaryKey = cls.primaryKey else {
             throw StoreError(status: 0, "class '\(cls.name)' has no primary key")
         }
         defer { txn.scratch.reset() }
-        let key = try txn.createObject(cls, [(primaryKey, ref.primaryKey.value)] + values)
+        var row: [(StoredProperty, WireValue)] = []
+        row.reserveCapacity(values.count + 2)
+        row.append((primaryKey, ref.primaryKey.value))
+        row.append(contentsOf: values)
+        if let clocks {
+            row.append((try clockColumn(cls.slot.table, cls.name, adding: true)!, .binary(clocks.encoded())))
+        }
+        let key = try txn.createObject(cls, row)
         let at: Int
         if let known = roots.find(ref) {
             // Erased earlier in the changeset, and made again.
@@ -148,7 +171,8 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
         } else {
             at = roots.add(ref, table: cls.slot.table, key: key)
         }
-        roots[at].clocks = PropertyClocks()
+        roots[at].clocks = clocks ?? PropertyClocks()
+        roots[at].clocksInRow = clocks != nil
         return roots[at].object!
     }
 
@@ -172,6 +196,7 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
         try txn.erase(object.table, object.key)
         roots[at].object = nil
         roots[at].clocks = PropertyClocks()
+        roots[at].clocksInRow = false
     }
 
     package func setHiddenPartition(_ object: Object, _ cls: StoredClass, _ partition: String) throws {
@@ -256,28 +281,32 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
             throw StoreError(status: 0, "the owner \(ref) of an embedded object is missing")
         }
         var c = PropertyClocks()
+        var inRow = false
         if let column = try clockColumn(object.table, ref.className, adding: false),
            case .binary(let bytes) = try txn.get(object.table, object.key, column.slot.column) {
             c = PropertyClocks(decoding: bytes)
+            inRow = true
         } else if let legacy = try legacyClocks(ref) {
             c = legacy
         }
         roots[at].clocks = c
+        roots[at].clocksInRow = inRow
         return c
     }
 
     package func setClocks(_ clocks: PropertyClocks, of ref: WireObjectRef) {
         guard let at = roots.find(ref), roots[at].clocks != nil else { return }
         roots[at].clocks = clocks
+        roots[at].clocksInRow = false
     }
 
-    /// Writes back the clocks read or changed by the changeset, each into its object's
-    /// row, and erases the old `__clocks` rows read.
+    /// Writes back the clocks the changeset changed, or read from anywhere but the
+    /// object's row, each into its object's row, and erases the old `__clocks` rows read.
     package func finish() throws {
         if let legacy = legacyTable ?? nil {
             try txn.eraseLegacyClocks(Array(legacyRows.values), in: legacy)
         }
-        for root in roots.entries {
+        for root in roots.entries where !root.clocksInRow {
             guard let object = root.object, let stamps = root.clocks else { continue }
             defer { txn.scratch.reset() }
             try txn.set(object.table, object.key, try clockColumn(object.table, root.ref.className, adding: true)!.slot.column,
