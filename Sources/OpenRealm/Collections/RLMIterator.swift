@@ -70,7 +70,8 @@ extension CollectionLocation {
     /// The iterator of a managed list or set: by key for non-embedded objects, else by
     /// the values read now.
     func snapshotIterator<Element: RealmCollectionValue>(of _: Element.Type, values: () -> [Element]) -> RLMIterator<Element> {
-        if Element.self is ObjectBase.Type, !Element._orIsEmbedded {
+        // Dynamic objects have no model class to make accessors of: read by value.
+        if Element.self is ObjectBase.Type, !Element._orIsEmbedded, Element.self != DynamicObject.self {
             return RLMIterator(realm: realm, keys: linkKeys(), epoch: epoch)
         }
         return RLMIterator(values: values())

@@ -34,14 +34,16 @@ final class ResultsRegistration<Element: RealmCollectionValue>: IndexedCollectio
 
     override func deliverChange(_ context: ChangeContext) {
         let core = observed.core
-        guard let bound = core.bound else {
+        guard let table = core.table else {
             // The class is not stored (yet): there is nothing to report.
             setKeys([])
             return
         }
         let summary = context.summary
-        let table = bound.table
-        let queryColumns = Set(plan.properties.compactMap { name in bound.info.index(ofProperty: name).map { bound.columns[$0] } })
+        let bound = core.bound
+        let queryColumns = Set(plan.properties.compactMap { name in
+            bound.flatMap { bound in bound.info.index(ofProperty: name).map { bound.columns[$0] } }
+        })
         let modified = filter.map { $0.modified(context) } ?? context.deepModified(table: table)
         let changes: IndexChanges
         if summary.schemaChanged || (plan.rerun == .anyChange && summary.touchesObjects) {

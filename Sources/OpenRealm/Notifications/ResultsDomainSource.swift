@@ -64,13 +64,15 @@ extension ResultsCore {
     /// cannot be named there.
     func rebound(to other: Realm) -> ResultsCore? {
         // Domains are read through the realm that evaluates them, so the same closure serves.
-        let core = ResultsCore(realm: other, type: type, domain: domain, query: query)
+        let core = ResultsCore(realm: other, type: type, dynamicClassName: dynamicClassName, domain: domain, query: query)
         core.domainSource = domainSource
         return core
     }
 
     /// How notifications find the new keys of these results after a change.
     var evaluationPlan: ResultsEvaluationPlan {
+        // Dynamic results have no model class to tell which properties the query reads.
+        if dynamicClassName != nil { return ResultsEvaluationPlan(rerun: .anyChange, inKeyOrder: false, incremental: false, properties: []) }
         let info = ObjectTypeInfo.of(type)
         let local = QueryLocality.isLocal(query, info)
         let sorted = query.descriptors.contains { if case .sort = $0 { return true } else { return false } }

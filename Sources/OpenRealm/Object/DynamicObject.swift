@@ -2,7 +2,9 @@ import Foundation
 import ORCore
 
 /// An object read and written by property name through the stored schema, without a
-/// model class: what migrations work with.
+/// model class: what migrations work with, and what `realm.dynamicObjects(_:)` hands out.
+/// Properties read as `object["name"]` or, as members, `object.name`.
+@dynamicMemberLookup
 public final class DynamicObject: Object {
     var _dynamicEntry: StoredSchema.ClassEntry!
     var _dynamicReadOnly = false
@@ -63,6 +65,26 @@ public final class DynamicObject: Object {
         guard let entry = _dynamicEntry else { return "DynamicObject(unbound)" }
         let fields = entry.properties.map(_dynamicName).map { "\($0) = \(self[$0].map { "\($0)" } ?? "nil")" }
         return "\(entry.name) {\n" + fields.map { "    \($0);" }.joined(separator: "\n") + "\n}"
+    }
+
+    /// The value of a property by name, as a member: `dog.name` is `dog["name"]`.
+    public subscript(dynamicMember member: String) -> Any? {
+        get { self[member] }
+        set { self[member] = newValue }
+    }
+
+    /// The value of a property by name (the key-value coding fallback the SDK's dynamic
+    /// objects answer): `self[key]`.
+    public func value(forUndefinedKey key: String) -> Any? { self[key] }
+
+    /// Sets a property by name: `self[key] = value`.
+    public func setValue(_ value: Any?, forUndefinedKey key: String) { self[key] = value }
+
+    /// This object in `realm` (another version of its file), or nil when it is not there.
+    func _dynamicRebound(to realm: Realm) -> DynamicObject? {
+        guard let entry = _dynamicEntry, let there = realm._coordinator.storedSchema(realm.txn)[entry.name],
+              orc_obj_exists(realm.txn, there.table, _key) else { return nil }
+        return DynamicObject(realm: realm, entry: there, key: _key, readOnly: _dynamicReadOnly, modelNames: _dynamicUsesModelNames)
     }
 
     /// The value of a property by name: scalars as Swift values, links as `DynamicObject`,
@@ -205,4 +227,74 @@ enum DynamicValues {
 
 extension ObjectBase {
     var _dynamicTable: UInt32? { (self as? DynamicObject)?._dynamicEntry?.table }
+}
+
+// MARK: Links and collections of dynamic objects
+
+extension DynamicObject {
+    /// A link read as a `DynamicObject` of the class it points to (in `List<DynamicObject>`,
+    /// `MutableSet<DynamicObject>`, `Map<String, DynamicObject?>`).
+    static func _decodeLink(_ value: orc_value, _ realm: Realm) -> DynamicObject {
+        guard let entry = realm._coordinator.storedSchema(realm.txn)[table: value.link.table] else {
+            preconditionFailure("A link points to table \(value.link.table), which the realm's schema does not have.")
+        }
+        return DynamicObject(realm: realm, entry: entry, key: value.link.key, readOnly: false, modelNames: true)
+    }
+
+    /// A link to this object: it must be managed by the realm written to.
+    func _encodeLink(_ context: _ORWriteContext) throws -> orc_value {
+        guard let entry = _dynamicEntry, let realm = _realm, let target = context.realm, realm._coordinator === target._coordinator else {
+            throw RealmError(.invalidValue, "A DynamicObject can be linked to only by objects of its own realm.")
+        }
+        return .link(entry.table, _key)
+    }
+}
+
+extension Object {
+    /// The list property `propertyName` of this managed object, its objects read as
+    /// `DynamicObject`s.
+    ///
+    /// Stops when the object is unmanaged or has no list of objects of that name.
+    public func dynamicList(_ propertyName: String) -> List<DynamicObject> {
+        let (owner, index) = _dynamicCollection(propertyName, ORC_COLL_LIST, "list")
+        return List<DynamicObject>(managed: owner, index: index)
+    }
+
+    /// The set property `propertyName` of this managed object, its objects read as
+    /// `DynamicObject`s.
+    public func dynamicMutableSet(_ propertyName: String) -> MutableSet<DynamicObject> {
+        let (owner, index) = _dynamicCollection(propertyName, ORC_COLL_SET, "set")
+        return MutableSet<DynamicObject>(managed: owner, index: index)
+    }
+
+    /// The map property `propertyName` of this managed object, its objects read as
+    /// `DynamicObject`s.
+    public func dynamicMap<Key: _MapKey>(_ propertyName: String) -> Map<Key, DynamicObject?> {
+        let (owner, index) = _dynamicCollection(propertyName, ORC_COLL_DICT, "map")
+        return Map<Key, DynamicObject?>(managed: owner, index: index)
+    }
+
+    /// The accessor that owns the collection `propertyName` (a model accessor of this
+    /// object's row) and the property's index in its class: what managed collections
+    /// are made of. A `DynamicObject` of a class with no model class in this process has
+    /// none.
+    private func _dynamicCollection(_ propertyName: String, _ kind: orc_collection, _ what: String) -> (ObjectBase, Int) {
+        guard let realm = _realm else {
+            preconditionFailure("'\(propertyName)' of an unmanaged object cannot be read as a \(what) of DynamicObjects: add the object to a realm first.")
+        }
+        _requireNotStale()
+        var owner: ObjectBase = self
+        if let dynamic = self as? DynamicObject {
+            guard let entry = dynamic._dynamicEntry, let bound = realm._coordinator.binding(table: entry.table) else {
+                preconditionFailure("'\(propertyName)' of a '\(dynamic._dynamicEntry?.name ?? "?")' cannot be read as a \(what): the class has no model class in this process; read dynamicObject[\"\(propertyName)\"] instead.")
+            }
+            owner = realm._accessor(bound, _key)
+        }
+        guard let bound = owner._bound, let index = bound.info.index(ofProperty: propertyName),
+              bound.info.properties[index].descriptor.collection == kind,
+              bound.info.properties[index].descriptor.type == ORC_TYPE_LINK else {
+            preconditionFailure("Property '\(propertyName)' of '\(owner._bound?.className ?? "?")' is not a \(what) of objects.")
+        }
+        return (owner, index)
+    }
 }

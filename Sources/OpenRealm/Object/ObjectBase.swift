@@ -1,4 +1,5 @@
 import Foundation
+import ORCore
 
 /// The root of every model class: `Object`, `EmbeddedObject` and `AsymmetricObject`.
 ///
@@ -50,8 +51,9 @@ open class ObjectBase: CustomStringConvertible {
     public var isInvalidated: Bool {
         guard let realm = _realm else { return false }
         if _isStale { return true }
-        guard let bound = _bound else { return false }
-        return !realm._objectExists(bound, _key)
+        if let bound = _bound { return !realm._objectExists(bound, _key) }
+        guard let table = _dynamicTable else { return false }
+        return !orc_obj_exists(realm.txn, table, _key)
     }
 
     /// Whether the object's realm was invalidated since the object was read.
@@ -72,7 +74,12 @@ open class ObjectBase: CustomStringConvertible {
     public var isFrozen: Bool { _realm?.isFrozen ?? false }
 
     /// The schema of this object's class.
-    public var objectSchema: ObjectSchema { Self._typeInfo.objectSchema }
+    public var objectSchema: ObjectSchema {
+        if let dynamic = self as? DynamicObject, let name = dynamic._dynamicEntry?.name, let schema = _realm?.schema[name] {
+            return schema
+        }
+        return Self._typeInfo.objectSchema
+    }
 
     /// The class name stored in the realm: `_realmObjectName()` when a class overrides
     /// it, else the Swift class name without its module.
@@ -167,8 +174,9 @@ open class ObjectBase: CustomStringConvertible {
     public func isSameObject(as object: ObjectBase?) -> Bool {
         guard let object else { return false }
         if self === object { return true }
-        guard let a = _bound, let b = object._bound, let ra = _realm, let rb = object._realm else { return false }
-        return _key == object._key && a.table == b.table && ra._coordinator === rb._coordinator
+        guard let a = _bound?.table ?? _dynamicTable, let b = object._bound?.table ?? object._dynamicTable,
+              let ra = _realm, let rb = object._realm else { return false }
+        return _key == object._key && a == b && ra._coordinator === rb._coordinator
     }
 }
 
@@ -178,8 +186,8 @@ extension ObjectBase: Equatable, Hashable {
     public static func == (lhs: ObjectBase, rhs: ObjectBase) -> Bool { lhs.isSameObject(as: rhs) }
 
     public func hash(into hasher: inout Hasher) {
-        if let bound = _bound, _realm != nil {
-            hasher.combine(bound.table)
+        if let table = _bound?.table ?? _dynamicTable, _realm != nil {
+            hasher.combine(table)
             hasher.combine(_key)
         } else {
             hasher.combine(ObjectIdentifier(self))

@@ -16,10 +16,12 @@ extension ObjectBase: _OptionalPersistable {
         guard value.type == ORC_TYPE_LINK, let realm else {
             preconditionFailure("A link was read without its realm.")
         }
+        if Self.self == DynamicObject.self { return DynamicObject._decodeLink(value, realm) as! Self }
         return realm._accessor(Self.self, table: value.link.table, key: value.link.key)
     }
 
     public func _orEncode(_ context: _ORWriteContext) throws -> orc_value {
+        if let dynamic = self as? DynamicObject, dynamic._realm != nil { return try dynamic._encodeLink(context) }
         guard let realm = context.realm else {
             throw RealmError(.invalidValue, "Cannot store a link to '\(_typeInfo.className)' outside a realm.")
         }

@@ -45,6 +45,11 @@ extension Realm {
 extension ObjectBase {
     /// A frozen copy of this managed object (the object itself when already frozen).
     public func freeze() -> Self {
+        if let dynamic = self as? DynamicObject, let realm = _realm {
+            if realm.isFrozen { return self }
+            guard let frozen = dynamic._dynamicRebound(to: realm.freeze()) else { preconditionFailure("Object has been deleted or invalidated.") }
+            return frozen as! Self
+        }
         guard let realm = _realm, let bound = _bound else {
             preconditionFailure("Unmanaged objects cannot be frozen.")
         }
@@ -54,6 +59,10 @@ extension ObjectBase {
 
     /// A live copy of a frozen object, or nil when it was deleted since.
     public func thaw() -> Self? {
+        if let dynamic = self as? DynamicObject, let realm = _realm {
+            guard realm.isFrozen else { return self }
+            return dynamic._dynamicRebound(to: realm.thaw()) as? Self
+        }
         guard let realm = _realm, let bound = _bound else { return self }
         guard realm.isFrozen else { return self }
         let live = realm.thaw()
@@ -68,13 +77,15 @@ extension Results {
         if core.realm.isFrozen { return self }
         let keys = core.keys
         let frozen = core.realm.freeze()
-        return Results(core: ResultsCore(realm: frozen, type: core.type, domain: core.domain, query: core.query, frozenKeys: keys))
+        return Results(core: ResultsCore(realm: frozen, type: core.type, dynamicClassName: core.dynamicClassName, domain: core.domain,
+                                         query: core.query, frozenKeys: keys))
     }
 
     /// Live results of the same query in a live realm on the current thread.
     public func thaw() -> Results<Element>? {
         guard core.realm.isFrozen else { return self }
-        return Results(core: ResultsCore(realm: core.realm.thaw(), type: core.type, domain: core.domain, query: core.query))
+        return Results(core: ResultsCore(realm: core.realm.thaw(), type: core.type, dynamicClassName: core.dynamicClassName,
+                                         domain: core.domain, query: core.query))
     }
 }
 
@@ -165,6 +176,8 @@ public struct ThreadConfinedPayload: @unchecked Sendable {
     let key: UInt64?
     let query: ParsedQuery?
     var domain: ResultsDomain? = nil
+    /// The class of dynamic results or of a `DynamicObject`, by name.
+    var dynamicClassName: String? = nil
 }
 
 /// Types that belong to one thread and can be handed over with `ThreadSafeReference`.
@@ -178,9 +191,15 @@ public protocol ThreadConfined {
 extension Object: ThreadConfined {
     public var _threadConfinedPayload: ThreadConfinedPayload {
         precondition(_realm != nil, "Only managed objects can be passed with a ThreadSafeReference.")
-        return ThreadConfinedPayload(type: type(of: self), key: _key, query: nil)
+        return ThreadConfinedPayload(type: type(of: self), key: _key, query: nil,
+                                     dynamicClassName: (self as? DynamicObject)?._dynamicEntry?.name)
     }
     public static func _resolve(_ payload: ThreadConfinedPayload, in realm: Realm) -> Self? {
+        if let name = payload.dynamicClassName {
+            guard let key = payload.key, let entry = realm._coordinator.storedSchema(realm.txn)[name],
+                  orc_obj_exists(realm.txn, entry.table, key) else { return nil }
+            return DynamicObject(realm: realm, entry: entry, key: key, readOnly: false, modelNames: true) as? Self
+        }
         guard let key = payload.key, let bound = realm._bindOrNil(payload.type), orc_obj_exists(realm.txn, bound.table, key) else { return nil }
         return realm._accessor(bound, key) as? Self
     }
@@ -188,11 +207,12 @@ extension Object: ThreadConfined {
 
 extension Results: ThreadConfined {
     public var _threadConfinedPayload: ThreadConfinedPayload {
-        ThreadConfinedPayload(type: core.type, key: nil, query: core.query, domain: core.domain)
+        ThreadConfinedPayload(type: core.type, key: nil, query: core.query, domain: core.domain, dynamicClassName: core.dynamicClassName)
     }
     public static func _resolve(_ payload: ThreadConfinedPayload, in realm: Realm) -> Results<Element>? {
         guard let query = payload.query else { return nil }
-        return Results(core: ResultsCore(realm: realm, type: payload.type, domain: payload.domain, query: query))
+        return Results(core: ResultsCore(realm: realm, type: payload.type, dynamicClassName: payload.dynamicClassName,
+                                         domain: payload.domain, query: query))
     }
 }
 

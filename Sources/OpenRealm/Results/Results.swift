@@ -46,8 +46,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     }
 
     func object(forKey key: UInt64) -> Element {
-        guard let bound = core.bound else { preconditionFailure("Class '\(core.className)' is not in the realm.") }
-        return core.realm._accessor(bound, key) as! Element
+        core.object(forKey: key) as! Element
     }
 
     public var first: Element? {
@@ -77,7 +76,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     /// The position of an object, or nil (also for an object of another realm file).
     public func index(of object: Element) -> Int? {
         guard let object = object as? ObjectBase, let realm = object._realm, realm._coordinator === core.realm._coordinator,
-              object._bound?.table == core.bound?.table else { return nil }
+              (object._dynamicTable ?? object._bound?.table) == core.table else { return nil }
         core.requireNotStale()
         return core.keys.firstIndex(of: object._key)
     }
@@ -356,7 +355,7 @@ struct _ResultsCursor {
             return recycled.unsafelyUnwrapped
         }
         if bound == nil { bound = core.bound }
-        guard let bound else { preconditionFailure("Class '\(core.className)' is not in the realm.") }
+        guard let bound else { return core.object(forKey: key) }
         let object = core.realm._accessor(bound, key)
         if bound.info.recyclesAccessors { recycled = object }
         return object

@@ -33,11 +33,17 @@ package final class ResultsCore {
     /// invalidates them for good, as it does accessors.
     let epoch: UInt32
 
-    init(realm: Realm, type: ObjectBase.Type, domain: ResultsDomain?, query: ParsedQuery, frozenKeys: [UInt64]? = nil) {
+    /// The class's name when the results are of `DynamicObject`s (`realm.dynamicObjects(_:)`):
+    /// the class is named rather than a Swift type, and objects are read by property name.
+    let dynamicClassName: String?
+
+    init(realm: Realm, type: ObjectBase.Type, dynamicClassName: String? = nil, domain: ResultsDomain?, query: ParsedQuery,
+         frozenKeys: [UInt64]? = nil) {
         epoch = realm.state.invalidations
         self.realm = realm
         self.type = type
-        className = ObjectTypeInfo.className(of: type)
+        self.dynamicClassName = dynamicClassName
+        className = dynamicClassName ?? ObjectTypeInfo.className(of: type)
         self.domain = domain
         self.query = query
         self.frozenKeys = frozenKeys
@@ -45,7 +51,27 @@ package final class ResultsCore {
 
     deinit { orc_query_free(compiled) }
 
-    var bound: BoundClass? { realm._bindOrNil(type) }
+    /// The binding of the model class; nil for dynamic results.
+    var bound: BoundClass? { dynamicClassName == nil ? realm._bindOrNil(type) : nil }
+
+    /// The stored class of dynamic results, as the realm's schema has it now.
+    var dynamicEntry: StoredSchema.ClassEntry? {
+        dynamicClassName.flatMap { realm._coordinator.storedSchema(realm.txn)[$0] }
+    }
+
+    /// The table of the class, nil when it is not in the realm.
+    var table: UInt32? { dynamicClassName == nil ? bound?.table : dynamicEntry?.table }
+
+    /// The accessor of the object `key` of the class: a model object, or a
+    /// `DynamicObject` for dynamic results.
+    func object(forKey key: UInt64) -> ObjectBase {
+        if dynamicClassName != nil {
+            guard let entry = dynamicEntry else { preconditionFailure("Class '\(className)' is not in the realm.") }
+            return DynamicObject(realm: realm, entry: entry, key: key, readOnly: false, modelNames: true)
+        }
+        guard let bound else { preconditionFailure("Class '\(className)' is not in the realm.") }
+        return realm._accessor(bound, key)
+    }
 
     /// Whether the realm was invalidated since the results were made.
     var isStale: Bool { realm.state.invalidations != epoch }
@@ -76,14 +102,14 @@ package final class ResultsCore {
         _ = try programBytes()
     }
 
-    private func compiledQuery(_ txn: OpaquePointer, _ bound: BoundClass) -> OpaquePointer {
+    private func compiledQuery(_ txn: OpaquePointer, _ table: UInt32) -> OpaquePointer {
         if let compiled { return compiled }
         let bytes: [UInt8]
         do { bytes = try programBytes() } catch {
             preconditionFailure((error as? RealmError)?.message ?? "\(error)")
         }
         var query: OpaquePointer?
-        let status = bytes.withUnsafeBytes { orc_query_compile(txn, bound.table, $0.baseAddress, $0.count, &query) }
+        let status = bytes.withUnsafeBytes { orc_query_compile(txn, table, $0.baseAddress, $0.count, &query) }
         guard status == ORC_OK, let query else {
             preconditionFailure("Invalid query for '\(className)': \(ORC.lastMessage)")
         }
@@ -95,9 +121,9 @@ package final class ResultsCore {
     /// schema changed since it was compiled.
     private func withQuery<R>(_ body: (OpaquePointer, OpaquePointer) -> (Int32, R)) -> R? {
         let txn = realm.txn
-        guard let bound else { return nil }
+        guard let table else { return nil }
         for attempt in 0..<2 {
-            let query = compiledQuery(txn, bound)
+            let query = compiledQuery(txn, table)
             if let domain {
                 let keys = domain(realm)
                 let status = keys.withUnsafeBufferPointer { orc_query_set_domain(query, $0.baseAddress ?? UnsafePointer(bitPattern: 8), keys.count) }
@@ -128,7 +154,7 @@ package final class ResultsCore {
     var walkableTable: UInt32? {
         guard domain == nil, frozenKeys == nil, query.descriptors.isEmpty, !realm.isInWriteTransaction,
               case .truePredicate = query.predicate else { return nil }
-        return bound?.table
+        return table
     }
 
     /// The keys of the matching objects, in order.
@@ -178,7 +204,7 @@ package final class ResultsCore {
     }
 
     func with(query newQuery: ParsedQuery) -> ResultsCore {
-        let core = ResultsCore(realm: realm, type: type, domain: domain, query: newQuery)
+        let core = ResultsCore(realm: realm, type: type, dynamicClassName: dynamicClassName, domain: domain, query: newQuery)
         core.domainSource = domainSource
         return core
     }

@@ -78,7 +78,7 @@ final class ObjectSectionSource<Element: RealmCollectionValue>: SectionSource<El
     }
 
     override func modified(_ context: ChangeContext, _ filter: KeyPathFilter?) -> Set<UInt64> {
-        guard let table = results.core.bound?.table else { return [] }
+        guard let table = results.core.table else { return [] }
         return filter.map { $0.modified(context) } ?? context.deepModified(table: table)
     }
 }
