@@ -38,6 +38,17 @@ final class ActorRealmTests: XCTestCase {
         makeInMemoryConfiguration([NTask.self, NDog.self, NOwner.self])
     }
 
+    /// `Realm.open` isolates the realm to the caller's actor, as the SDK's does.
+    @NTestActor
+    func testOpenIsolatesTheRealmToTheCallingActor() async throws {
+        let config = makeConfig()
+        let realm = try await Realm.open(configuration: config)
+        try await realm.asyncWrite { realm.add(NTask(value: ["id": 7, "title": "opened"])) }
+        XCTAssertEqual(realm.objects(NTask.self).first?.title, "opened")
+        await commitOnNewThread(config) { other in other.add(NTask(value: ["id": 8])) }
+        await pollUntilAsync("the other thread's write, on the actor") { realm.objects(NTask.self).count == 2 }
+    }
+
     @MainActor
     func testMainActorRealmWritesAndIsNotified() async throws {
         let config = makeConfig()

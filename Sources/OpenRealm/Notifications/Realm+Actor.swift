@@ -30,6 +30,21 @@ extension Realm {
         self.init(coordinator: coordinator, configuration: configuration, scheduler: .actor(actor))
     }
 
+    /// Opens a realm isolated to the calling actor, as `init(configuration:actor:)` does
+    /// with that actor: `let realm = try await Realm.open(configuration: config)` inside
+    /// an actor (or a function isolated to one, the main actor included).
+    ///
+    /// - Throws: what `init(configuration:)` throws; `CancellationError` when the task
+    ///   was cancelled.
+    public static func open(configuration: Realm.Configuration = .defaultConfiguration,
+                            _isolation actor: isolated any Actor = #isolation,
+                            downloadBeforeOpen: OpenBehavior = .never) async throws -> Realm {
+        try await configuration.sync?.prepareOpen(configuration, behavior: downloadBeforeOpen)
+        try Task.checkCancellation()
+        let coordinator = try Realm.openCoordinator(configuration)
+        return Realm(coordinator: coordinator, configuration: configuration, scheduler: .actor(actor))
+    }
+
     /// The actor this realm is isolated to, nil for thread-confined realms.
     var isolatedActor: (any Actor)? { state.scheduler?.actor }
 
