@@ -47,7 +47,15 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
 
     func object(forKey key: UInt64) -> Element {
         guard let bound = core.bound else { preconditionFailure("Class '\(core.className)' is not in the realm.") }
-        return core.realm._accessor(bound, key) as! Element
+        return Self.element(core.realm._accessor(bound, key))
+    }
+
+    /// The element for an accessor of the results' class: the accessor itself, or for
+    /// results of a projection class (`realm.objects(PersonProjection.self)`), a
+    /// projection of it.
+    static func element(_ object: ObjectBase) -> Element {
+        if let projection = Element.self as? ProjectionOfObjects.Type { return projection._projecting(object) as! Element }
+        return object as! Element
     }
 
     public var first: Element? {
@@ -76,7 +84,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
 
     /// The position of an object, or nil (also for an object of another realm file).
     public func index(of object: Element) -> Int? {
-        guard let object = object as? ObjectBase, let realm = object._realm, realm._coordinator === core.realm._coordinator,
+        guard let object = (object as? ObjectBase) ?? (object as? ProjectionOfObjects)?._rootObjectBase, let realm = object._realm, realm._coordinator === core.realm._coordinator,
               object._bound?.table == core.bound?.table else { return nil }
         core.requireNotStale()
         return core.keys.firstIndex(of: object._key)
@@ -283,7 +291,7 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     /// following ones can be handed out as they are.
     @usableFromInline
     mutating func firstElement(_ object: ObjectBase) -> Element {
-        let cast = object as! Element
+        let cast = Results<Element>.element(object)
         castIsIdentity = MemoryLayout<Element>.size == MemoryLayout<ObjectBase>.size
             && Element.self is AnyObject.Type && (cast as AnyObject) === object
         return cast
