@@ -300,6 +300,13 @@ final class ProjectionTests: XCTestCase {
         let expected = "^PJPersonProjection<PJPerson> <0x[0-9a-f]+> \\{\n\t\tfirstName\\(\\\\.firstName\\) = John;\n\tlastNameCaps\\(\\\\.lastName\\) = SNOW;\n\tbirthdayAsEpochtime\\(\\\\.birthday\\) = 10.0;\n\thomeCity\\(\\\\.address.city\\) = Optional\\(\"Winterfell\"\\);\n\temail\\(\\\\.extras.email\\) = Optional\\(\"john@doe.com\"\\);\n\tmobile\\(\\\\.extras.phone.mobile.number\\) = Optional\\(\"555-555-555\"\\);\n\tfirstFriendsName\\(\\\\.friends\\) = ProjectedCollection<String> \\{\n\t\\[0\\] Daenerys\n\\};\n\\}$"
         let regex = try NSRegularExpression(pattern: expected)
         XCTAssertNotNil(regex.firstMatch(in: actual, range: NSRange(actual.startIndex..., in: actual)), actual)
+
+        // Results of projections are described as the SDK does: by their root class, each
+        // element as its projection.
+        let results = populatedRealm().objects(PJSimpleProjection.self).description
+        XCTAssertTrue(results.hasPrefix("Results<PJSimpleObject> <0x"), results)
+        XCTAssertTrue(results.contains("\t[0] PJSimpleProjection<PJSimpleObject> <0x"), results)
+        XCTAssertTrue(results.contains("\t\tint(\\.int) = 1;"), results)
     }
 
     func testProjectionsRealmShouldNotBeNil() {

@@ -92,6 +92,12 @@ open class Projection<Root: ObjectBase & RealmCollectionValue & ThreadConfined>:
     var _projectionProperties: [ProjectionProperty] { ProjectionSchema.properties(of: self) }
 }
 
+/// Inside the description of results or a collection, a projection is written as its
+/// own `description`.
+extension Projection: _DescribedWithMaxDepth {
+    func _description(maxDepth: Int) -> String { description }
+}
+
 // MARK: Fetching
 
 extension Projection: RealmFetchable {
