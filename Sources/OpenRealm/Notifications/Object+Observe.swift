@@ -136,7 +136,7 @@ extension EmbeddedObject {
 }
 
 extension ObjectBase {
-    fileprivate func _observeObject<T: ObjectBase>(keyPaths: [String]?, queue: DispatchQueue?, actor: (any Actor)?,
+    func _observeObject<T: ObjectBase>(keyPaths: [String]?, queue: DispatchQueue?, actor: (any Actor)?,
                                                    _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
         guard let realm = _realm, let bound = _bound else {
             preconditionFailure("Only objects which are managed by a Realm can be observed: add the object to a realm first.")

@@ -1,4 +1,4 @@
-/// What `realm.objects(_:)` can fetch: top-level `Object` classes, as in the Realm
+/// What `realm.objects(_:)` can fetch: top-level `Object` classes and `Projection`s of them, as in the Realm
 /// Swift SDK. Embedded objects exist only inside their parents and asymmetric objects
 /// cannot be read back, so neither conforms, and fetching them does not compile:
 /// reach embedded objects through their parents (`realm.objects(Parent.self)` and a

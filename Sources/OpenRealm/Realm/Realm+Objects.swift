@@ -2,10 +2,12 @@ import Foundation
 import ORCore
 
 extension Realm {
-    /// Every object of a class, as live `Results`. Only `Object` classes can be fetched
-    /// (``RealmFetchable``): embedded and asymmetric classes are refused at compile time.
+    /// Every object of a class, as live `Results`. Only `Object` classes (and
+    /// projections of them) can be fetched (``RealmFetchable``): embedded and
+    /// asymmetric classes are refused at compile time.
     public func objects<Element: RealmFetchable>(_ type: Element.Type) -> Results<Element> {
-        guard let objectType = type as? ObjectBase.Type else {
+        // A projection class is fetched as its root class; its elements are made from the root's.
+        guard let objectType = (type as? ObjectBase.Type) ?? (type as? ProjectionOfObjects.Type)?._rootObjectType else {
             preconditionFailure("'\(type.className())' is not an Object class, so realm.objects cannot fetch it.")
         }
         return Results(core: ResultsCore(realm: self, type: objectType, domain: nil, query: ParsedQuery(predicate: .truePredicate)))

@@ -46,7 +46,17 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     }
 
     func object(forKey key: UInt64) -> Element {
-        core.object(forKey: key) as! Element
+        Self.element(core.object(forKey: key))
+    }
+
+    /// The element for an accessor of the results' class: the accessor itself, or for
+    /// results of a projection class (`realm.objects(PersonProjection.self)`), a
+    /// projection of it.
+    static func element(_ object: ObjectBase) -> Element {
+        // The accessor itself first: the common case costs the one cast it always did.
+        if let element = object as? Element { return element }
+        if let projection = Element.self as? ProjectionOfObjects.Type { return projection._projecting(object) as! Element }
+        preconditionFailure("An object of '\(type(of: object))' is not a \(Element.self).")
     }
 
     public var first: Element? {
@@ -75,7 +85,8 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
 
     /// The position of an object, or nil (also for an object of another realm file).
     public func index(of object: Element) -> Int? {
-        guard let object = object as? ObjectBase, let realm = object._realm, realm._coordinator === core.realm._coordinator,
+        guard let object = (object as? ObjectBase) ?? (object as? ProjectionOfObjects)?._rootObjectBase,
+              let realm = object._realm, realm._coordinator === core.realm._coordinator,
               (object._dynamicTable ?? object._bound?.table) == core.table else { return nil }
         core.requireNotStale()
         return core.keys.firstIndex(of: object._key)
@@ -282,7 +293,7 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
     /// following ones can be handed out as they are.
     @usableFromInline
     mutating func firstElement(_ object: ObjectBase) -> Element {
-        let cast = object as! Element
+        let cast = Results<Element>.element(object)
         castIsIdentity = MemoryLayout<Element>.size == MemoryLayout<ObjectBase>.size
             && Element.self is AnyObject.Type && (cast as AnyObject) === object
         return cast
