@@ -179,6 +179,44 @@ final class ClientResetTests: SyncTestCase {
         }
     }
 
+    /// The SDK's manual recovery: the error's token moves the file aside at once, and the
+    /// next open downloads the server's state into a fresh file.
+    @MainActor
+    func testManualModeTokenMovesTheFileAsideAndTheNextOpenStartsFresh() async throws {
+        let seen = Seen()
+        let (a, _) = try await divergeAndTrim(.manual(errorHandler: { error, _ in seen.sawError(error) }))
+        let configuration = a.configuration
+        let path = try XCTUnwrap(configuration.fileURL?.path)
+        a.syncSession!.resume()
+        try await waitUntil("the error to be reported", timeout: 120) { !seen.errors.isEmpty }
+        let error = try XCTUnwrap(seen.errors.first)
+        let (backupPath, token) = try XCTUnwrap(error.clientResetInfo())
+        XCTAssertNotNil(error.deleteRealmUserInfo())
+        XCTAssertFalse(FileManager.default.fileExists(atPath: backupPath), "nothing is moved before the token is used")
+
+        SyncSession.immediatelyHandleError(token, syncManager: app.syncManager)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: backupPath))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+        SyncSession.immediatelyHandleError(token, syncManager: app.syncManager)  // a second use does nothing
+        XCTAssertTrue(FileManager.default.fileExists(atPath: backupPath))
+
+        let fresh = try await Realm(configuration: configuration, downloadBeforeOpen: .always)
+        XCTAssertEqual(Seen.names(fresh), ["server-side", "shared"], "the server's state, without the unsynced changes")
+        XCTAssertEqual(task(fresh, "shared")?.progressMinutes, 1)
+        let session = try XCTUnwrap(fresh.syncSession)
+        XCTAssertEqual(session.state, .active)
+        try fresh.write { fresh.add(Task(value: ["taskName": "after the reset"])) }
+        try await within(120, "the fresh file's upload") { try await session.wait(for: .upload) }
+        let c = try await open(try await newUser("c"), .recoverUnsyncedChanges())
+        XCTAssertEqual(Seen.names(c), ["after the reset", "server-side", "shared"])
+    }
+
+    /// Other errors carry no client reset information.
+    func testOnlyAClientResetErrorCarriesResetInfo() {
+        XCTAssertNil(SyncError(.connectionFailed, "gone").clientResetInfo())
+        XCTAssertNil(SyncError(.clientResetError, "made by hand").clientResetInfo())
+    }
+
     /// Without a handler in the mode, the app's error handler gets the error.
     @MainActor
     func testManualModeFallsBackToTheAppsErrorHandler() async throws {

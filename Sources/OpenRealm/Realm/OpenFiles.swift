@@ -44,6 +44,17 @@ final class OpenFiles: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Lets `path` be opened anew while its current coordinator lives on: the next open
+    /// of the path makes a new environment (the file there now), and the coordinator
+    /// closes later without touching the new entry. For a file moved aside or deleted
+    /// while sync still held it (a client reset's action token).
+    func forget(_ path: String) {
+        condition.lock()
+        table[path] = nil
+        condition.broadcast()
+        condition.unlock()
+    }
+
     /// Whether this process has the file open (or is closing it).
     func isOpen(_ path: String) -> Bool {
         condition.lock()

@@ -73,6 +73,12 @@ package final class RealmCoordinator: @unchecked Sendable {
     }
 
     /// Whether this process has the file open.
+    /// Makes the next open of `path` open the file there anew, whatever this process
+    /// still holds of the file that was there (``OpenFiles/forget(_:)``).
+    package static func forgetOpenFile(_ path: String) {
+        openFiles.forget(path)
+    }
+
     static func isOpen(_ path: String) -> Bool {
         openFiles.isOpen(path)
     }

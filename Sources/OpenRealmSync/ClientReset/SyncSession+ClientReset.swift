@@ -26,8 +26,9 @@ extension SyncSession {
         let callbacks: (before: ((Realm) -> Void)?, after: ((Realm, Realm) -> Void)?)
         switch configuration.clientResetMode {
         case .manual(let handler):
-            stopWithError(SyncError(.clientResetError, "The server needs the realm at '\(file.path)' reset (\(e.message)); the client reset mode is .manual, so the file was left as it is: close it, delete or back it up, and open it again.", serverCode: e.code),
-                          reportTo: handler)
+            var error = SyncError(.clientResetError, "The server needs the realm at '\(file.path)' reset (\(e.message)); the client reset mode is .manual, so the file was left as it is: close it and pass the error's clientResetInfo() token to SyncSession.immediatelyHandleError, or delete or back up the file, and open it again.", serverCode: e.code)
+            error.actionToken = .backingUp(file.path)
+            stopWithError(error, reportTo: handler)
             return
         case .discardUnsyncedChanges(let before, let after), .recoverUnsyncedChanges(let before, let after),
              .recoverOrDiscardUnsyncedChanges(let before, let after):

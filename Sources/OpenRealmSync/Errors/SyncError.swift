@@ -68,6 +68,8 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, LocalizedErro
     /// error, which keeps ORCore's status code (as an `NSError`: domain `ORCore`, the
     /// status as its code).
     public let underlyingError: (any Error & Sendable)?
+    /// What `clientResetInfo()` and `deleteRealmUserInfo()` hand out.
+    var actionToken: ActionToken?
 
     public init(_ code: Code, _ message: String, serverCode: SyncErrorCode? = nil, compensatingWriteInfo: [CompensatingWriteInfo]? = nil,
                 underlyingError: (any Error & Sendable)? = nil) {

@@ -109,6 +109,12 @@ final class SyncSessionRegistry: Sendable {
         return session
     }
 
+    /// Removes and stops the session of `path` (its file is being moved aside or deleted).
+    func remove(path: String) {
+        let removed = sessions.withLock { $0.removeValue(forKey: path) }
+        removed?.stop()
+    }
+
     /// Stops the sessions of a user (logout).
     func stopSessions(of user: User) {
         let stopped = sessions.withLock { table -> [SyncSession] in

@@ -402,7 +402,9 @@ public final class SyncSession: @unchecked Sendable {
         case .clientResetRequired:
             beginClientReset(e)
         case .permissionDenied:
-            stopWithError(SyncError(.permissionDenied, e.message, serverCode: e.code))
+            var error = SyncError(.permissionDenied, e.message, serverCode: e.code)
+            error.actionToken = SyncError.ActionToken(path: file.path, backupPath: nil)
+            stopWithError(error)
         case .wrongSyncMode, .unsupportedVersion:
             stopWithError(SyncError(.wrongSyncMode, e.message, serverCode: e.code))
         case .serverShuttingDown:
