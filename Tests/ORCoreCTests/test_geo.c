@@ -161,7 +161,7 @@ typedef struct geo_fx {
     orc_txn *w;
     uint32_t person, location, flat;
     uint16_t name, loc, flat_loc, type, coords, flat_type, flat_coords;
-    uint64_t keys[6];
+    uint64_t keys[8];
 } geo_fx;
 
 static int add_prop(orc_txn *txn, uint32_t table, const char *name, orc_type type, orc_collection coll,
@@ -189,7 +189,8 @@ static bool add_person(geo_fx *f, int i, const char *type, const double *coords,
 }
 
 /* Diana (New York), Maria (Copenhagen), Tomas (Roskilde), Alba (-76, -76), Manuela (none),
-   and Pia, whose location says "Polygon" though it lies in Copenhagen. */
+   Pia, whose location says "Polygon" though it lies in Copenhagen, Ole, whose location has
+   one coordinate, and Eva, whose latitude (95) is out of range. */
 static bool geo_fx_open(geo_fx *f, const char *path)
 {
     memset(f, 0, sizeof *f);
@@ -208,7 +209,8 @@ static bool geo_fx_open(geo_fx *f, const char *path)
                         alba[] = {-76, -76};
     return add_person(f, 0, "Point", ny, 2) && add_person(f, 1, "point", cph, 3) && add_person(f, 2, "Point", rsk, 2) &&
            add_person(f, 3, "Point", alba, 2) && add_person(f, 4, NULL, NULL, 0) &&
-           add_person(f, 5, "Polygon", cph, 2);
+           add_person(f, 5, "Polygon", cph, 2) && add_person(f, 6, "Point", cph, 1) &&
+           add_person(f, 7, "Point", (const double[]){12.5683, 95}, 2);
 }
 
 typedef struct prog {
@@ -247,7 +249,7 @@ static bool run(geo_fx *f, const prog *p, char *out, size_t n)
     HOK(rc);
     out[0] = 0;
     for (size_t i = 0; i < keys.count; i++)
-        for (int k = 0; k < 6; k++)
+        for (int k = 0; k < 8; k++)
             if (keys.keys[i] == f->keys[k])
                 snprintf(out + strlen(out), n - strlen(out), "%s%d", strlen(out) ? "," : "", k);
     orc_keys_free(&keys);
@@ -284,6 +286,12 @@ TEST(geo_query_matches)
     CHECK(run(&f, &p, got, sizeof got));
     CHECK_STR(got, "2");
 
+    /* the whole sphere: every valid point, and no missing or invalid location */
+    geo_head(&p, f.loc, f.type, f.coords);
+    u8(&p, GEO_CIRCLE), f64(&p, 0), f64(&p, 0), f64(&p, 0), f64(&p, 4);
+    CHECK(run(&f, &p, got, sizeof got));
+    CHECK_STR(got, "0,1,2,3");
+
     /* NOT GEOWITHIN: everyone else, including those without a valid location */
     prog n = {.n = 0};
     geo_head(&p, f.loc, f.type, f.coords);
@@ -291,7 +299,7 @@ TEST(geo_query_matches)
     u8(&n, ORC_OP_NOT);
     put(&n, p.b, p.n);
     CHECK(run(&f, &n, got, sizeof got));
-    CHECK_STR(got, "3,4,5");
+    CHECK_STR(got, "3,4,5,6,7");
     orc_txn_abort(f.w);
     orc_env_close(f.env);
 }
