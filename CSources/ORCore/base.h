@@ -11,8 +11,9 @@
  *
  *   1  base     base.h lmdb_page.h     error.c buf.c
  *               recorded errors, byte buffers, byte order, varints; LMDB's page constants
- *   2  value    value.h text.h         value.c text.c
- *               the value codec, the ordered key encoding, decimal128; text matching
+ *   2  value    value.h text.h geo.h   value.c text.c geo.c
+ *               the value codec, the ordered key encoding, decimal128; text matching;
+ *               geometry on the sphere (GEOWITHIN)
  *   3  verify   verify.h verify_impl.h verify.c verify_tree.c
  *               structural checks of LMDB pages before LMDB maps a file
  *   4  schema   schema.h row.h         schema.c row.c
@@ -34,8 +35,8 @@
  *               embedded objects and the reverse, so the two are one layer)
  *  12  catalog  -                      schema_api.c
  *               the schema calls of orcore.h: lookups and changes
- *  13  query    query_impl.h           query.c query_plan.c query_eval.c query_agg.c query_sort.c
- *               predicate programs: compile, plan, evaluate and run, aggregate, sort
+ *  13  query    query_impl.h           query.c query_plan.c query_eval.c query_agg.c query_sort.c query_geo.c
+ *               predicate programs: compile, plan, evaluate and run, aggregate, sort; GEOWITHIN
  *  14  top      replay.h               replay.c layers.c copy.c check.c
  *               replaying a changeset, the hook table for txn.c, compact copy, orc_env_check
  */

@@ -436,6 +436,7 @@ void qnode_free(qnode *n)
         free(es[i]->list);
         qnode_free(es[i]->sub);
     }
+    qgeo_free(n->geo);
     free(n->rv);
     free(n);
 }
@@ -590,6 +591,47 @@ static int check_cmp(parser *ps, size_t at, qnode *n)
     return ORC_OK;
 }
 
+/*
+ * GEOWITHIN's two paths: to the location's `type` (a string) and to its
+ * `coordinates` (a list of doubles), the same steps but the last, which lead
+ * through one link (no collection on the way) to an embedded object.
+ */
+static int parse_geo(parser *ps, uint32_t table, size_t at, qnode *n)
+{
+    qpath *tp = &n->lhs.path, *cp = &n->rhs.path;
+    n->lhs.kind = n->rhs.kind = QE_PATH;
+    TRY(parse_path(ps, tp));
+    TRY(resolve_path(ps, table, tp, at));
+    TRY(parse_path(ps, cp));
+    TRY(resolve_path(ps, table, cp, at));
+    if (tp->nsteps < 2 || tp->nsteps != cp->nsteps || tp->multi || tp->agg || cp->agg)
+        return orc_fail(ORC_ERR_WRONG_TYPE,
+                        "query: byte %zu: GEOWITHIN needs two paths through one link to an embedded object, "
+                        "ending at its type and its coordinates",
+                        at);
+    unsigned last = tp->nsteps - 1u;
+    for (unsigned i = 0; i < last; i++) {
+        const qstep *a = &tp->steps[i], *b = &cp->steps[i];
+        if (a->kind != b->kind || a->col != b->col || a->origin_table != b->origin_table)
+            return orc_fail(ORC_ERR_WRONG_TYPE, "query: byte %u: GEOWITHIN's two paths differ before their last step",
+                            b->at);
+    }
+    const qstep *link = &tp->steps[last - 1], *ts = &tp->steps[last], *cs = &cp->steps[last];
+    const orc_class *target = schema_class(ps->txn, link->next_table);
+    if (link->type != ORC_TYPE_LINK || !target || target->kind != ORC_CLASS_EMBEDDED)
+        return orc_fail(ORC_ERR_WRONG_TYPE,
+                        "query: byte %zu: GEOWITHIN can only read a link to an embedded class, but class '%s' is "
+                        "not embedded",
+                        at, target ? target->name : "?");
+    if (ts->kind != QS_PROP || ts->type != ORC_TYPE_STRING || ts->coll != ORC_COLL_NONE || cs->kind != QS_PROP ||
+        cs->type != ORC_TYPE_DOUBLE || cs->coll != ORC_COLL_LIST)
+        return orc_fail(ORC_ERR_WRONG_TYPE,
+                        "query: byte %zu: GEOWITHIN needs class '%s' to have a string 'type' and a list of doubles "
+                        "'coordinates'",
+                        at, target->name);
+    return ORC_OK;
+}
+
 static int parse_pred(parser *ps, uint32_t table, int depth, qnode **out)
 {
     size_t at = ps->pos;
@@ -633,8 +675,11 @@ static int parse_pred(parser *ps, uint32_t table, int depth, qnode **out)
         TRY(parse_expr(ps, table, depth, &n->lhs));
         TRY(parse_expr(ps, table, depth, &n->rhs));
         return check_cmp(ps, at, n);
+    case ORC_OP_GEO_WITHIN:
+        TRY(parse_geo(ps, table, at, n));
+        return qgeo_parse(ps->p, ps->size, &ps->pos, &n->geo);
     default:
-        return orc_fail(ORC_ERR_QUERY, "query: byte %zu: expected a predicate (0x01-0x06), found 0x%02x", at, kind);
+        return orc_fail(ORC_ERR_QUERY, "query: byte %zu: expected a predicate (0x01-0x07), found 0x%02x", at, kind);
     }
 }
 

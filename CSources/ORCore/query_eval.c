@@ -532,6 +532,8 @@ static int eval_pred(orc_txn *txn, qnode *n, const qobj *o, bool *out)
     case ORC_OP_FALSE:
         *out = false;
         return ORC_OK;
+    case ORC_OP_GEO_WITHIN:
+        return qgeo_eval(txn, n, o, out);
     default:
         return eval_cmp(txn, n, o, out);
     }

@@ -11,6 +11,7 @@
  *                 run / count / aggregate calls
  *   query_agg.c   the accumulators of @count, @min, @max, @sum, @avg
  *   query_sort.c  the descriptors: SORT, DISTINCT, LIMIT
+ *   query_geo.c   GEOWITHIN: its shape, and matching a GeoJSON-shaped location
  *
  * INVARIANTS
  *  1. A compiled query names classes by table id and properties by column
@@ -33,6 +34,7 @@
 #define ORCORE_QUERY_IMPL_H
 
 #include "collection.h"
+#include "geo.h"
 #include "object_read.h"
 #include "text.h"
 
@@ -85,6 +87,7 @@ typedef struct qexpr {
 
 typedef struct qnode {
     uint8_t kind;            /* ORC_OP_* */
+    geo_shape *geo;          /* GEOWITHIN: the region; lhs / rhs are the location's type and coordinates paths */
     uint32_t n;              /* AND / OR / NOT children */
     struct qnode **kids;
     uint8_t op, flags, quant; /* CMP */
@@ -178,6 +181,14 @@ int qdesc_apply(orc_txn *txn, orc_query *q, uint64_t *keys, size_t *n);
 /* query_plan.c */
 /** Chooses q->plan from the predicate and the indexes (primary key, index, or a scan). */
 int qplan_choose(orc_txn *txn, orc_query *q);
+
+/* query_geo.c */
+/** Reads a GEOWITHIN shape at prog[*pos] and checks it; advances *pos. ORC_ERR_QUERY, ORC_ERR_INVALID_ARG, ORC_ERR_NOMEM. */
+int qgeo_parse(const uint8_t *prog, size_t size, size_t *pos, geo_shape **out);
+/** Frees a shape from qgeo_parse (NULL is ignored). */
+void qgeo_free(geo_shape *s);
+/** Whether the location the GEOWITHIN node `n` reads from `o` lies in its shape. */
+int qgeo_eval(orc_txn *txn, qnode *n, const qobj *o, bool *out);
 
 /* query.c */
 /** Frees a predicate tree (NULL is ignored). */

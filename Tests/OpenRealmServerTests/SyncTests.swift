@@ -133,6 +133,7 @@ final class SyncTests: ServerTestCase {
             ("title == 5", "types"),
             ("title == $0", "arguments"),
             ("SUBQUERY(tags, $x, $x == 'a').@count > 0", "link"),
+            ("owner GEOWITHIN geoCircle([0, 0], 0.1)", "geospatial queries cannot be subscribed to"),
         ]
         var version: UInt64 = 0
         for (rql, rule) in refused {

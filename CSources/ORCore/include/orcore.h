@@ -720,6 +720,7 @@ int orc_dict_erase(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, con
  *               | 0x04 TRUE
  *               | 0x05 FALSE
  *               | 0x06 CMP   u8 op  u8 flags  u8 quantifier  expr expr
+ *               | 0x07 GEOWITHIN path path shape  (see below)
  *   expr       := 0x10 PATH  path
  *               | 0x11 CONST value
  *               | 0x12 LIST  u32 n value{n}       (the right side of IN and BETWEEN)
@@ -737,6 +738,10 @@ int orc_dict_erase(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, con
  *                 STRING, BINARY: u32 len bytes; TIMESTAMP: i64 s, i32 ns;
  *                 DECIMAL: u64 low, u64 high; OBJECT_ID: 12 bytes; UUID: 16 bytes;
  *                 LINK: u32 table, u64 key)
+ *   shape      := 0x01 BOX     f64 lng f64 lat f64 lng f64 lat   (bottom-left, top-right corners)
+ *               | 0x02 POLYGON u32 nrings (u32 npoints (f64 lng f64 lat f64 alt){npoints}){nrings}
+ *                                                 (the outer ring, then the holes; each ring closed)
+ *               | 0x03 CIRCLE  f64 lng f64 lat f64 alt f64 radius_in_radians
  *   descriptor := 0x20 SORT u8 n (path u8 ascending){n}
  *               | 0x21 DISTINCT u8 n path{n}
  *               | 0x22 LIMIT u64 n
@@ -757,6 +762,24 @@ int orc_dict_erase(orc_txn *txn, uint32_t table, uint64_t key, uint16_t col, con
  * one object (`items.price` with @sum sums the prices of all linked items);
  * @count / @size of a string or binary is its length in bytes. A query is
  * used by one thread at a time (it keeps scratch buffers).
+ *
+ * GEOWITHIN asks whether an object's location lies in a shape on the
+ * sphere. The location is an embedded object shaped like a GeoJSON point:
+ * its first path reaches the location's `type` (a string property), its
+ * second its `coordinates` (a list of doubles: longitude, latitude, and an
+ * ignored altitude), both through the same single link (no collection on
+ * the way; ORC_ERR_WRONG_TYPE otherwise). It matches when the type is
+ * "Point" in any case and the first two coordinates are a valid longitude
+ * and latitude inside the shape: a box of latitudes and longitudes (edges
+ * included; the box crosses the antimeridian when its left longitude is
+ * greater than its right one), a polygon whose edges are great-circle arcs
+ * (inside the outer ring and no hole), a circle of every point within the
+ * radius's angle of the centre. A null link or another shape never matches.
+ * A region that is not valid (a box whose bottom is above its top, a
+ * negative radius, a ring not closed or with fewer than 3 distinct
+ * vertices, edges that cross, a hole outside the outer ring or inside
+ * another hole, an edge in two rings, more than 10,000 points) is
+ * ORC_ERR_INVALID_ARG at compile time, the message naming the shape and why.
  *
  * The planner uses a secondary index when an indexed property is compared
  * with EQ, IN, BETWEEN or an ordering operator against non-null constants of
@@ -779,7 +802,7 @@ enum { ORC_Q_DEFAULT = 0, ORC_Q_ANY = 1, ORC_Q_ALL = 2, ORC_Q_NONE = 3 };
 /** Program opcodes. */
 enum {
     ORC_OP_AND = 0x01, ORC_OP_OR = 0x02, ORC_OP_NOT = 0x03, ORC_OP_TRUE = 0x04, ORC_OP_FALSE = 0x05,
-    ORC_OP_CMP = 0x06, ORC_EXPR_PATH = 0x10, ORC_EXPR_CONST = 0x11, ORC_EXPR_LIST = 0x12,
+    ORC_OP_CMP = 0x06, ORC_OP_GEO_WITHIN = 0x07, ORC_EXPR_PATH = 0x10, ORC_EXPR_CONST = 0x11, ORC_EXPR_LIST = 0x12,
     ORC_EXPR_SUBQUERY = 0x13, ORC_DESC_SORT = 0x20, ORC_DESC_DISTINCT = 0x21, ORC_DESC_LIMIT = 0x22,
 };
 enum { ORC_STEP_PROP = 0x00, ORC_STEP_BACKLINK = 0x01, ORC_STEP_DICT_KEY = 0x02 };
@@ -797,7 +820,8 @@ typedef struct orc_query orc_query;
  * Returns ORC_OK, ORC_ERR_QUERY (malformed: the message names the byte offset
  * and what was expected), ORC_ERR_NOT_FOUND (class or column),
  * ORC_ERR_WRONG_TYPE (an operator or constant that does not fit the
- * property), ORC_ERR_NOMEM.
+ * property), ORC_ERR_INVALID_ARG (a GEOWITHIN region that is not valid),
+ * ORC_ERR_NOMEM.
  */
 int orc_query_compile(orc_txn *txn, uint32_t table, const void *program, size_t size, orc_query **out);
 

@@ -135,6 +135,7 @@ enum QueryLocality {
             case .and(let parts), .or(let parts): parts.forEach(add)
             case .not(let inner): add(inner)
             case .comparison(let comparison): add(comparison.lhs); add(comparison.rhs)
+            case .geoWithin(let geo): add(geo.keyPath)
             }
         }
         add(query.predicate)
@@ -154,6 +155,7 @@ enum QueryLocality {
         case .and(let parts), .or(let parts): return parts.allSatisfy { isLocal($0, info) }
         case .not(let inner): return isLocal(inner, info)
         case .comparison(let comparison): return isLocal(comparison.lhs, info) && isLocal(comparison.rhs, info)
+        case .geoWithin: return false // it reads the linked location's properties
         }
     }
 

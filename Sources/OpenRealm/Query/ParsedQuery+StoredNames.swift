@@ -38,6 +38,9 @@ extension QueryPredicate {
             comparison.lhs = comparison.lhs.withStoredNames(from: info)
             comparison.rhs = comparison.rhs.withStoredNames(from: info)
             return .comparison(comparison)
+        case .geoWithin(var geo):
+            geo.keyPath = geo.keyPath.withStoredNames(from: info).path
+            return .geoWithin(geo)
         }
     }
 }

@@ -192,6 +192,9 @@ extension Query where T == Bool {
             c.lhs = cut(c.lhs)
             c.rhs = cut(c.rhs)
             return .comparison(c)
+        case .geoWithin(var g):
+            if case .keyPath(let path) = cut(.keyPath(g.keyPath)) { g.keyPath = path }
+            return .geoWithin(g)
         }
     }
 }

@@ -99,7 +99,18 @@ package final class ResultsCore {
     /// Checks that the query compiles (for the non-throwing builders, which stop on failure).
     func validate() throws {
         guard realm._coordinator.storedSchema(realm.txn)[className] != nil else { return }
-        _ = try programBytes()
+        let bytes = try programBytes()
+        // ORCore alone checks a GEOWITHIN region (edges that cross, a hole outside the
+        // outer ring): compiling the program now makes `where` stop and
+        // `filter(_:arguments:)` throw when the query is made, as the SDK does.
+        if query.predicate.containsGeoWithin, let bound {
+            var compiled: OpaquePointer?
+            let status = bytes.withUnsafeBytes { orc_query_compile(realm.txn, bound.table, $0.baseAddress, $0.count, &compiled) }
+            orc_query_free(compiled)
+            guard status == ORC_OK else {
+                throw RealmError(.invalidQuery, "Invalid query for '\(className)': \(ORC.lastMessage)")
+            }
+        }
     }
 
     private func compiledQuery(_ txn: OpaquePointer, _ table: UInt32) -> OpaquePointer {

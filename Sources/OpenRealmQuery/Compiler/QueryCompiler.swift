@@ -95,6 +95,8 @@ package struct QueryCompiler {
             try predicate(inner, cls, depth: depth + 1, into: &w)
         case .comparison(let c):
             try comparison(c, cls, depth: depth, into: &w)
+        case .geoWithin(let g):
+            try geoWithin(g, cls, into: &w)
         }
     }
 

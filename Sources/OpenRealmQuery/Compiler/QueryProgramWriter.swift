@@ -13,6 +13,7 @@ internal struct QueryProgramWriter {
     static let opTrue: UInt8 = 0x04
     static let opFalse: UInt8 = 0x05
     static let opCompare: UInt8 = 0x06
+    static let opGeoWithin: UInt8 = 0x07
     static let exprPath: UInt8 = 0x10
     static let exprConstant: UInt8 = 0x11
     static let exprList: UInt8 = 0x12
@@ -40,6 +41,8 @@ internal struct QueryProgramWriter {
     }
 
     mutating func append(_ other: [UInt8]) { bytes.append(contentsOf: other) }
+
+    mutating func f64(_ v: Double) { u64(v.bitPattern) }
 
     /// `u32 len bytes`.
     mutating func lengthPrefixed<C: Collection>(_ data: C) where C.Element == UInt8 {

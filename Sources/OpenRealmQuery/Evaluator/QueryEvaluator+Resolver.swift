@@ -65,6 +65,10 @@ extension QueryEvaluator {
             case .or(let parts): return .or(try parts.map { try node($0, cls) })
             case .not(let inner): return .not(try node(inner, cls))
             case .comparison(let c): return .comparison(try comparison(c, cls))
+            case .geoWithin(let g):
+                // The geometry is ORCore's alone (geo.c); the server refuses GEOWITHIN in
+                // subscriptions and rules before it gets here.
+                throw QueryError(.unsupported, "Invalid query: '\(QueryRenderer.render(.geoWithin(g)))': GEOWITHIN is evaluated by the local database only, not by the server's evaluator")
             }
         }
 

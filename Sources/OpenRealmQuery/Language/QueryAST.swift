@@ -42,6 +42,56 @@ package indirect enum QueryPredicate: Hashable, Sendable {
     case not(QueryPredicate)
     /// `lhs op rhs`, with its options and quantifier.
     case comparison(QueryComparison)
+    /// `location GEOWITHIN shape`: the point an embedded, GeoJSON-shaped object holds
+    /// lies in a box, polygon or circle.
+    case geoWithin(QueryGeoWithin)
+}
+
+extension QueryPredicate {
+    /// Whether a GEOWITHIN occurs anywhere in the predicate (SUBQUERYs included).
+    package var containsGeoWithin: Bool {
+        switch self {
+        case .truePredicate, .falsePredicate: return false
+        case .and(let parts), .or(let parts): return parts.contains { $0.containsGeoWithin }
+        case .not(let inner): return inner.containsGeoWithin
+        case .geoWithin: return true
+        case .comparison(let c):
+            for side in [c.lhs, c.rhs] {
+                if case .subqueryCount(let s) = side, s.predicate.containsGeoWithin { return true }
+            }
+            return false
+        }
+    }
+}
+
+/// `keyPath GEOWITHIN shape`. The key path reaches, through one link and no
+/// collection, an embedded object with a `type` string ("Point") and a `coordinates`
+/// list of doubles (longitude, latitude): the location. Objects whose location is
+/// missing or not a valid point do not match.
+///
+/// Written forms: `location GEOWITHIN geoBox([lng, lat], [lng, lat])` (bottom-left and
+/// top-right corners), `geoPolygon({[lng, lat], ...}, {...})` (the outer ring, then the
+/// holes, each closed), `geoCircle([lng, lat], radians)`, or `$0` / `%@` bound to a
+/// ``GeoBox``, ``GeoPolygon`` or ``GeoCircle``; `location IN %@` with a shape argument
+/// means the same.
+package struct QueryGeoWithin: Hashable, Sendable {
+    /// The path to the location.
+    package var keyPath: QueryKeyPath
+    /// The shape, or its placeholder before binding.
+    package var shape: QueryGeoOperand
+
+    package init(_ keyPath: QueryKeyPath, _ shape: QueryGeoOperand) {
+        self.keyPath = keyPath
+        self.shape = shape
+    }
+}
+
+/// The right side of `GEOWITHIN`.
+package enum QueryGeoOperand: Hashable, Sendable {
+    /// A shape written as a literal, or an argument after binding.
+    case shape(_QueryGeoShape)
+    /// `$n` or the n-th `%@`, before binding.
+    case argument(Int)
 }
 
 /// `lhs op[options] rhs`, quantified. The quantifier applies to the LEFT operand when it

@@ -37,6 +37,9 @@ extension QueryPredicate {
         case .and(let ps), .or(let ps): return ps.contains { $0.hasPlaceholders }
         case .not(let p): return p.hasPlaceholders
         case .comparison(let c): return c.lhs.hasPlaceholders || c.rhs.hasPlaceholders
+        case .geoWithin(let g):
+            if case .argument = g.shape { return true }
+            return false
         }
     }
 }
@@ -71,7 +74,20 @@ package struct QueryArgumentBinder {
         case .and(let ps): return .and(try ps.map(bind))
         case .or(let ps): return .or(try ps.map(bind))
         case .not(let p): return .not(try bind(p))
+        case .geoWithin(var g):
+            guard case .argument(let i) = g.shape else { return predicate }
+            let raw = try argument(i)
+            guard let shape = Self.unwrap(raw) as? any RLMGeospatial else {
+                throw QueryError(.badArgument, "Invalid query: GEOWITHIN needs a GeoBox, GeoPolygon or GeoCircle, but argument $\(i) is \(Self.typeName(raw))")
+            }
+            g.shape = .shape(shape._queryGeoShape)
+            return .geoWithin(g)
         case .comparison(var c):
+            // `location IN %@` with a shape argument is GEOWITHIN, as the SDK reads it.
+            if c.op == .in, case .keyPath(let path) = c.lhs, case .argument(let i) = c.rhs, c.quantifier == .implicit,
+               i < arguments.count, let shape = Self.unwrap(arguments[i]) as? any RLMGeospatial {
+                return .geoWithin(QueryGeoWithin(path, .shape(shape._queryGeoShape)))
+            }
             let lhsArgument = c.lhs.argumentIndex
             let rhsArgument = c.rhs.argumentIndex
             c.lhs = try bind(c.lhs)

@@ -73,6 +73,9 @@ extension QueryPredicate {
             }
             let n = QueryPredicate.comparison(c.normalized())
             return negate ? .not(n) : n
+        case .geoWithin(var g):
+            g.keyPath = g.keyPath.normalized()
+            return .geoWithin(g)
         }
     }
 

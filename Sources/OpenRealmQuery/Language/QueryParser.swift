@@ -10,7 +10,10 @@ import Foundation
 /// and         := not ( AND not )*
 /// not         := NOT not | primary
 /// primary     := '(' predicate ')' | TRUEPREDICATE | FALSEPREDICATE | comparison
-/// comparison  := operand operator options? operand
+/// comparison  := operand operator options? operand | keypath GEOWITHIN shape
+/// shape       := geoBox '(' point ',' point ')' | geoPolygon '(' ring ( ',' ring )* ')'
+///              | geoCircle '(' point ',' number ')' | $n | %@
+/// ring        := '{' point ( ',' point )* '}'           point := '[' lng ',' lat ( ',' alt )? ']'
 /// operator    := == = != <> < <= =< > >= => BEGINSWITH ENDSWITH CONTAINS LIKE IN BETWEEN
 /// options     := '[c]' | '[d]' | '[cd]'
 /// operand     := quantifier? keypath | quantifier? %K | quantifier? list
@@ -97,7 +100,7 @@ package struct QueryParser {
         return (lo > 0 ? "…" : "") + String(view) + (hi < scalars.count ? "…" : "")
     }
 
-    private func unexpected(_ token: QueryToken, expected: String) -> QueryError {
+    func unexpected(_ token: QueryToken, expected: String) -> QueryError {
         if case .end = token.kind {
             return Self.syntaxError("unexpected end of query at offset \(token.offset) (expected \(expected))",
                                     at: token.offset, in: source)
@@ -106,44 +109,44 @@ package struct QueryParser {
                                 at: token.offset, in: source)
     }
 
-    private func error(_ what: String, at token: QueryToken) -> QueryError {
+    func error(_ what: String, at token: QueryToken) -> QueryError {
         Self.syntaxError("\(what) at offset \(token.offset)", at: token.offset, in: source)
     }
 
-    private func unsupported(_ what: String, at token: QueryToken) -> QueryError {
+    func unsupported(_ what: String, at token: QueryToken) -> QueryError {
         QueryError(.unsupported, "Invalid query: \(what) at offset \(token.offset) is not supported in \"\(Self.excerpt(source, around: token.offset))\"",
                    offset: token.offset)
     }
 
     // MARK: - Token helpers
 
-    private var current: QueryToken { tokens[index] }
+    var current: QueryToken { tokens[index] }
 
-    private func peekToken(_ ahead: Int) -> QueryToken {
+    func peekToken(_ ahead: Int) -> QueryToken {
         tokens[min(index + ahead, tokens.count - 1)]
     }
 
-    private mutating func advance() -> QueryToken {
+    mutating func advance() -> QueryToken {
         let t = tokens[index]
         if index < tokens.count - 1 { index += 1 }
         return t
     }
 
-    private static func word(_ t: QueryToken) -> String? {
+    static func word(_ t: QueryToken) -> String? {
         if case .word(let w) = t.kind { return w.lowercased() }
         return nil
     }
 
-    private func isWord(_ t: QueryToken, _ names: String...) -> Bool {
+    func isWord(_ t: QueryToken, _ names: String...) -> Bool {
         guard let w = Self.word(t) else { return false }
         return names.contains(w)
     }
 
-    private func isSymbol(_ t: QueryToken, _ s: String) -> Bool {
+    func isSymbol(_ t: QueryToken, _ s: String) -> Bool {
         t.kind == .symbol(s)
     }
 
-    private mutating func expect(_ s: String, _ what: String) throws -> QueryToken {
+    mutating func expect(_ s: String, _ what: String) throws -> QueryToken {
         guard isSymbol(current, s) else { throw unexpected(current, expected: what) }
         return advance()
     }
@@ -215,7 +218,7 @@ package struct QueryParser {
 
     // MARK: - Comparisons
 
-    private struct Side {
+    struct Side {
         var operand: QueryOperand
         var quantifier: QueryQuantifier
         var token: QueryToken
@@ -223,6 +226,7 @@ package struct QueryParser {
 
     private mutating func comparison() throws -> QueryPredicate {
         let lhs = try operand(after: nil)
+        if isWord(current, "geowithin") { return .geoWithin(try geoWithin(lhs)) }
         let opToken = current
         guard let op = comparisonOperator(opToken) else {
             throw unexpected(opToken, expected: "a comparison operator after '\(lhs.token.text)'")
@@ -404,7 +408,7 @@ package struct QueryParser {
     }
 
     /// A literal, `$n` or `%@`.
-    private mutating func constantOrArgument(expected: String) throws -> QueryOperand {
+    mutating func constantOrArgument(expected: String) throws -> QueryOperand {
         let t = current
         switch t.kind {
         case .argument(let n):

@@ -71,6 +71,28 @@ package enum QueryRenderer {
             return "NOT (\(predicate(inner, depth: depth, context: .top)))"
         case .comparison(let c):
             return comparison(c, depth: depth)
+        case .geoWithin(let g):
+            return keyPath(g.keyPath, depth: depth) + " GEOWITHIN " + geoOperand(g.shape)
+        }
+    }
+
+    /// A shape as the parser reads it back: `geoBox([lng, lat], [lng, lat])`,
+    /// `geoPolygon({[lng, lat], ...}, ...)`, `geoCircle([lng, lat], radians)`.
+    static func geoOperand(_ o: QueryGeoOperand) -> String {
+        func point(_ p: GeoPoint) -> String {
+            let alt = p.altitude == 0 ? "" : ", " + value(.double(p.altitude))
+            return "[" + value(.double(p.longitude)) + ", " + value(.double(p.latitude)) + alt + "]"
+        }
+        func ring(_ r: [GeoPoint]) -> String { "{" + r.map(point).joined(separator: ", ") + "}" }
+        switch o {
+        case .argument(let i):
+            return "$\(i)"
+        case .shape(.box(let b)):
+            return "geoBox(" + point(b.bottomLeft) + ", " + point(b.topRight) + ")"
+        case .shape(.polygon(let p)):
+            return "geoPolygon(" + ([p.outerRing] + (p.holes ?? [])).map(ring).joined(separator: ", ") + ")"
+        case .shape(.circle(let c)):
+            return "geoCircle(" + point(c.center) + ", " + value(.double(c.radians)) + ")"
         }
     }
 

@@ -65,6 +65,9 @@ struct RuleTemplate: Sendable, Hashable {
         case .comparison(let c):
             guard mentionsEmail(c.lhs) || mentionsEmail(c.rhs) else { return predicate }
             return granting ? .falsePredicate : .truePredicate
+        case .geoWithin(let g):
+            guard g.shape == .argument(1) else { return predicate }
+            return granting ? .falsePredicate : .truePredicate
         }
     }
 
@@ -139,6 +142,7 @@ struct RuleTemplate: Sendable, Hashable {
         case .and(let ps), .or(let ps): return ps.lazy.compactMap(linkPath).first
         case .not(let inner): return linkPath(in: inner)
         case .comparison(let c): return operand(c.lhs) ?? operand(c.rhs)
+        case .geoWithin(let g): return "'\(g.keyPath) GEOWITHIN' reads an embedded object through a link"
         }
     }
 }

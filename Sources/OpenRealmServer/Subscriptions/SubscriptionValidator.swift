@@ -11,7 +11,7 @@ import OpenRealmWire
 /// | no arguments | `title == $0` |
 /// | no SORT / DISTINCT / LIMIT | `TRUEPREDICATE SORT(title ASC)` |
 /// | no aggregates but `@count` on lists | `scores.@sum > 5`, `title.@count > 2` |
-/// | no link or embedded paths | `owner.name == 'a'`, `@links.Person.dogs.@count > 0`, SUBQUERY |
+/// | no link or embedded paths | `owner.name == 'a'`, `@links.Person.dogs.@count > 0`, SUBQUERY, GEOWITHIN |
 /// | no list compared with a list | `tags IN {'a', 'b'}` |
 /// | queryable fields | a field the app's configuration does not list |
 /// | indexed queryable field | no top-level `==` / `IN` on it |
@@ -96,6 +96,9 @@ enum SubscriptionValidator {
             case .truePredicate, .falsePredicate: return
             case .and(let parts), .or(let parts): for part in parts { try predicate(part) }
             case .not(let inner): try predicate(inner)
+            case .geoWithin(let g):
+                throw refuse("no link or embedded paths",
+                             "'\(QueryRenderer.render(.geoWithin(g)))' reads the embedded object '\(g.keyPath)'; subscriptions may use only the class's own fields, so geospatial queries cannot be subscribed to")
             case .comparison(let c):
                 let left = try operand(c.lhs)
                 let right = try operand(c.rhs)
