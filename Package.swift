@@ -160,6 +160,8 @@ let package = Package(
             name: "openrealm-server",
             dependencies: [
                 "OpenRealmServer",
+                // `serve --store postgres://…`: only the executable links the PostgreSQL store.
+                "OpenRealmPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
