@@ -156,6 +156,13 @@ let package = Package(
             ],
             path: "Sources/OpenRealmPostgres"
         ),
+        .target(
+            // What the test suites that need a PostgreSQL share: one started per test
+            // process (initdb into a temporary directory) and a database per test.
+            name: "OpenRealmPostgresTestSupport",
+            dependencies: ["OpenRealmPostgres", "OpenRealmTestSupport"],
+            path: "Sources/OpenRealmPostgresTestSupport"
+        ),
         .executableTarget(
             name: "openrealm-server",
             dependencies: [
@@ -250,7 +257,7 @@ let package = Package(
             // Runs against a PostgreSQL the tests start themselves (initdb into a temporary
             // directory, Debian's `postgresql`, which scripts/setup and .ci/run install).
             name: "OpenRealmPostgresTests",
-            dependencies: ["OpenRealmPostgres", "OpenRealmServer", "OpenRealmWire", "OpenRealmTestSupport",
+            dependencies: ["OpenRealmPostgres", "OpenRealmServer", "OpenRealmWire", "OpenRealmTestSupport", "OpenRealmPostgresTestSupport",
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log")],
