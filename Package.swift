@@ -250,7 +250,9 @@ let package = Package(
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "NIOCore", package: "swift-nio"),
                            // Built so that OperatorCommandLineTests can run it.
-                           "openrealm-server"],
+                           "openrealm-server",
+                           // The same suite on PostgreSQL (OPENREALM_TEST_STORE=postgres).
+                           "OpenRealmPostgres", "OpenRealmPostgresTestSupport"],
             path: "Tests/OpenRealmServerTests"
         ),
         .testTarget(
