@@ -156,10 +156,19 @@ let package = Package(
             ],
             path: "Sources/OpenRealmPostgres"
         ),
+        .target(
+            // What the test suites that need a PostgreSQL share: one started per test
+            // process (initdb into a temporary directory) and a database per test.
+            name: "OpenRealmPostgresTestSupport",
+            dependencies: ["OpenRealmPostgres", "OpenRealmTestSupport"],
+            path: "Sources/OpenRealmPostgresTestSupport"
+        ),
         .executableTarget(
             name: "openrealm-server",
             dependencies: [
                 "OpenRealmServer",
+                // `serve --store postgres://…`: only the executable links the PostgreSQL store.
+                "OpenRealmPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -241,14 +250,16 @@ let package = Package(
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "NIOCore", package: "swift-nio"),
                            // Built so that OperatorCommandLineTests can run it.
-                           "openrealm-server"],
+                           "openrealm-server",
+                           // The same suite on PostgreSQL (OPENREALM_TEST_STORE=postgres).
+                           "OpenRealmPostgres", "OpenRealmPostgresTestSupport"],
             path: "Tests/OpenRealmServerTests"
         ),
         .testTarget(
             // Runs against a PostgreSQL the tests start themselves (initdb into a temporary
             // directory, Debian's `postgresql`, which scripts/setup and .ci/run install).
             name: "OpenRealmPostgresTests",
-            dependencies: ["OpenRealmPostgres", "OpenRealmServer", "OpenRealmWire", "OpenRealmTestSupport",
+            dependencies: ["OpenRealmPostgres", "OpenRealmServer", "OpenRealmWire", "OpenRealmTestSupport", "OpenRealmPostgresTestSupport",
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log")],

@@ -36,6 +36,9 @@ public final class SyncServer: Sendable {
     let listeners = Listeners()
     /// Where sync connections' queries are evaluated (``ServerConfiguration/syncQueryConcurrency`` at once).
     let queryWork: BoundedExecutor
+    /// Whether the storage lives in ``ServerConfiguration/dataDirectory`` (the embedded
+    /// store), which ``run()`` then locks against other processes.
+    let usesDataDirectory: Bool
 
     /// Prepares a server: checks the configuration, reads the TLS files, creates the data
     /// directory and the signing key.
@@ -50,18 +53,41 @@ public final class SyncServer: Sendable {
     /// A server whose apps' stores are `sharing`'s, shared with other servers in the
     /// process (``StorageTopology/shared``; tests of several engines over one store),
     /// or its own data directory's when nil.
-    init(configuration: ServerConfiguration, logger: Logger, sharing: SharedAppStores?) throws {
+    convenience init(configuration: ServerConfiguration, logger: Logger, sharing: SharedAppStores?) throws {
+        try self.init(configuration: configuration, logger: logger, usesDataDirectory: true) {
+            try DataDirectory(configuration.dataDirectory).prepareForWriting()
+            return EmbeddedStorage(
+                dataDirectory: configuration.dataDirectory,
+                signingKeys: ConfiguredSigningKeys(source: configuration.signingKey, previous: configuration.previousSigningKeys,
+                                                   dataDirectory: configuration.dataDirectory),
+                sharing: sharing)
+        }
+    }
+
+    /// A server over `storage` (PostgreSQL's, `OpenRealmPostgres`): the storage keeps
+    /// the apps and the signing keys, so the configuration's data directory and signing
+    /// key sources are not used — nothing is made, read or locked on local disk, and
+    /// several processes may serve the same storage at once. The storage is the
+    /// caller's to close after the server stopped.
+    ///
+    /// - Throws: ``ServerError`` as ``init(configuration:logger:)`` does, and the
+    ///   storage's errors when its signing keys cannot be read or made.
+    package convenience init(configuration: ServerConfiguration, storage: any ServerStorage,
+                             logger: Logger = Logger(label: "openrealm-server")) throws {
+        try self.init(configuration: configuration, logger: logger, usesDataDirectory: false) { storage }
+    }
+
+    /// Checks the configuration and reads the TLS files before `makeStorage` (so that a
+    /// bad option is named before the disk or the database is touched).
+    private init(configuration: ServerConfiguration, logger: Logger, usesDataDirectory: Bool,
+                 makeStorage: () throws -> any ServerStorage) throws {
         self.configuration = configuration
         self.logger = logger
+        self.usesDataDirectory = usesDataDirectory
         try configuration.validate()
         try configuration.app?.validate()
         tls = try configuration.tls.map { try ServerTLSSetup.load($0, logger: logger) }
-        try DataDirectory(configuration.dataDirectory).prepareForWriting()
-        let storage = EmbeddedStorage(
-            dataDirectory: configuration.dataDirectory,
-            signingKeys: ConfiguredSigningKeys(source: configuration.signingKey, previous: configuration.previousSigningKeys,
-                                               dataDirectory: configuration.dataDirectory),
-            sharing: sharing)
+        let storage = try makeStorage()
         let signingKeys = try TokenKeys(store: storage.signingKeys, logger: logger)
         let apps = AppRegistry(storage: storage, configured: configuration.app, maxDevelopmentApps: configuration.maxDevelopmentApps)
         if let app = configuration.app, !app.emailConfirmation.autoConfirm, configuration.mailer == nil {
@@ -105,7 +131,8 @@ public final class SyncServer: Sendable {
     }
 
     /// Serves until the task is cancelled or, in a `ServiceGroup`, until it shuts down
-    /// gracefully, holding the data directory's ``DataDirectoryLock``: the port, and the
+    /// gracefully, holding the data directory's ``DataDirectoryLock`` (embedded store only:
+    /// on a shared storage other processes serve beside this one): the port, and the
     /// metrics port when it has one (with the routes mounted in another application, the
     /// metrics port only).
     ///
@@ -113,9 +140,10 @@ public final class SyncServer: Sendable {
     ///   schema conflicts with the stored one, or an address cannot be listened on
     ///   (naming the port's owner when it is in use).
     public func run() async throws {
-        let lock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "serve")
-        defer { lock.release() }
-        try applyConfiguredSchema()
+        let lock = usesDataDirectory ? try DataDirectoryLock(directory: configuration.dataDirectory, holder: "serve") : nil
+        defer { lock?.release() }
+        // A store's units block their thread (a database's round trips): not one of Swift's.
+        try await BlockingWork.run { [self] in try applyConfiguredSchema() }
         try await serve()
     }
 

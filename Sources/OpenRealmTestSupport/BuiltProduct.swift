@@ -31,11 +31,17 @@ public enum BuiltProduct {
     /// process still running after `timeout` seconds is killed with SIGKILL (children
     /// that watch their parent die with it) and its run marked ``Run/timedOut``.
     ///
+    /// `environment` is added to this process's environment for it.
+    ///
     /// - Throws: `Process.run()`'s error when the executable cannot be started.
-    public static func run(_ executable: URL, _ arguments: [String], timeout: TimeInterval) throws -> Run {
+    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+                           timeout: TimeInterval) throws -> Run {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

@@ -1,9 +1,11 @@
 import ArgumentParser
 import Foundation
 import Logging
+import OpenRealmPostgres
 import OpenRealmServer
 
 /// `openrealm-server serve --host 127.0.0.1 --port 9090 --data-dir ./openrealm-data [--config app.json]
+/// [--store postgres://USER@HOST/DATABASE (or OPENREALM_STORE) in place of --data-dir]
 /// [--tls-cert cert.pem --tls-key key.pem] [--public-url URL] [--trusted-proxy CIDR ...]`, and the
 /// operator commands (`backup`, `check`, `users`, `apikeys`; Operator.swift).
 @main
@@ -26,8 +28,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The port to listen on (0: any free port).")
     var port = 9090
 
-    @Option(name: .customLong("data-dir"), help: "Where the signing key and the app stores live.")
-    var dataDir = "./openrealm-data"
+    @Option(name: .customLong("data-dir"), help: "Where the signing key and the app stores live (the embedded store; default ./openrealm-data).")
+    var dataDir: String?
+
+    @Option(name: .customLong("store"),
+            help: "Keep everything in PostgreSQL instead: postgres://USER@HOST/DATABASE (or the environment variable OPENREALM_STORE; the password from PGPASSWORD). Several servers may serve one database.")
+    var store: String?
 
     @Option(help: "An app configuration (JSON). Without one the server runs in development mode.")
     var config: String?
@@ -116,6 +122,19 @@ struct Serve: AsyncParsableCommand {
         }
         var logger = Logger(label: "openrealm-server")
         logger.logLevel = level
+        let storeURL = StoreOption.url(option: store)
+        if storeURL != nil {
+            // Nothing of the server's is on local disk then: say so rather than ignore an option.
+            if dataDir != nil {
+                throw ValidationError("--data-dir is the embedded store's: with a PostgreSQL store (--store or OPENREALM_STORE) "
+                    + "the server keeps nothing on local disk")
+            }
+            if signingKeyFile != nil || signingKeyEnv != nil || !previousSigningKeyFiles.isEmpty {
+                throw ValidationError("with a PostgreSQL store (--store or OPENREALM_STORE) the signing keys are the database's, "
+                    + "shared by every server on it: --signing-key-file, --signing-key-env and --previous-signing-key-file do not apply")
+            }
+        }
+        let dataDir = self.dataDir ?? "./openrealm-data"
         var configuration = ServerConfiguration(host: host, port: port, dataDirectory: URL(fileURLWithPath: dataDir))
         for (name, value) in [("--http-idle-timeout", httpIdleTimeout), ("--sync-bind-timeout", syncBindTimeout),
                               ("--sync-ping-interval", syncPingInterval), ("--sync-drain-timeout", syncDrainTimeout),
@@ -179,8 +198,30 @@ struct Serve: AsyncParsableCommand {
         } catch let error as ServerError {
             throw ValidationError(error.message)
         }
-        let server = try SyncServer(configuration: configuration, logger: logger)
-        logger.info("starting", metadata: ["version": "\(OpenRealmVersion.current)", "data-dir": "\(dataDir)",
+        let server: SyncServer
+        var postgres: (storage: PostgresStorage, database: DatabasePool)?
+        if let storeURL {
+            let opened = try await StoreOption.openPostgres(url: storeURL, fromEnvironment: store == nil, logger: logger)
+            postgres = opened
+            let configuration = configuration
+            do {
+                server = try await StoreOption.offSwiftThreads { [logger] in
+                    try SyncServer(configuration: configuration, storage: opened.0, logger: logger)
+                }
+            } catch {
+                opened.0.close()
+                opened.1.close()
+                throw error
+            }
+        } else {
+            server = try SyncServer(configuration: configuration, logger: logger)
+        }
+        defer {
+            postgres?.storage.close()
+            postgres?.database.close()
+        }
+        logger.info("starting", metadata: ["version": "\(OpenRealmVersion.current)",
+                                           "store": "\(postgres.map { $0.database.location.description } ?? "embedded, data-dir \(dataDir)")",
                                            "mode": "\(config == nil ? "development" : "configured")", "tls": "\(tlsCert == nil ? "off" : "on")",
                                            "public-url": "\(publicURL ?? "none")",
                                            "trusted-proxies": "\(configuration.trustedProxies.map(\.description).joined(separator: ","))"])

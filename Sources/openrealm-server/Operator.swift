@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import OpenRealmServer
 
 // The operator commands: thin shells over the library's `Operator/` types, which the
@@ -57,15 +58,32 @@ struct Check: ParsableCommand {
     }
 }
 
+/// The PostgreSQL store option of the commands that also work there (``StoreOption``).
+struct StoreURLOption: ParsableArguments {
+    @Option(name: .customLong("store"),
+            help: "The PostgreSQL store instead of --data-dir: postgres://USER@HOST/DATABASE (or OPENREALM_STORE; the password from PGPASSWORD). Works beside running servers.")
+    var store: String?
+
+    /// The URL given by `--store` or the environment; nil: the data directory.
+    var url: String? { StoreOption.url(option: store) }
+}
+
 /// The options of the commands that work on one app's accounts.
 struct AppOption: ParsableArguments {
     @OptionGroup var data: DataDirectoryOption
+    @OptionGroup var store: StoreURLOption
 
     @Option(help: "The app id.")
     var app: String
 
-    /// Runs `body` with the app's administration open, and closes it after.
+    /// Runs `body` with the app's administration open, and closes it after: on the data
+    /// directory (held meanwhile), or on PostgreSQL.
     func withAdministration<T>(_ body: (AppAdministration) throws -> T) throws -> T {
+        if let url = store.url {
+            return try StoreOption.withPostgres(url: url, fromEnvironment: store.store == nil) { storage in
+                try body(try AppAdministration(storage: storage, appId: app))
+            }
+        }
         let admin = try AppAdministration(dataDirectory: data.url, appId: app)
         defer { admin.close() }
         return try body(admin)
@@ -79,7 +97,7 @@ private func timestamp(_ milliseconds: Int64) -> String {
 
 struct Users: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List or remove an app's users (offline: no server may run on the data directory).",
+        abstract: "List or remove an app's users (offline on a data directory; on PostgreSQL, --store, beside running servers).",
         subcommands: [List.self, Remove.self])
 
     struct List: ParsableCommand {
@@ -117,7 +135,7 @@ struct Users: ParsableCommand {
 struct APIKeys: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apikeys",
-        abstract: "List or revoke an app's user API keys (offline: no server may run on the data directory).",
+        abstract: "List or revoke an app's user API keys (offline on a data directory; on PostgreSQL, --store, beside running servers).",
         subcommands: [List.self, Revoke.self])
 
     struct List: ParsableCommand {
@@ -157,11 +175,19 @@ struct APIKeys: ParsableCommand {
 struct RotateSigningKey: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rotate-signing-key",
-        abstract: "Make a new token signing key in the data directory; the old one still verifies its tokens until they expire (offline).")
+        abstract: "Make a new token signing key in the data directory (offline) or the PostgreSQL store (--store); the old one still verifies its tokens until they expire.")
 
     @OptionGroup var data: DataDirectoryOption
+    @OptionGroup var store: StoreURLOption
 
     func run() throws {
+        if let url = store.url {
+            // Every server on the database signs with the new key within a minute (at once
+            // when it meets a token of it); the previous one verifies until its tokens expire.
+            _ = try StoreOption.withPostgres(url: url, fromEnvironment: store.store == nil) { try $0.signingKeys.rotate() }
+            print("the database's signing key: new; the previous key verifies the tokens it signed until they expire")
+            return
+        }
         try data.whileLocked(as: "rotate-signing-key") { try SigningKey.rotate(in: data.url) }
         print("signing.key: new; the previous key is signing.key.previous and verifies the tokens it signed until they expire")
     }
@@ -169,7 +195,7 @@ struct RotateSigningKey: ParsableCommand {
 
 struct Schema: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show or extend an app's synced schema, in the app configuration's \"schema\" format (offline).",
+        abstract: "Show or extend an app's synced schema, in the app configuration's \"schema\" format (offline on a data directory; on PostgreSQL, --store, beside running servers).",
         subcommands: [Show.self, Apply.self])
 
     struct Show: ParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import OpenRealmPostgres
+import OpenRealmPostgresTestSupport
 @testable import OpenRealmServer
 
 /// The accounts contract (``AccountStore``), asserted the same way on both stores: the

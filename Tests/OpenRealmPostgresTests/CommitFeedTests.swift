@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import OpenRealmPostgres
+import OpenRealmPostgresTestSupport
 @testable import OpenRealmServer
 
 /// The commit feed across processes: a commit in one process wakes the subscribers of

@@ -2,6 +2,7 @@ import Foundation
 import PostgresNIO
 import XCTest
 @testable import OpenRealmPostgres
+import OpenRealmPostgresTestSupport
 
 /// Reaching the database, and its tables' migrations.
 final class DatabasePoolTests: PostgresTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import PostgresNIO
 import XCTest
 @testable import OpenRealmPostgres
+import OpenRealmPostgresTestSupport
 
 /// Synchronous units of work on leased connections, and the app's write lock.
 final class PostgresUnitTests: PostgresTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import OpenRealmPostgres
+import OpenRealmPostgresTestSupport
 @testable import OpenRealmServer
 
 /// Rate limits on both stores: the same buckets in memory and in PostgreSQL, and in

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import XCTest
 @testable import OpenRealmPostgres
+import OpenRealmPostgresTestSupport
 @testable import OpenRealmServer
 
 /// Signing keys on both stores: one first key, rotations keeping one retired key; and

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import OpenRealmWire
 @testable import OpenRealmPostgres
+import OpenRealmPostgresTestSupport
 @testable import OpenRealmServer
 
 /// The sync engine's units of work (history and client files, `Storage/SyncUnits.swift`)

@@ -91,13 +91,20 @@ final class APIKeyTests: ServerTestCase {
     func testKeysAreStoredHashedAndAnonymousUsersHaveNone() throws {
         let ann = try emailUser("ann@example.com")
         let key = try XCTUnwrap(try http.request("POST", keys, json: ["name": "k"], bearer: ann.token).body["key"] as? String)
-        let store = try server.auth.apps.app("todo").store
-        let rows = try store.environment.read { txn in try txn.allRows("__api_keys") + txn.allRows("__api_key_hashes") }
-        XCTAssertFalse(rows.isEmpty)
-        for row in rows {
-            for value in row.values { XCTAssertFalse("\(value)".contains(key), "the store holds the key itself: \(row)") }
+        if let database {
+            let rows = try database.sql("SELECT t::text FROM openrealm_api_keys t").split(separator: "\n")
+            XCTAssertFalse(rows.isEmpty)
+            for row in rows { XCTAssertFalse(row.contains(key), "the store holds the key itself: \(row)") }
+            XCTAssertEqual(try database.sql("SELECT key_hash FROM openrealm_api_keys"), StorageConventions.apiKeyHash(key))
+        } else {
+            let store = try server.auth.apps.app("todo").store
+            let rows = try store.environment.read { txn in try txn.allRows("__api_keys") + txn.allRows("__api_key_hashes") }
+            XCTAssertFalse(rows.isEmpty)
+            for row in rows {
+                for value in row.values { XCTAssertFalse("\(value)".contains(key), "the store holds the key itself: \(row)") }
+            }
+            XCTAssertEqual(rows.first?.string("keyHash"), AppStore.apiKeyHash(key))
         }
-        XCTAssertEqual(rows.first?.string("keyHash"), AppStore.apiKeyHash(key))
 
         let anonymous = try http.request("POST", keys, json: ["name": "k"], bearer: try anonymousToken())
         XCTAssertEqual(anonymous.status, 400)

@@ -91,7 +91,7 @@ final class AuthTests: ServerTestCase {
         XCTAssertEqual(missing.errorCode, "InvalidSession")
 
         // A token signed with the server's own key but already expired.
-        let key = try SigningKey.loadOrCreate(in: dataDirectory)
+        let key = try masterSigningKey()
         let claims = try JSONWebToken(key: key).verify(access, kind: "access", now: 0)
         var old = claims
         old.iat = 1_000

@@ -14,11 +14,12 @@ final class ConcurrentRangeTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
+        try skipOnPostgres("reads histories written straight into embedded stores")
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("concurrent-range-\(UUID().uuidString)")
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
+        if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 
     private static func object(_ n: Int64) -> WireObjectPath { WireObjectPath(className: "Task", primaryKey: .int(n)) }

@@ -68,7 +68,7 @@ final class ConfiguredSchemaTests: ServerTestCase {
         configuration = Self.production(schema: grown)
         try startServer()
         stopServer()
-        var admin = try AppAdministration(dataDirectory: dataDirectory, appId: "todo")
+        var admin = try administration("todo")
         let task = try XCTUnwrap(try admin.schema().classes.first { $0.schema.name == "Task" })
         XCTAssertEqual(task.properties.first { $0.name == "due" }, WirePropertySchema(name: "due", type: .timestamp, isOptional: true))
         admin.close()
@@ -77,7 +77,7 @@ final class ConfiguredSchemaTests: ServerTestCase {
         let conflicting = Self.taskSchemaJSON.replacingOccurrences(of: #""title": {"type": "string"}"#, with: #""title": {"type": "int"}"#)
         var logger = Logger(label: "conflict")
         logger.logLevel = .critical
-        let server = try SyncServer(configuration: ServerConfiguration(
+        let server = try makeServer(configuration: ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: dataDirectory, app: Self.production(schema: conflicting)), logger: logger)
         let failure = expectation(description: "the start fails")
         Task {
@@ -93,7 +93,7 @@ final class ConfiguredSchemaTests: ServerTestCase {
         }
         wait(for: [failure], timeout: 30)
         // Nothing of it was applied.
-        admin = try AppAdministration(dataDirectory: dataDirectory, appId: "todo")
+        admin = try administration("todo")
         defer { admin.close() }
         XCTAssertEqual(try admin.schema().classes.first { $0.schema.name == "Task" }?.properties.first { $0.name == "title" }?.type, .string)
     }
@@ -107,7 +107,7 @@ final class ConfiguredSchemaTests: ServerTestCase {
         _ = try anonymousToken(appId: "other")   // a second app, with an empty schema
         stopServer()
 
-        let admin = try AppAdministration(dataDirectory: dataDirectory, appId: "todo")
+        let admin = try administration("todo")
         let shown = try admin.schema()
         admin.close()
         XCTAssertEqual(shown.classes.map(\.schema.name), ["Address", "Line", "Note", "Order", "Task"])
@@ -122,7 +122,7 @@ final class ConfiguredSchemaTests: ServerTestCase {
         XCTAssertTrue(text.contains(#""kind" : "embedded""#), text)
 
         // Applied to the other app, it gives the same stored schema; again, it adds nothing.
-        let other = try AppAdministration(dataDirectory: dataDirectory, appId: "other")
+        let other = try administration("other")
         XCTAssertEqual(try other.applySchema(shown).first, "class 'Address'")
         XCTAssertEqual(try other.schema(), shown)
         XCTAssertEqual(try other.applySchema(shown), [])

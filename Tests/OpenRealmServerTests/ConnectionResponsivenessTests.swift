@@ -55,10 +55,20 @@ final class ConnectionResponsivenessTests: ServerTestCase {
         let (reader, ident) = try boundClient()
         XCTAssertEqual(ident.serverVersion, 2, "bound at the committed version, before the upload")
         release()
-        _ = try writer.waitFor("the acknowledgement") { message -> Bool? in
-            if case .download(let d) = message, d.changesets.isEmpty, d.progress.lastIntegratedClientVersion == 200 { return true }
-            if case .error(let e) = message { XCTFail("refused: \(e.message)") }
-            return nil
+        // The reader answers the server's pings (every second here) only while it reads:
+        // it reads between the writer's waits, so that a slower store's integration of
+        // the 199 changesets does not make it look dead.
+        let deadline = Date().addingTimeInterval(30)
+        var acknowledged = false
+        while !acknowledged {
+            XCTAssertLessThan(Date(), deadline, "the upload was not acknowledged within 30 s")
+            guard Date() < deadline else { break }
+            acknowledged = (try? writer.waitFor("the acknowledgement", timeout: 0.25) { message -> Bool? in
+                if case .download(let d) = message, d.changesets.isEmpty, d.progress.lastIntegratedClientVersion == 200 { return true }
+                if case .error(let e) = message { XCTFail("refused: \(e.message)") }
+                return nil
+            }) ?? false
+            _ = try? reader.next(timeout: 0.05)
         }
         let tags = try subscribeToAllTasks(reader).filter { if case .listInsert = $0 { return true } else { return false } }
         XCTAssertEqual(tags.count, 199)

@@ -109,7 +109,7 @@ final class EmailConfirmationTests: ServerTestCase {
     func testExpiredPairsAreRefused() throws {
         try register("eve@example.com")
         let mail = try mailer.waitForMail(to: "eve@example.com", .confirmation)
-        let store = try server.auth.apps.app("todo").store
+        let store = try server.auth.apps.app("todo").storage.accounts
         let later = AuthService.now + server.configuration.app!.emailConfirmation.tokenLifetime + 1
         XCTAssertNil(try store.consumeEmailToken(id: mail.tokenId, token: mail.token, purpose: .confirmation, now: later, effect: .confirmEmail))
         // Refusing it changed nothing: the pair still works while it lives.

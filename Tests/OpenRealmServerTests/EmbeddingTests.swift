@@ -41,7 +41,11 @@ final class EmbeddingTests: XCTestCase {
         logger.logLevel = .critical
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory)
         configuration.passwordHashRounds = 1024
-        let server = try SyncServer(configuration: configuration, logger: logger)
+        // On PostgreSQL (TestStore) the server serves a database of the test's, and holds no directory.
+        let database = TestStore.isPostgres ? try TestDatabase() : nil
+        defer { database?.drop() }
+        let server = try database.map { try SyncServer(configuration: configuration, storage: $0.openStorage(), logger: logger) }
+            ?? SyncServer(configuration: configuration, logger: logger)
 
         let router = Router(context: UserRequestContext.self)
         router.get("/hello") { _, _ in "hello from the user's app" }
@@ -83,9 +87,11 @@ final class EmbeddingTests: XCTestCase {
         XCTAssertEqual(samples["openrealm_changesets_integrated_total"], 1)
         XCTAssertEqual(samples["openrealm_http_requests_total{route=\"auth\"}"], 1, "the login; /hello is the user's")
 
-        // While it runs, the server holds its data directory.
-        XCTAssertThrowsError(try DataDirectoryLock(directory: dataDirectory, holder: "test")) {
-            XCTAssertTrue("\($0)".contains("in use"), "\($0)")
+        // While it runs, the server holds its data directory (the embedded store's).
+        if database == nil {
+            XCTAssertThrowsError(try DataDirectoryLock(directory: dataDirectory, holder: "test")) {
+                XCTAssertTrue("\($0)".contains("in use"), "\($0)")
+            }
         }
 
         // The group shuts down gracefully (the clients have left); the server's run()
@@ -93,7 +99,11 @@ final class EmbeddingTests: XCTestCase {
         Task { await group.triggerGracefulShutdown() }
         XCTAssertEqual(ended.wait(timeout: .now() + 30), .success, "the service group did not shut down")
         XCTAssertNil(failure.error, "the group failed")
-        XCTAssertNoThrow(try DataDirectoryLock(directory: dataDirectory, holder: "test").release())
+        if database == nil {
+            XCTAssertNoThrow(try DataDirectoryLock(directory: dataDirectory, holder: "test").release())
+        } else {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: dataDirectory.path), "a server on PostgreSQL makes no data directory")
+        }
     }
 
     /// A sync client binds, subscribes and uploads through the application; a second one

@@ -26,6 +26,21 @@ final class GroupCommitTests: ServerTestCase {
         }
     }
 
+    /// Where commits are counted from: the embedded store's committed version (nothing
+    /// on PostgreSQL, where ``commits(_:since:versions:)`` reads the history's rows).
+    private func commitMark(_ app: SyncApp) throws -> UInt64 {
+        database == nil ? try app.store.environment.committedVersion() : 0
+    }
+
+    /// The write transactions that committed `versions`: the embedded store's commits
+    /// since `mark`; on PostgreSQL the transactions that wrote the versions' history rows.
+    private func commits(_ app: SyncApp, since mark: UInt64, versions: ClosedRange<UInt64>) throws -> UInt64 {
+        guard let database else { return try app.store.environment.committedVersion() - mark }
+        let count = try database.sql("SELECT count(DISTINCT xmin::text) FROM openrealm_history WHERE app_id = 'todo' "
+            + "AND server_version BETWEEN \(versions.lowerBound) AND \(versions.upperBound)")
+        return try XCTUnwrap(UInt64(count), count)
+    }
+
     func testQueuedUploadsOfSeveralClientsAreCommittedTogetherInOrder() throws {
         let (setup, _) = try boundClient()
         try subscribeToAllTasks(setup)
@@ -40,7 +55,7 @@ final class GroupCommitTests: ServerTestCase {
 
         let release = try holdAppLock()
         defer { release() }
-        let commitsBefore = try app.store.environment.committedVersion()
+        let commitsBefore = try commitMark(app)
         for (i, writer) in writers.enumerated() {
             try writer.send(.upload(tagUpload(i, versions: 1...3, base: base)))
             try waitUntil("upload \(i) is queued") { app.uploads.count == i + 1 }
@@ -49,19 +64,19 @@ final class GroupCommitTests: ServerTestCase {
         for writer in writers {
             XCTAssertEqual(try waitForAcknowledgement(writer, of: 3), last, "acknowledged once all nine are integrated")
         }
-        XCTAssertEqual(try app.store.environment.committedVersion() - commitsBefore, 1,
+        XCTAssertEqual(try commits(app, since: commitsBefore, versions: (base + 1)...last), 1,
                        "the three uploads were committed in one transaction")
 
         // One history entry per changeset, in queue order, server versions without a gap.
         var origins: [(UInt64, UInt64)] = []
         for version in (base + 1)...last {
-            let entry = try XCTUnwrap(try app.store.historyEntry(version), "no history entry \(version)")
+            let entry = try XCTUnwrap(try app.storage.read { try $0.historyEntry(version) }, "no history entry \(version)")
             origins.append((entry.originFileIdent, entry.originClientVersion))
         }
         let expected = writers.indices.flatMap { w in (1...3).map { (UInt64(w), UInt64($0)) } }
         XCTAssertEqual(origins.map(\.1), expected.map(\.1))
         XCTAssertEqual(Set(origins.map(\.0)).count, 3)
-        XCTAssertEqual(try app.store.historyEntry(last + 1), nil)
+        XCTAssertEqual(try app.storage.read { try $0.historyEntry(last + 1) }, nil)
 
         // The reader got each version once, in server version order.
         var versions: [UInt64] = []
@@ -174,7 +189,7 @@ final class GroupCommitTests: ServerTestCase {
         let app = try server.auth.apps.app("todo")
         let base = app.serverVersion
         let count = UploadIntegration.uploadPartChangesets * 3 + 5
-        let commitsBefore = try app.store.environment.committedVersion()
+        let commitsBefore = try commitMark(app)
         try writer.send(.upload(tagUpload(0, versions: 1...count, base: base)))
 
         // An acknowledgement per part, each acknowledging a whole part more.
@@ -192,7 +207,8 @@ final class GroupCommitTests: ServerTestCase {
         }
         let part = UInt64(UploadIntegration.uploadPartChangesets)
         XCTAssertEqual(acknowledged, [part, 2 * part, 3 * part, UInt64(count)])
-        XCTAssertGreaterThanOrEqual(try app.store.environment.committedVersion() - commitsBefore, 4, "a commit per part")
+        XCTAssertGreaterThanOrEqual(try commits(app, since: commitsBefore, versions: (base + 1)...(base + UInt64(count))), 4,
+                                    "a commit per part")
         XCTAssertEqual(app.serverVersion, base + UInt64(count), "every changeset integrated once")
         XCTAssertEqual(UploadIntegration.parts(of: WireUpload(session: 1, changesets: [])).count, 1,
                        "an empty upload stays one, to be acknowledged")

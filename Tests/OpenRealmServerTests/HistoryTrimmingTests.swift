@@ -14,7 +14,17 @@ final class HistoryTrimmingTests: ServerTestCase {
         return config
     }
 
-    var store: AppStore { get throws { try server.auth.apps.app("todo").store } }
+    var store: History { get throws { History(storage: try server.auth.apps.app("todo").storage) } }
+
+    /// The app's history as these tests read and trim it, through its storage (either store).
+    struct History {
+        let storage: any AppStorage
+        func historyFloor() throws -> UInt64 { try storage.read { try $0.historyFloor() } }
+        func historyEntry(_ version: UInt64) throws -> HistoryEntry? { try storage.read { try $0.historyEntry(version) } }
+        func trimHistory(retentionSeconds: Int64, bound: Set<UInt64>, now: Int64) throws -> UInt64 {
+            try storage.trimHistory(retentionSeconds: retentionSeconds, bound: bound, now: now)
+        }
+    }
 
     func bind(ident: WireIdent, token: String, serverVersion: UInt64) throws -> WireMessage {
         try rebind(ident: ident, token: token, serverVersion: serverVersion).answer
@@ -55,7 +65,7 @@ final class HistoryTrimmingTests: ServerTestCase {
 
         // Once it is older than the retention period, it no longer does.
         let aFile: Set<UInt64> = [aIdent.fileIdentity.ident]
-        let later = AppStore.nowMilliseconds + 7200 * 1000
+        let later = StorageConventions.nowMilliseconds + 7200 * 1000
         XCTAssertEqual(try store.trimHistory(retentionSeconds: 3600, bound: aFile, now: later), 4)
         XCTAssertNil(try store.historyEntry(4))
         XCTAssertNotNil(try store.historyEntry(5))
@@ -118,7 +128,7 @@ final class HistoryTrimmingTests: ServerTestCase {
 
         // A session bound longer than the retention period is recorded as seen by each
         // trim, so once it ends its file is waited for a whole period more.
-        let start = AppStore.nowMilliseconds + 7200 * 1000
+        let start = StorageConventions.nowMilliseconds + 7200 * 1000
         let both: Set<UInt64> = [aIdent.fileIdentity.ident, bIdent.fileIdentity.ident]
         XCTAssertEqual(try store.trimHistory(retentionSeconds: 3600, bound: both, now: start), 3)
         XCTAssertEqual(try store.trimHistory(retentionSeconds: 3600, bound: [aIdent.fileIdentity.ident],

@@ -33,7 +33,7 @@ final class MetricsPortTests: ServerTestCase {
         let taken = try server.waitUntilMetricsRunning()
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory.appendingPathComponent("second"))
         configuration.metricsPort = taken
-        let second = try SyncServer(configuration: configuration, logger: makeLogger())
+        let second = try makeServer(configuration: configuration, logger: makeLogger())
         do {
             try await second.run()
             XCTFail("a second server started with a metrics port in use")

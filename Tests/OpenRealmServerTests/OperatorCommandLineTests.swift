@@ -88,6 +88,7 @@ final class OperatorCommandLineTests: ServerTestCase {
     }
 
     func testALockedDataDirectoryIsRefusedAndBackupWorksBesideTheServer() throws {
+        try skipOnPostgres("the data directory's lock and its backup")
         _ = try anonymousToken()
         // This test's server holds the directory.
         var result = try run(["serve", "--port", "0", "--data-dir", dataDirectory.path])
@@ -123,6 +124,7 @@ final class OperatorCommandLineTests: ServerTestCase {
     }
 
     func testCheckExitsNonZeroOnADamagedStore() throws {
+        try skipOnPostgres("checks the data directory's store files")
         _ = try anonymousToken()
         stopServer()
         var result = try run(["check", "--data-dir", dataDirectory.path])
@@ -144,27 +146,35 @@ final class OperatorCommandLineTests: ServerTestCase {
         _ = try anonymousToken(appId: "other")
         let file = scratch.appendingPathComponent("schema.json")
         try Data(#"{"Note": {"primaryKey": "_id", "properties": {"_id": {"type": "int"}}}}"#.utf8).write(to: file)
-        for command in [["schema", "show", "--app", "todo"], ["schema", "apply", "--app", "other", "--file", file.path]] {
-            let result = try run(command + ["--data-dir", dataDirectory.path])
-            XCTAssertNotEqual(result.status, 0, command.joined(separator: " "))
-            XCTAssertTrue(result.output.contains("the data directory '\(dataDirectory.path)' is in use by openrealm-server serve"), result.output)
+        // The commands' store: the data directory, or on PostgreSQL the test's database,
+        // which they work on beside the running server (nothing is held).
+        let store: [String]
+        if let database {
+            store = ["--store", try database.url]
+        } else {
+            store = ["--data-dir", dataDirectory.path]
+            for command in [["schema", "show", "--app", "todo"], ["schema", "apply", "--app", "other", "--file", file.path]] {
+                let result = try run(command + store)
+                XCTAssertNotEqual(result.status, 0, command.joined(separator: " "))
+                XCTAssertTrue(result.output.contains("the data directory '\(dataDirectory.path)' is in use by openrealm-server serve"), result.output)
+            }
+            stopServer()
         }
-        stopServer()
 
-        var result = try run(["schema", "show", "--app", "todo", "--data-dir", dataDirectory.path])
+        var result = try run(["schema", "show", "--app", "todo"] + store)
         XCTAssertEqual(result.status, 0, result.output)
         let shown = try AppSchema.parseFile(Data(result.output.utf8), source: "output")
         XCTAssertEqual(shown.classes.map(\.schema.name), ["Note", "Task"])
         try Data(result.output.utf8).write(to: file)
-        result = try run(["schema", "apply", "--app", "other", "--file", file.path, "--data-dir", dataDirectory.path])
+        result = try run(["schema", "apply", "--app", "other", "--file", file.path] + store)
         XCTAssertEqual(result.status, 0, result.output)
         XCTAssertTrue(result.output.contains("app 'other': added class 'Note', class 'Task', property 'Note.editor'"), result.output)
-        result = try run(["schema", "show", "--app", "other", "--data-dir", dataDirectory.path])
+        result = try run(["schema", "show", "--app", "other"] + store)
         XCTAssertEqual(try AppSchema.parseFile(Data(result.output.utf8), source: "output"), shown)
 
         // A conflicting file is refused, naming the property.
         try Data(#"{"Note": {"primaryKey": "_id", "properties": {"_id": {"type": "int"}, "owner": {"type": "int"}}}}"#.utf8).write(to: file)
-        result = try run(["schema", "apply", "--app", "other", "--file", file.path, "--data-dir", dataDirectory.path])
+        result = try run(["schema", "apply", "--app", "other", "--file", file.path] + store)
         XCTAssertNotEqual(result.status, 0)
         XCTAssertTrue(result.output.contains("property 'Note.owner' exists with another type (stored: string, schema: int)"), result.output)
     }

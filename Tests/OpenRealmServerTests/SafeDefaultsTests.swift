@@ -103,7 +103,8 @@ final class DevelopmentAppLimitTests: ServerTestCase {
         XCTAssertEqual(refused.errorCode, "AppNotFound")
         XCTAssertTrue(refused.message.contains("--max-development-apps"), refused.message)
         XCTAssertEqual(try http.request("POST", "/api/client/v2.0/app/a5/auth/providers/anon-user/login", json: [:]).errorCode, "AppNotFound")
-        let apps = try FileManager.default.contentsOfDirectory(atPath: dataDirectory.appendingPathComponent("apps").path)
+        let apps = try database.map { try $0.sql("SELECT app_id FROM openrealm_apps").split(separator: "\n").map(String.init) }
+            ?? FileManager.default.contentsOfDirectory(atPath: dataDirectory.appendingPathComponent("apps").path)
         XCTAssertEqual(apps.sorted(), ["a1", "a2", "a3"])
         // The apps it holds are still served, after a restart too.
         try restartServer()

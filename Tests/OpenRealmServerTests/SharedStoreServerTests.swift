@@ -6,9 +6,12 @@ import OpenRealmWire
 
 /// Two real servers on loopback over one store (``SharedAppStores``; each server its
 /// own data directory and lock, one signing key): clients of either see what clients
-/// of the other upload, as two server processes over one database would serve them.
+/// of the other upload, as two server processes over one database would serve them —
+/// and on PostgreSQL (``TestStore``) two servers over one database, each with its own
+/// pool and commit feed, as two processes.
 final class SharedStoreServerTests: XCTestCase {
     var directory: URL!
+    var database: TestDatabase?
     var servers: [(server: SyncServer, task: Task<Void, Never>, stopped: DispatchSemaphore)] = []
     var ports: [Int] = []
 
@@ -18,13 +21,15 @@ final class SharedStoreServerTests: XCTestCase {
         let key = directory.appendingPathComponent("signing.key")
         try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: key)
         let sharing = SharedAppStores(dataDirectory: directory.appendingPathComponent("shared"))
+        database = TestStore.isPostgres ? try TestDatabase() : nil
         for name in ["a", "b"] {
             var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory.appendingPathComponent(name))
             configuration.passwordHashRounds = 1024
             configuration.signingKey = .file(key)
             var logger = Logger(label: "openrealm-server-test")
             logger.logLevel = .critical
-            let server = try SyncServer(configuration: configuration, logger: logger, sharing: sharing)
+            let server = try database.map { try SyncServer(configuration: configuration, storage: $0.openStorage(), logger: logger) }
+                ?? SyncServer(configuration: configuration, logger: logger, sharing: sharing)
             let stopped = DispatchSemaphore(value: 0)
             let task = Task {
                 do { try await server.run() } catch { print("server stopped with \(error)") }
@@ -41,6 +46,7 @@ final class SharedStoreServerTests: XCTestCase {
             XCTAssertEqual(stopped.wait(timeout: .now() + 15), .success, "a server did not stop")
         }
         servers = []
+        database?.drop()
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -7,6 +7,10 @@ import OpenRealmSyncCore
 /// The store's failures are the sync core's ``ORCoreError`` (``StoreError`` is its name
 /// here) and keep ORCore's status from the call that failed.
 final class StoreErrorTests: XCTestCase {
+    override func setUpWithError() throws {
+        try skipOnPostgres("ORCore's errors on damaged store files (PostgreSQL's errors: DatabasePoolTests)")
+    }
+
     /// An app directory of its own, removed when the test ends.
     func appDirectory(_ name: String) -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("store-errors-\(UUID().uuidString)/\(name)")

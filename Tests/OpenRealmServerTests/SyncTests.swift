@@ -29,7 +29,7 @@ final class SyncTests: ServerTestCase {
     }
 
     func testAnExpiredTokenIsRefusedAsExpired() throws {
-        let key = try SigningKey.loadOrCreate(in: dataDirectory)
+        let key = try masterSigningKey()
         var claims = try JSONWebToken(key: key).verify(try anonymousToken(), kind: "access", now: 0)
         claims.exp = 2_000
         let client = try TestSyncClient(port: port, appId: "todo")

@@ -23,7 +23,7 @@ final class TokenSecurityTests: ServerTestCase {
                      id: try XCTUnwrap(reply.body["user_id"] as? String))
     }
 
-    var signer: JSONWebToken { get throws { JSONWebToken(key: try SigningKey.loadOrCreate(in: dataDirectory)) } }
+    var signer: JSONWebToken { get throws { JSONWebToken(key: try masterSigningKey()) } }
 
     /// A token with `header` and `claims`, signed with `key` (nil: an empty signature).
     func token(header: [String: Any], claims: TokenClaims, key: SymmetricKey?) throws -> String {
@@ -68,7 +68,7 @@ final class TokenSecurityTests: ServerTestCase {
     func testForgedForeignStaleAndOrphanedAccessTokensAreRefused() throws {
         let ann = try emailLogin("ann@example.com")
         let gone = try emailLogin("gone@example.com")
-        let key = try SigningKey.loadOrCreate(in: dataDirectory)
+        let key = try masterSigningKey()
         let claims = try signer.verify(ann.access, kind: "access", now: 0)
         let hs256: [String: Any] = ["alg": "HS256", "typ": "JWT"]
         var foreign = claims
@@ -76,7 +76,7 @@ final class TokenSecurityTests: ServerTestCase {
         var expired = claims
         expired.iat = 1_000
         expired.exp = 2_000
-        try server.auth.apps.app("todo").store.removeUser(id: gone.id)
+        try server.auth.apps.app("todo").storage.accounts.removeUser(id: gone.id)
 
         let cases: [(String, String, String, String, SyncErrorCode)] = [
             ("bad signature", try token(header: hs256, claims: claims, key: SymmetricKey(size: .bits256)), "InvalidSession", "signature", .badAuthentication),

@@ -12,11 +12,12 @@ final class UploadRecordsTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
+        try skipOnPostgres("the records as the embedded store writes them (SyncUnitContractTests holds PostgreSQL's to the same answers)")
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("upload-records-\(UUID().uuidString)")
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
+        if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 
     /// The rule, plainly: the hold is the new base, lowered to the base of the first own

@@ -524,7 +524,13 @@ package final class PostgresWorkingSet: ObjectWorkingSet {
     private func storable(_ value: WireValue, for property: StoredProperty, of className: String, inCollection: Bool,
                           writing: Bool = true) throws -> WireValue {
         var stored = value
-        if case .link(let ref) = value {
+        if case .link(let ref) = value, property.type == .mixed, ref.className.hasPrefix(StorageConventions.reservedPrefix) {
+            // The server's own classes (accounts: on the embedded store, tables of the
+            // app's file) hold no objects here: a mixed link into one is a link to a
+            // missing object, null, which the write authorizer then refuses as any link
+            // outside the view — the same answer on both stores, whatever the target.
+            stored = .null
+        } else if case .link(let ref) = value {
             guard let target = try schema().storedClass(named: ref.className) else {
                 throw PostgresObjectError("link to \(ref): no class '\(ref.className)'")
             }

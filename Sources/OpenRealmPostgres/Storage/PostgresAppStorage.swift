@@ -55,7 +55,7 @@ package final class PostgresAppStorage: AppStorage, @unchecked Sendable {
                 } catch let error as PostgresStoreError {
                     throw error
                 } catch {
-                    throw ServerError("the schema conflicts with the store of app '\(appId)': \(error)")
+                    throw AppSchema.conflict(appId: appId, error, instruction, stored: Self.appSchema(before))
                 }
             }
             return added

@@ -15,9 +15,10 @@ enum AuthRoutes {
             JSONResponses.json(["status": "ok"])
         }
         router.get("\(appPrefix)/location") { request, context in
-            try respond {
+            try await respondAsync {
                 let appId = try context.parameters.require("appId")
-                _ = try auth.apps.app(appId)
+                // Opening an app is store work (a database's round trip): not on this thread.
+                try await BlockingWork.run { _ = try auth.apps.app(appId) }
                 let urls = location.urls(port: port(), requestHost: request.head.authority)
                 return JSONResponses.json(["deployment_model": "LOCAL", "location": "local",
                                            "hostname": urls.http, "ws_hostname": urls.ws])
@@ -180,10 +181,6 @@ enum AuthRoutes {
                 return JSONResponses.json(try await BlockingWork.run { try login(appId, credential, address) })
             }
         }
-    }
-
-    private static func respond(_ body: () throws -> Response) throws -> Response {
-        do { return try body() } catch let error as AuthError { return JSONResponses.error(error) }
     }
 
     private static func respondAsync(_ body: () async throws -> Response) async throws -> Response {

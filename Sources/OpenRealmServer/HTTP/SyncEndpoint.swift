@@ -55,7 +55,8 @@ enum SyncEndpoint {
         router.ws("\(AuthRoutes.appPrefix)/realm-sync", shouldUpgrade: { request, context in
             guard UpgradeRequired.isWebSocketUpgrade(request) else { throw UpgradeRequired() }
             guard let appId = context.parameters.get("appId"), AppRegistry.isValidAppId(appId) else { return .dontUpgrade }
-            do { _ = try auth.apps.app(appId) } catch { return .dontUpgrade }
+            // Opening an app is store work (a database's round trip): not on this thread.
+            do { try await BlockingWork.run { _ = try auth.apps.app(appId) } } catch { return .dontUpgrade }
             return .upgrade([:])
         }) { inbound, outbound, context in
             let appId = context.requestContext.parameters.get("appId")

@@ -31,7 +31,8 @@ public final class AppAdministration {
 
     /// The app id.
     public let appId: String
-    private let lock: DataDirectoryLock
+    /// The data directory's lock (embedded store); nil on a storage other processes share.
+    private let lock: DataDirectoryLock?
     /// The app's storage, opened through the data directory's ``EmbeddedStorage``.
     let storage: any AppStorage
     private var accounts: any AccountStore { storage.accounts }
@@ -56,9 +57,25 @@ public final class AppAdministration {
         self.appId = appId
     }
 
+    /// The administration of `appId` on `storage` (PostgreSQL's), which servers may be
+    /// serving at the same time: there is no directory to lock, and what is changed here
+    /// is seen by them as by any other process on the storage.
+    ///
+    /// - Throws: ``ServerError`` when the storage has no app `appId`, or it cannot be opened.
+    package init(storage: any ServerStorage, appId: String) throws {
+        guard storage.hasApp(appId) else { throw ServerError("the store has no app '\(appId)'") }
+        do {
+            self.storage = try storage.app(appId)
+        } catch {
+            throw ServerError("cannot open the store of app '\(appId)': \(error)")
+        }
+        lock = nil
+        self.appId = appId
+    }
+
     /// Releases the data directory (also done when the object goes away).
     public func close() {
-        lock.release()
+        lock?.release()
     }
 
     /// Every user, oldest first.

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import OpenRealmPostgresTestSupport
 import XCTest
 @testable import OpenRealmPostgres
 
@@ -38,4 +40,11 @@ class PostgresTestCase: XCTestCase, @unchecked Sendable {
         poolsLock.withLock { pools.append(pool) }
         return pool
     }
+}
+
+/// A logger that keeps quiet: the pool logs connection failures the tests cause.
+func quietLogger() -> Logger {
+    var logger = Logger(label: "openrealm-postgres-tests")
+    logger.logLevel = .critical
+    return logger
 }

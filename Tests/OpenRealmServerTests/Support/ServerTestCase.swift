@@ -1,13 +1,19 @@
+import Crypto
 import Foundation
 import Logging
 import XCTest
 import OpenRealmWire
 @testable import OpenRealmServer
+import OpenRealmPostgres
 
 /// Starts a real server on a free loopback port for each test, with its own data
-/// directory, and stops it afterwards.
+/// directory — or, on PostgreSQL (``TestStore``), its own database —, and stops it
+/// afterwards.
 class ServerTestCase: XCTestCase {
     var dataDirectory: URL!
+    /// The test's database when the suite runs on PostgreSQL (made at the first start,
+    /// kept across restarts, dropped after the test).
+    var database: TestDatabase?
     var server: SyncServer!
     var port = 0
     /// The hybrid clock of uploads that do not give one.
@@ -42,7 +48,7 @@ class ServerTestCase: XCTestCase {
         configuration.passwordHashRounds = 1024
         configure(&configuration)
         let logger = makeLogger()
-        let server = try SyncServer(configuration: configuration, logger: logger)
+        let server = try makeServer(configuration: configuration, logger: logger)
         self.server = server
         let stopped = self.stopped
         runTask = Task {
@@ -50,6 +56,40 @@ class ServerTestCase: XCTestCase {
             stopped.signal()
         }
         port = try server.waitUntilRunning(timeout: 30)
+    }
+
+    /// A server with `configuration` on the test's store: its data directory's, or on
+    /// PostgreSQL a storage of its own on the test's database (as another process would
+    /// open it).
+    func makeServer(configuration: ServerConfiguration, logger: Logger) throws -> SyncServer {
+        guard TestStore.isPostgres else { return try SyncServer(configuration: configuration, logger: logger) }
+        let database = try self.database ?? TestDatabase()
+        self.database = database
+        return try SyncServer(configuration: configuration, storage: database.openStorage(), logger: logger)
+    }
+
+    /// The operator's administration of `appId` on the test's store: the data
+    /// directory's (offline: the server must have stopped), or on PostgreSQL the test's
+    /// database (as another process, beside a running server too). `close()` it after.
+    func administration(_ appId: String = "todo") throws -> AppAdministration {
+        guard TestStore.isPostgres else { return try AppAdministration(dataDirectory: dataDirectory, appId: appId) }
+        let database = try self.database ?? TestDatabase()
+        self.database = database
+        return try AppAdministration(storage: database.openStorage(), appId: appId)
+    }
+
+    /// The server's master signing key: the data directory's `signing.key`, or on
+    /// PostgreSQL the database's current key.
+    func masterSigningKey() throws -> SymmetricKey {
+        guard TestStore.isPostgres else { return try SigningKey.loadOrCreate(in: dataDirectory) }
+        return try XCTUnwrap(database, "no server has started").openStorage().signingKeys.ring().current
+    }
+
+    /// Rotates the master signing key as `rotate-signing-key` does (the data directory's
+    /// files, or the database's keys).
+    func rotateSigningKey() throws {
+        guard TestStore.isPostgres else { return try SigningKey.rotate(in: dataDirectory) }
+        _ = try XCTUnwrap(database, "no server has started").openStorage().signingKeys.rotate()
     }
 
     /// Changes the server configuration before the server starts (timeouts, ...).
@@ -65,7 +105,10 @@ class ServerTestCase: XCTestCase {
 
     override func tearDownWithError() throws {
         stopServer()
-        try? FileManager.default.removeItem(at: dataDirectory)
+        database?.drop()
+        database = nil
+        // nil when a subclass skipped the test before this class's setUp.
+        if let dataDirectory { try? FileManager.default.removeItem(at: dataDirectory) }
     }
 
     /// Stops the server and waits until it has.
@@ -75,6 +118,7 @@ class ServerTestCase: XCTestCase {
         XCTAssertEqual(stopped.wait(timeout: .now() + 15), .success, "the server did not stop")
         runTask = nil
         server = nil
+        database?.closeStorages()
     }
 
     /// Stops the server and starts another on the same data directory (a new port).

@@ -26,10 +26,9 @@ final class TestSocket {
         let status = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard status == 0 else {
-            close(fd)
-            throw Failure(description: "connect to port \(port) failed: \(errno)")
-        }
+        // No close here: the object is whole, so its deinit closes the descriptor (a
+        // second close could close another thread's socket that reused the number).
+        guard status == 0 else { throw Failure(description: "connect to port \(port) failed: \(errno)") }
     }
 
     deinit { close(fd) }

@@ -36,8 +36,7 @@ extension AppStore {
                 do {
                     try Self.applySchema(txn, instruction, allowingChanges: true)
                 } catch let failure as SyncFailure {
-                    throw ServerError("the schema conflicts with the store of app '\(appId)': \(failure.message)"
-                        + Self.conflictDetail(instruction, stored: stored))
+                    throw AppSchema.conflict(appId: appId, failure, instruction, stored: before)
                 }
             }
             return added
@@ -71,37 +70,5 @@ extension AppStore {
             return AppSchema.Class(schema: WireClassSchema(name: cls.name, kind: kind, primaryKey: primaryKey),
                                    properties: properties.sorted { $0.name < $1.name })
         })
-    }
-
-    /// " (stored: …, schema: …)" for a conflicting instruction, so the operator sees
-    /// both definitions.
-    private static func conflictDetail(_ instruction: WireInstruction, stored: [String: AppSchema.Class]) -> String {
-        switch instruction {
-        case .addClass(let cls):
-            guard let have = stored[cls.name] else { return "" }
-            return " (stored: \(describe(have.schema)), schema: \(describe(cls)))"
-        case .addProperty(let className, let property):
-            guard let have = stored[className]?.properties.first(where: { $0.name == property.name }) else { return "" }
-            return " (stored: \(describe(have)), schema: \(describe(property)))"
-        default:
-            return ""
-        }
-    }
-
-    private static func describe(_ cls: WireClassSchema) -> String {
-        let key = cls.primaryKey.map { "primary key \($0.name) \($0.type)\($0.isOptional ? "?" : "")" } ?? "no primary key"
-        return "\(cls.kind), \(key)"
-    }
-
-    private static func describe(_ p: WirePropertySchema) -> String {
-        var text = p.type == .link ? "link to \(p.linkTarget ?? "?")" : "\(p.type)"
-        if p.isOptional { text += "?" }
-        switch p.collection {
-        case .none: break
-        case .list: text = "list of \(text)"
-        case .set: text = "set of \(text)"
-        case .dictionary: text = "dictionary of \(text)"
-        }
-        return text
     }
 }

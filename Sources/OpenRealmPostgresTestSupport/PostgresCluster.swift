@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 import Logging
-@testable import OpenRealmPostgres
+import OpenRealmPostgres
 import OpenRealmTestSupport
 
 /// A PostgreSQL server of the tests' own: `initdb` into a temporary directory, started
@@ -14,13 +14,13 @@ import OpenRealmTestSupport
 /// Local (socket) connections are trusted; TCP connections need the password
 /// ``password`` (SCRAM). Under root (CI), the server runs as the `postgres` user, since
 /// PostgreSQL refuses to run as root.
-final class PostgresCluster: @unchecked Sendable {
-    static let password = "openrealm-test-secret"
-    static let superuser = "postgres"
+package final class PostgresCluster: @unchecked Sendable {
+    package static let password = "openrealm-test-secret"
+    package static let superuser = "postgres"
 
-    let directory: URL
-    let port: Int
-    var socketDirectory: String { directory.appendingPathComponent("socket").path }
+    package let directory: URL
+    package let port: Int
+    package var socketDirectory: String { directory.appendingPathComponent("socket").path }
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var started: Result<PostgresCluster, any Error>?
@@ -29,7 +29,7 @@ final class PostgresCluster: @unchecked Sendable {
     ///
     /// - Throws: when PostgreSQL is not installed (`scripts/setup` installs it) or does
     ///   not start; the message names the log.
-    static func shared() throws -> PostgresCluster {
+    package static func shared() throws -> PostgresCluster {
         try lock.withLock {
             if let started { return try started.get() }
             let result = Result { try PostgresCluster() }
@@ -48,7 +48,7 @@ final class PostgresCluster: @unchecked Sendable {
         try? FileManager.default.removeItem(at: cluster.directory)
     }
 
-    var dataDirectory: String { directory.appendingPathComponent("data").path }
+    package var dataDirectory: String { directory.appendingPathComponent("data").path }
 
     private init() throws {
         let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("openrealm-pg-\(UUID().uuidString.prefix(8))")
@@ -80,7 +80,7 @@ final class PostgresCluster: @unchecked Sendable {
     }
 
     /// A new empty database, as a store location over the socket (as the superuser).
-    func makeDatabase() throws -> PostgresLocation {
+    package func makeDatabase() throws -> PostgresLocation {
         let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
         try Self.run(Self.binary("createdb"), ["-h", socketDirectory, "-p", "\(port)", "-U", Self.superuser, String(name)])
         return try PostgresLocation(url: "postgres://\(Self.superuser)@/\(name)?host=\(socketDirectory)&port=\(port)",
@@ -88,19 +88,19 @@ final class PostgresCluster: @unchecked Sendable {
     }
 
     /// The same database over TCP on loopback, with the password.
-    func tcpLocation(of location: PostgresLocation, password: String? = PostgresCluster.password) throws -> PostgresLocation {
+    package func tcpLocation(of location: PostgresLocation, password: String? = PostgresCluster.password) throws -> PostgresLocation {
         try PostgresLocation(url: "postgres://\(Self.superuser)@127.0.0.1:\(port)/\(location.database)?sslmode=disable",
                              environment: password.map { [PostgresLocation.passwordVariable: $0] } ?? [:])
     }
 
     /// Runs SQL through psql over the socket (setup that is not the code under test).
     @discardableResult
-    func psql(_ database: String, _ sql: String) throws -> String {
+    package func psql(_ database: String, _ sql: String) throws -> String {
         try Self.run(Self.binary("psql"), ["-h", socketDirectory, "-p", "\(port)", "-U", Self.superuser, "-d", database,
                                  "-v", "ON_ERROR_STOP=1", "-At", "-c", sql])
     }
 
-    static func binary(_ name: String) throws -> String {
+    package static func binary(_ name: String) throws -> String {
         let roots = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? [])
             .sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }
         for root in roots {
@@ -153,14 +153,7 @@ final class PostgresCluster: @unchecked Sendable {
     }
 }
 
-struct ClusterError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// A logger that keeps quiet: the pool logs connection failures the tests cause.
-func quietLogger() -> Logger {
-    var logger = Logger(label: "openrealm-postgres-tests")
-    logger.logLevel = .critical
-    return logger
+package struct ClusterError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
