@@ -98,14 +98,7 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
     private static func registration<C: RealmCollection>(_ base: C, _ realm: Realm, _ keyPaths: [String]?,
                                                          _ block: @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void) -> AnyObject? where C.Element == Element {
         base._registration(in: realm, keyPaths: keyPaths) { change in
-            switch change {
-            case .initial(let collection):
-                block(.initial(AnyRealmCollection(collection)))
-            case .update(let collection, let deletions, let insertions, let modifications):
-                block(.update(AnyRealmCollection(collection), deletions: deletions, insertions: insertions, modifications: modifications))
-            case .error(let error):
-                block(.error(error))
-            }
+            block(change.mapCollection { AnyRealmCollection($0) })
         }
     }
 

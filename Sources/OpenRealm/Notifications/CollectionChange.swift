@@ -31,6 +31,19 @@ public enum RealmCollectionChange<CollectionType> {
     case update(CollectionType, deletions: [Int], insertions: [Int], modifications: [Int])
     /// The notification could not be computed (the realm's file could not be read).
     case error(Error)
+
+    /// The same change reported on another view of the collection (a type-erased or a
+    /// projected one): `transform` makes it from the collection.
+    func mapCollection<Other>(_ transform: (CollectionType) -> Other) -> RealmCollectionChange<Other> {
+        switch self {
+        case .initial(let collection):
+            return .initial(transform(collection))
+        case .update(let collection, let deletions, let insertions, let modifications):
+            return .update(transform(collection), deletions: deletions, insertions: insertions, modifications: modifications)
+        case .error(let error):
+            return .error(error)
+        }
+    }
 }
 
 /// The keyed collections `RealmMapChange` reports on (`Map`).

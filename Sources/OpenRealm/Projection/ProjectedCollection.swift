@@ -77,14 +77,7 @@ public struct ProjectedCollection<Element>: RandomAccessCollection, CustomString
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<ProjectedCollection<Element>>) -> Void) -> NotificationToken {
         source.observe(keyPaths: keyPaths, on: queue) { change in
-            switch change {
-            case .initial(let collection):
-                block(.initial(with(collection)))
-            case .update(let collection, let deletions, let insertions, let modifications):
-                block(.update(with(collection), deletions: deletions, insertions: insertions, modifications: modifications))
-            case .error(let error):
-                block(.error(error))
-            }
+            block(change.mapCollection(with))
         }
     }
 
@@ -168,14 +161,7 @@ where C.Element: ObjectBase, C._ObservedChange == RealmCollectionChange<C> {
     func observe(keyPaths: [String]?, on queue: DispatchQueue?,
                  _ block: @escaping (RealmCollectionChange<any ProjectedCollectionSource>) -> Void) -> NotificationToken {
         collection.observe(keyPaths: keyPaths, on: queue) { (change: RealmCollectionChange<C>) in
-            switch change {
-            case .initial(let collection):
-                block(.initial(with(collection)))
-            case .update(let collection, let deletions, let insertions, let modifications):
-                block(.update(with(collection), deletions: deletions, insertions: insertions, modifications: modifications))
-            case .error(let error):
-                block(.error(error))
-            }
+            block(change.mapCollection(with))
         }
     }
 }
