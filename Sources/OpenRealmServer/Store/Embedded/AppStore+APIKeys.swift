@@ -1,31 +1,6 @@
 import Foundation
 import OpenRealmWire
 
-/// A user API key as the store keeps it: never the key itself, only its SHA-256.
-///
-/// Keys are 64 hexadecimal digits (256 random bits), so a fast hash is enough: nothing
-/// short of the key finds a preimage, unlike a password.
-package struct APIKeyRecord: Sendable, Hashable {
-    /// The key's id (24 hexadecimal digits, an ObjectId).
-    package var id: String
-    package var userId: String
-    package var name: String
-    /// The SHA-256 of the key, 64 hexadecimal digits.
-    package var keyHash: String
-    package var disabled: Bool
-    /// When it was created (milliseconds since the epoch).
-    package var createdAt: Int64 = 0
-
-    package init(id: String, userId: String, name: String, keyHash: String, disabled: Bool, createdAt: Int64 = 0) {
-        self.id = id
-        self.userId = userId
-        self.name = name
-        self.keyHash = keyHash
-        self.disabled = disabled
-        self.createdAt = createdAt
-    }
-}
-
 extension AppStore {
     /// The most keys a user may have (``StorageConventions/maxAPIKeysPerUser``).
     static let maxAPIKeysPerUser = StorageConventions.maxAPIKeysPerUser

@@ -1,58 +1,6 @@
 import Foundation
 import OpenRealmWire
 
-/// A user as the store keeps it.
-package struct UserRecord: Sendable, Hashable {
-    /// The user id (32 hex digits).
-    package var id: String
-    /// `anon-user` or `local-userpass`.
-    package var provider: String
-    /// The email, for email/password users.
-    package var email: String?
-    /// The scrypt hash (``PasswordHasher``), for email/password users.
-    package var passwordHash: String?
-    /// Whether an email/password user proved the address (a confirmation or a password
-    /// reset mail's token).
-    package var emailConfirmed = false
-    /// When it was created (milliseconds since the epoch; 0 when unknown).
-    package var createdAt: Int64 = 0
-
-    package init(id: String, provider: String, email: String?, passwordHash: String?, emailConfirmed: Bool = false,
-                 createdAt: Int64 = 0) {
-        self.id = id
-        self.provider = provider
-        self.email = email
-        self.passwordHash = passwordHash
-        self.emailConfirmed = emailConfirmed
-        self.createdAt = createdAt
-    }
-
-    /// The email rules may trust (`%user.email`): a custom JWT's (the app's identity
-    /// service vouches for it) or a confirmed email/password address; nil otherwise.
-    var verifiedEmail: String? {
-        switch provider {
-        case "custom-token": return email
-        case "local-userpass": return emailConfirmed ? email : nil
-        default: return nil
-        }
-    }
-}
-
-/// A refresh token's record: the token itself is a JWT whose `jti` is ``id``.
-package struct RefreshTokenRecord: Sendable, Hashable {
-    package var id: String
-    package var userId: String
-    package var expiresAt: Int64
-    package var revoked: Bool
-
-    package init(id: String, userId: String, expiresAt: Int64, revoked: Bool) {
-        self.id = id
-        self.userId = userId
-        self.expiresAt = expiresAt
-        self.revoked = revoked
-    }
-}
-
 extension AppStore: AccountStore {
     /// Creates a user. For an email user, also claims the email.
     ///
