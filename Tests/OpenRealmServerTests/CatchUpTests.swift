@@ -219,6 +219,40 @@ final class CatchUpTests: XCTestCase {
     }
 
     /// The writer's engine sends the reader's changes to its own clients too: both ways.
+    /// Versions trimmed before an engine delivered them: its sessions with a view are
+    /// closed (their clients bind again from what they hold), and the engine goes on
+    /// rather than failing every later catch-up and integration.
+    func testAnEngineThatCannotDeliverAVersionClosesItsViewsSessionsAndGoesOn() throws {
+        let (writer, reader) = try writerAndReader()
+        let bApp = try b.app, aApp = try a.app
+        let before = reader.latestServerVersion
+        // B is held while A commits two versions and the history under them is trimmed.
+        let last = try bApp.withSyncLock { () -> UInt64 in
+            try writer.upload([Self.note(1, text: "x", n: 1)])
+            let ack = try writer.upload([Self.note(2, text: "x", n: 2)])
+            _ = try aApp.withSyncLock {
+                try aApp.storage.trimHistory(retentionSeconds: 1, bound: [], now: StorageConventions.nowMilliseconds + 3_600_000)
+            }
+            XCTAssertNil(try aApp.storage.read { try $0.historyEntry(ack.progress.serverVersion - 1) }, "the history was trimmed")
+            return ack.progress.serverVersion
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while !reader.outbox.closed {
+            guard Date() < deadline else { return XCTFail("the reader's connection was not closed") }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        XCTAssertEqual(reader.latestServerVersion, before, "the reader was sent no version past the gap")
+        try bApp.withSyncLock { XCTAssertEqual(try bApp.serverVersion, last) }
+
+        // B goes on: a client of B subscribes and uploads, and a client of A sees it.
+        let token = try b.auth.anonymousLogin(appId: "todo").access_token
+        let other = try Client(b, token: token)
+        XCTAssertEqual(try other.subscribe("TRUEPREDICATE").changesets.first?.instructions.count, 2, "both notes in the bootstrap")
+        let ack = try other.upload([Self.note(3, text: "x", n: 3)])
+        try writer.waitForServerVersion(ack.progress.serverVersion)
+        XCTAssertEqual(writer.changesets.last?.instructions, [Self.note(3, text: "x", n: 3)])
+    }
+
     func testBothEnginesDeliverTheOthersVersionsInOrder() throws {
         let (writer, reader) = try writerAndReader()
         var expected: [UInt64] = []

@@ -24,6 +24,11 @@ import OpenRealmWire
 ///
 /// Sessions that have had no view yet are left out: their first view's bootstrap is
 /// computed at a later version and holds what these versions did.
+///
+/// A version that cannot be delivered (``CatchUpError``: its history entry was trimmed
+/// before this engine got to it, or it was committed without post-images) does not stop
+/// the engine: the sessions that have had a view have their connections closed, and
+/// their clients bind again from what they hold (``cutOff(_:at:through:)``).
 extension SyncApp {
     /// Delivers the versions other engines committed after ``serverVersion``. Call with
     /// ``syncLock`` held; does nothing for an engine alone with its store.
@@ -45,18 +50,39 @@ extension SyncApp {
         let schema = try unit.schema()
         while serverVersion < last {
             let version = serverVersion + 1
-            guard let entry = try unit.historyEntry(version) else { throw CatchUpError.missingEntry(version) }
-            let applied = try WireChangeset(decoding: entry.changeset).instructions
-            if !sessions.isEmpty, applied.contains(where: { $0.topLevelObject != nil }) {
-                guard let images = try unit.postImages(version) else { throw CatchUpError.missingPostImages(version) }
-                let fanOut = try ChangesetFanOut(applied, to: sessions, objects: images,
-                                                 membership: RecordedMembership(images, schema: schema))
-                fanOut.applyViews()
-                fanOut.send(serverVersion: version, originFileIdent: entry.originFileIdent,
-                            originClientVersion: entry.originClientVersion, timestamp: entry.timestamp)
+            do {
+                guard let entry = try unit.historyEntry(version) else { throw CatchUpError.missingEntry(version) }
+                let applied = try WireChangeset(decoding: entry.changeset).instructions
+                if !sessions.isEmpty, applied.contains(where: { $0.topLevelObject != nil }) {
+                    guard let images = try unit.postImages(version) else { throw CatchUpError.missingPostImages(version) }
+                    let fanOut = try ChangesetFanOut(applied, to: sessions, objects: images,
+                                                     membership: RecordedMembership(images, schema: schema))
+                    fanOut.applyViews()
+                    fanOut.send(serverVersion: version, originFileIdent: entry.originFileIdent,
+                                originClientVersion: entry.originClientVersion, timestamp: entry.timestamp)
+                }
+            } catch let failure as CatchUpError {
+                cutOff(sessions, at: failure, through: last)
+                return
             }
             didDeliver(serverVersion: version)
         }
+    }
+
+    /// What an engine does when it cannot deliver a version to its sessions (its history
+    /// entry was trimmed first, or it has no post-images): their connections are closed
+    /// after what they were sent, so that each client binds again from the version it
+    /// has — and is served from the history, or told to reset, as any client that was
+    /// away — and the engine goes on from `last`. Sessions that have had no view yet are
+    /// kept: their first bootstrap is read at a later version. Call with ``syncLock`` held.
+    private func cutOff(_ sessions: [ServerSession], at failure: CatchUpError, through last: UInt64) {
+        logger.warning("an engine could not deliver another engine's versions: closing its sessions so their clients bind again",
+                       metadata: ["app": "\(appId)", "reason": "\(failure)", "sessions": "\(sessions.count)",
+                                  "through": "\(last)"])
+        // The close follows everything already sent on each connection, and nothing is
+        // sent after it: a client never sees a later version without the ones before.
+        for session in sessions { session.output(.close) }
+        didDeliver(serverVersion: last)
     }
 
     /// The feed's wake-up: catches up off the committing thread (which may hold its own
