@@ -23,6 +23,14 @@ extension AnyRealmValue: RealmCollectionValue {}
 extension ObjectBase: RealmCollectionValue {}
 extension Optional: RealmCollectionValue where Wrapped: RealmCollectionValue & _OptionalPersistable {}
 
+/// What a type that can be a persisted property is, in the SDK's name for it, which
+/// generic code over Realm types constrains to.
+public typealias _RealmSchemaDiscoverable = _PersistableValue
+
+/// The element types that can also be held optional in a `List`, `MutableSet` or `Map`
+/// (`List<T?>`), in the SDK's name for them.
+public typealias _RealmCollectionValueInsideOptional = RealmCollectionValue & _OptionalPersistable
+
 /// Types `Map` keys can have.
 public protocol _MapKey: Hashable, Comparable {
     init(_orKey: String)

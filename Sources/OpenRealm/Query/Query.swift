@@ -230,6 +230,23 @@ extension UUID: _QueryComparable {}
 extension AnyRealmValue: _QueryComparable {}
 extension Optional: _QueryComparable where Wrapped: _QueryComparable {}
 
+/// The numeric types (and `Date`, `AnyRealmValue`): the SDK's tag for what its numeric
+/// operators and aggregates take, which generic code over Realm types names. Every such
+/// type orders (``_QueryComparable``), so a function generic over `T: _QueryNumeric &
+/// _Persistable` can compare `Query<T>`s.
+public protocol _QueryNumeric: _QueryComparable, _RealmSchemaDiscoverable {}
+extension Int: _QueryNumeric {}
+extension Int8: _QueryNumeric {}
+extension Int16: _QueryNumeric {}
+extension Int32: _QueryNumeric {}
+extension Int64: _QueryNumeric {}
+extension Float: _QueryNumeric {}
+extension Double: _QueryNumeric {}
+extension Decimal128: _QueryNumeric {}
+extension Date: _QueryNumeric {}
+extension AnyRealmValue: _QueryNumeric {}
+extension Optional: _QueryNumeric where Wrapped: _QueryNumeric & _OptionalPersistable {}
+
 extension Query where T: _QueryComparable & _Persistable {
     public static func < (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.lessThan, constant(rhs)) }
     public static func <= (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.compare(.lessThanOrEqual, constant(rhs)) }
@@ -279,11 +296,15 @@ extension Query {
 
 // MARK: Strings
 
+/// The types compatible with binary data (the SDK's tag; every string type is one).
+public protocol _QueryBinary {}
+
 /// Types the string operators apply to in typed queries.
-public protocol _QueryString {}
+public protocol _QueryString: _QueryBinary {}
 extension String: _QueryString {}
 extension Data: _QueryString {}
 extension Optional: _QueryString where Wrapped: _QueryString {}
+extension Optional: _QueryBinary where Wrapped: _QueryBinary {}
 extension AnyRealmValue: _QueryString {}
 
 extension Query where T: _QueryString & _Persistable {
