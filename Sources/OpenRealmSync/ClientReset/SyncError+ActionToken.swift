@@ -85,7 +85,7 @@ extension SyncSession {
     /// to `syncManager`'s error handler.
     public static func immediatelyHandleError(_ token: SyncError.ActionToken, syncManager: SyncManager) {
         do { try token.perform() } catch {
-            syncManager.errorHandler?(SyncError(.otherError, "Acting on the error of '\(token.path)' failed: \(error)", underlyingError: error as? any Error & Sendable), nil)
+            syncManager.errorHandler?(SyncError(.otherError, "Acting on the error of '\(token.path)' failed: \(error)", underlyingError: error), nil)
         }
     }
 }
