@@ -138,19 +138,15 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
         try txn.collectionSize(object.table, object.key, property.slot.column)
     }
 
+    /// Creates the object with empty clocks, written with its row.
     package func create(_ ref: WireObjectRef, _ cls: StoredClass, _ values: [(StoredProperty, WireValue)]) throws -> Object {
-        try create(ref, cls, values, clocks: nil)
+        try create(ref, cls, values, clocks: PropertyClocks())
     }
 
     /// Creates the object with its clocks in its row: one row write, where creating it
     /// and writing its clocks by ``finish()`` would be two.
     package func create(_ ref: WireObjectRef, _ cls: StoredClass, _ values: [(StoredProperty, WireValue)],
                         clocks: PropertyClocks) throws -> Object {
-        try create(ref, cls, values, clocks: .some(clocks))
-    }
-
-    private func create(_ ref: WireObjectRef, _ cls: StoredClass, _ values: [(StoredProperty, WireValue)],
-                        clocks: PropertyClocks?) throws -> Object {
         guard let primaryKey = cls.primaryKey else {
             throw StoreError(status: 0, "class '\(cls.name)' has no primary key")
         }
@@ -159,9 +155,7 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
         row.reserveCapacity(values.count + 2)
         row.append((primaryKey, ref.primaryKey.value))
         row.append(contentsOf: values)
-        if let clocks {
-            row.append((try clockColumn(cls.slot.table, cls.name, adding: true)!, .binary(clocks.encoded())))
-        }
+        row.append((try clockColumn(cls.slot.table, cls.name, adding: true)!, .binary(clocks.encoded())))
         let key = try txn.createObject(cls, row)
         let at: Int
         if let known = roots.find(ref) {
@@ -171,8 +165,8 @@ package final class EmbeddedWorkingSet: ObjectWorkingSet {
         } else {
             at = roots.add(ref, table: cls.slot.table, key: key)
         }
-        roots[at].clocks = clocks ?? PropertyClocks()
-        roots[at].clocksInRow = clocks != nil
+        roots[at].clocks = clocks
+        roots[at].clocksInRow = true
         return roots[at].object!
     }
 
