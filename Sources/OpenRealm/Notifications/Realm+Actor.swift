@@ -39,10 +39,7 @@ extension Realm {
     public static func open(configuration: Realm.Configuration = .defaultConfiguration,
                             _isolation actor: isolated any Actor = #isolation,
                             downloadBeforeOpen: OpenBehavior = .never) async throws -> Realm {
-        try await configuration.sync?.prepareOpen(configuration, behavior: downloadBeforeOpen)
-        try Task.checkCancellation()
-        let coordinator = try Realm.openCoordinator(configuration)
-        return Realm(coordinator: coordinator, configuration: configuration, scheduler: .actor(actor))
+        try await Realm(configuration: configuration, actor: actor, downloadBeforeOpen: downloadBeforeOpen)
     }
 
     /// The actor this realm is isolated to, nil for thread-confined realms.
