@@ -82,9 +82,19 @@ public final class DynamicObject: Object {
 
     /// This object in `realm` (another version of its file), or nil when it is not there.
     func _dynamicRebound(to realm: Realm) -> DynamicObject? {
-        guard let entry = _dynamicEntry, let there = realm._coordinator.storedSchema(realm.txn)[entry.name],
-              orc_obj_exists(realm.txn, there.table, _key) else { return nil }
-        return DynamicObject(realm: realm, entry: there, key: _key, readOnly: _dynamicReadOnly, modelNames: _dynamicUsesModelNames)
+        _dynamicEntry.flatMap { entry in
+            Self._existing(entry.name, key: _key, in: realm, readOnly: _dynamicReadOnly, modelNames: _dynamicUsesModelNames)
+        }
+    }
+
+    /// The object `key` of the stored class `className` in `realm`, or nil when the class
+    /// or the object is not there.
+    static func _existing(_ className: String, key: UInt64, in realm: Realm, readOnly: Bool = false,
+                          modelNames: Bool = true) -> DynamicObject? {
+        guard let entry = realm._coordinator.storedSchema(realm.txn)[className], orc_obj_exists(realm.txn, entry.table, key) else {
+            return nil
+        }
+        return DynamicObject(realm: realm, entry: entry, key: key, readOnly: readOnly, modelNames: modelNames)
     }
 
     /// The value of a property by name: scalars as Swift values, links as `DynamicObject`,
@@ -188,7 +198,7 @@ enum DynamicValues {
         case ORC_TYPE_MIXED: return try convert(AnyRealmValue.self)
         case ORC_TYPE_LINK:
             if let object = given as? ObjectBase, object._realm != nil {
-                let table = object._dynamicTable ?? object._bound?.table ?? 0
+                let table = object._table ?? 0
                 return .link(table, object._key)
             }
             throw RealmError(.invalidValue, "A link value must be a managed object; got '\(given)'.")
@@ -226,7 +236,9 @@ enum DynamicValues {
 }
 
 extension ObjectBase {
-    var _dynamicTable: UInt32? { (self as? DynamicObject)?._dynamicEntry?.table }
+    /// The table of a managed object's class: its binding's, or a `DynamicObject`'s
+    /// stored class's; nil for an unmanaged object.
+    final var _table: UInt32? { _bound?.table ?? (self as? DynamicObject)?._dynamicEntry?.table }
 }
 
 // MARK: Links and collections of dynamic objects

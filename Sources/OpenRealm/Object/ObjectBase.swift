@@ -51,8 +51,7 @@ open class ObjectBase: CustomStringConvertible {
     public var isInvalidated: Bool {
         guard let realm = _realm else { return false }
         if _isStale { return true }
-        if let bound = _bound { return !realm._objectExists(bound, _key) }
-        guard let table = _dynamicTable else { return false }
+        guard let table = _table else { return false }
         return !orc_obj_exists(realm.txn, table, _key)
     }
 
@@ -174,8 +173,7 @@ open class ObjectBase: CustomStringConvertible {
     public func isSameObject(as object: ObjectBase?) -> Bool {
         guard let object else { return false }
         if self === object { return true }
-        guard let a = _bound?.table ?? _dynamicTable, let b = object._bound?.table ?? object._dynamicTable,
-              let ra = _realm, let rb = object._realm else { return false }
+        guard let a = _table, let b = object._table, let ra = _realm, let rb = object._realm else { return false }
         return _key == object._key && a == b && ra._coordinator === rb._coordinator
     }
 }
@@ -186,7 +184,7 @@ extension ObjectBase: Equatable, Hashable {
     public static func == (lhs: ObjectBase, rhs: ObjectBase) -> Bool { lhs.isSameObject(as: rhs) }
 
     public func hash(into hasher: inout Hasher) {
-        if let table = _bound?.table ?? _dynamicTable, _realm != nil {
+        if let table = _table, _realm != nil {
             hasher.combine(table)
             hasher.combine(_key)
         } else {

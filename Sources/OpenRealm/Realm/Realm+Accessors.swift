@@ -93,10 +93,6 @@ extension Realm {
         object._epoch = state.invalidations
     }
 
-    func _objectExists(_ bound: BoundClass, _ key: UInt64) -> Bool {
-        orc_obj_exists(txn, bound.table, key)
-    }
-
     /// Runs `body` with a context whose arena is the realm's; outside a write the arena is
     /// emptied afterwards (inside one it is emptied at commit), so lookups allocate nothing
     /// that outlives them.

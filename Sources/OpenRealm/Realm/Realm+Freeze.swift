@@ -196,9 +196,7 @@ extension Object: ThreadConfined {
     }
     public static func _resolve(_ payload: ThreadConfinedPayload, in realm: Realm) -> Self? {
         if let name = payload.dynamicClassName {
-            guard let key = payload.key, let entry = realm._coordinator.storedSchema(realm.txn)[name],
-                  orc_obj_exists(realm.txn, entry.table, key) else { return nil }
-            return DynamicObject(realm: realm, entry: entry, key: key, readOnly: false, modelNames: true) as? Self
+            return payload.key.flatMap { DynamicObject._existing(name, key: $0, in: realm) } as? Self
         }
         guard let key = payload.key, let bound = realm._bindOrNil(payload.type), orc_obj_exists(realm.txn, bound.table, key) else { return nil }
         return realm._accessor(bound, key) as? Self

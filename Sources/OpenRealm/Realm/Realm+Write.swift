@@ -333,7 +333,7 @@ extension Realm {
         // An accessor of an invalidated realm no longer reads its row (which may well
         // exist): deleting it deletes nothing, as deleting a deleted object.
         if object._isStale { return }
-        let table = object._dynamicTable ?? object._bound!.table
+        let table = object._table!
         let status = orc_obj_erase(writeTxn, table, object._key)
         if status != ORC_OK && status != ORC_ERR_NOT_FOUND {
             _failWrite(ORC.error(status, "Deleting an object"))

@@ -64,7 +64,7 @@ extension ObjectBase: QueryValueConvertible {
             // Realm does), since this table number is no class's.
             return .link(table: UInt32.max, key: UInt64.max)
         }
-        return .link(table: _dynamicTable ?? _bound!.table, key: _key)
+        return .link(table: _table!, key: _key)
     }
 }
 

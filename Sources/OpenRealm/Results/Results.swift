@@ -87,7 +87,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     public func index(of object: Element) -> Int? {
         guard let object = (object as? ObjectBase) ?? (object as? ProjectionOfObjects)?._rootObjectBase,
               let realm = object._realm, realm._coordinator === core.realm._coordinator,
-              (object._dynamicTable ?? object._bound?.table) == core.table else { return nil }
+              object._table == core.table else { return nil }
         core.requireNotStale()
         return core.keys.firstIndex(of: object._key)
     }
