@@ -12,18 +12,25 @@ extension SyncServer: Service {
     /// The listeners of ``run()``: the server's own application (unless its routes are
     /// mounted in another one, ``addRoutes(to:)``) and the metrics listener (when
     /// ``ServerConfiguration/metricsPort`` is set), until graceful shutdown or
-    /// cancellation. A listener that fails (its port in use, say) stops the other.
+    /// cancellation. A listener that fails (its port in use, say) stops the other. Beside
+    /// them, on a storage other processes share, the heartbeats of the bound client
+    /// files (``recordHeartbeats()``).
     ///
     /// - Throws: ``ServerError`` naming the address that cannot be listened on.
     func serve() async throws {
         let ownPort = !listeners.isMounted
         let metricsPort = configuration.metricsPort
-        guard ownPort || metricsPort != nil else {
-            // Mounted elsewhere, no port at all: hold on (the caller holds the lock) until the end.
-            do { try await gracefulShutdown() } catch is CancellationError {}
-            return
-        }
         try await withThrowingTaskGroup(of: Void.self) { group in
+            if auth.apps.storage.topology == .shared {
+                // Ends only when cancelled, below.
+                group.addTask { [self] in await recordHeartbeats() }
+            }
+            if !ownPort && metricsPort == nil {
+                // Mounted elsewhere, no port at all: hold on (the caller holds the lock) until the end.
+                group.addTask { [self] in
+                    do { try await gracefulShutdown() } catch is CancellationError {}
+                }
+            }
             if ownPort {
                 group.addTask { [self] in
                     do { try await application().run() } catch {
@@ -39,8 +46,8 @@ extension SyncServer: Service {
                     }
                 }
             }
-            // Both end on a graceful shutdown or a cancellation; one that ends first for
-            // any other reason (a failure throws here) ends the other.
+            // The listeners end on a graceful shutdown or a cancellation; the first task to
+            // end, for any reason (a failure throws here), ends the others.
             _ = try await group.next()
             group.cancelAll()
         }
