@@ -31,3 +31,22 @@ final class SharedStoreServerTests: TwoServersTestCase {
         XCTAssertEqual(got.instructions, [.eraseObject(ServerTestCase.path(1)), ServerTestCase.task(2, title: "b", status: "open")])
     }
 }
+
+extension SharedStoreServerTests {
+    func testLoginAttemptsThroughEitherServerDrawOnOneAllowance() throws {
+        let servers = try ports.map { try TestHTTP(port: $0) }
+        func login(_ index: Int, _ password: String) throws -> TestHTTP.Reply {
+            try servers[index % 2].request("POST", "/api/client/v2.0/app/todo/auth/providers/local-userpass/login",
+                                           json: ["username": "ann@example.com", "password": password])
+        }
+        XCTAssertEqual(try servers[0].request("POST", "/api/client/v2.0/app/todo/auth/providers/local-userpass/register",
+                                              json: ["email": "ann@example.com", "password": "secret1"]).status, 201)
+        // The email's bucket holds 10 attempts (development mode), whichever server takes them.
+        let burst = ServerAppConfiguration.development(appId: "todo").loginRateLimitPerEmail.burst
+        for attempt in 0..<burst { XCTAssertEqual(try login(attempt, "guess").errorCode, "InvalidPassword", "attempt \(attempt)") }
+        for attempt in burst..<(burst + 2) {
+            let limited = try login(attempt, "secret1")
+            XCTAssertEqual(limited.status, 429, "attempt \(attempt) through server \(attempt % 2): \(limited.body)")
+        }
+    }
+}

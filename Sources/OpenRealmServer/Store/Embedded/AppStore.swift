@@ -39,6 +39,10 @@ package final class AppStore: @unchecked Sendable {
     let environment: ORCoreEnvironment
     /// The feed of the app's committed versions, for engines that share the store.
     let commitFeed: LocalCommitFeed
+    /// The token buckets of logins, mails and new client files: in memory, one set per
+    /// process (the file is opened once per process), shared by the engines that share
+    /// the store.
+    let rateLimits = LoginRateLimiter()
 
     /// Prefix of the server's own tables (``StorageConventions/reservedPrefix``).
     static let reservedPrefix = StorageConventions.reservedPrefix

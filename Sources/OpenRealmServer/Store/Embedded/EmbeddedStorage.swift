@@ -60,12 +60,12 @@ final class EmbeddedStorage: ServerStorage, @unchecked Sendable {
 
 /// One app's ``AppStore`` as an ``AppStorage``: its units are ORCore transactions (the
 /// app's write lock is ORCore's writer lock, so ``write(_:)`` and
-/// ``withAppWriteLock(_:)`` are both write transactions), its rate limits in memory, one
-/// set per engine.
+/// ``withAppWriteLock(_:)`` are both write transactions), its rate limits the store's
+/// (in memory, shared by the engines that share the store).
 final class EmbeddedAppStorage: AppStorage, @unchecked Sendable {
     /// The store (the operator's commands and tests reach it directly).
     let store: AppStore
-    let rateLimits: any RateLimitStore = LoginRateLimiter()
+    var rateLimits: any RateLimitStore { store.rateLimits }
 
     init(_ store: AppStore) {
         self.store = store
