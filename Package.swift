@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "OpenRealmWire", targets: ["OpenRealmWire"]),
         .library(name: "OpenRealmSync", targets: ["OpenRealmSync"]),
         .library(name: "OpenRealmServer", targets: ["OpenRealmServer"]),
+        .library(name: "OpenRealmPostgres", targets: ["OpenRealmPostgres"]),
         .executable(name: "openrealm-server", targets: ["openrealm-server"]),
         .executable(name: "openrealm-tour", targets: ["openrealm-tour"]),
         .executable(name: "openrealm-chaos", targets: ["openrealm-chaos"]),
