@@ -38,6 +38,7 @@ let package = Package(
                 .product(name: "OpenRealm", package: "OpenRealm"),
                 .product(name: "OpenRealmSync", package: "OpenRealm"),
                 .product(name: "OpenRealmServer", package: "OpenRealm"),
+                .product(name: "OpenRealmPostgres", package: "OpenRealm"),
                 .product(name: "OpenRealmWire", package: "OpenRealm"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

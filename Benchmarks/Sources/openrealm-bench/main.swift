@@ -3,7 +3,8 @@
 //
 //   swift run -c release --package-path Benchmarks openrealm-bench [--quick]
 //       [--json FILE] [--objects N] [--rounds R] [--dir DIR] [--no-memory]
-//       [--no-sync | --sync-only] [--sides OpenRealm,LMDB]
+//       [--no-sync | --sync-only] [--sync-stores embedded,postgres,postgres2]
+//       [--sides OpenRealm,LMDB]
 //
 // Each round starts from empty files: every side bulk-inserts the same N tasks, then
 // each workload runs on each side in turn (the order of the sides rotates between
@@ -12,10 +13,12 @@
 // fails the run (exit status 1). Peak memory is measured per side in a child process
 // running one round of that side alone.
 //
-// Then the sync workloads, OpenRealm only (`Sync/SyncWorkloads.swift`): an
-// openrealm-server child process on a loopback port, synced realms of several users,
-// and up to 1,000 simulated wire-level clients; their figures are printed against the
-// issue's aims and written to the JSON file with null for the other sides.
+// Then the sync workloads, OpenRealm only (`Sync/SyncWorkloads.swift`): openrealm-server
+// child processes on loopback ports, synced realms of several users, and up to 1,000
+// simulated wire-level clients, on each setup (`Sync/SyncDeployment.swift`: the embedded
+// store, PostgreSQL with one process, with two processes; PostgreSQL setups when it is
+// installed) side by side with the ratios; printed against the aims and written to the
+// JSON file with null for the other sides.
 import BenchModel
 import Foundation
 
@@ -29,6 +32,8 @@ struct Options {
     var child: Side?
     var sync = true
     var local = true
+    /// The sync setups (`--sync-stores`); nil: all of them when PostgreSQL is installed.
+    var syncSetups: [SyncSetup]?
     /// The sides the local table runs (`--sides`, for profiling one or two of them).
     var sides: Set<Side> = Set(Side.allCases)
 
@@ -55,6 +60,15 @@ struct Options {
             case "--no-memory": options.memory = false
             case "--no-sync": options.sync = false
             case "--sync-only": options.local = false
+            case "--sync-stores":
+                let text = try value(arg)
+                options.syncSetups = try text.split(separator: ",").map { name in
+                    guard let setup = SyncSetup(rawValue: String(name)) else {
+                        throw BenchError("--sync-stores takes names from \(SyncSetup.allCases.map(\.rawValue)), not '\(name)'")
+                    }
+                    return setup
+                }
+                if options.syncSetups?.isEmpty != false { throw BenchError("--sync-stores needs at least one setup") }
             case "--sides":
                 let text = try value(arg)
                 var chosen: Set<Side> = []
@@ -73,7 +87,7 @@ struct Options {
                 }
                 options.child = side
             case "--help", "-h":
-                print("usage: openrealm-bench [--quick] [--json FILE] [--objects N] [--rounds R] [--dir DIR] [--no-memory] [--no-sync | --sync-only] [--sides OpenRealm,GRDB,LMDB]")
+                print("usage: openrealm-bench [--quick] [--json FILE] [--objects N] [--rounds R] [--dir DIR] [--no-memory] [--no-sync | --sync-only] [--sync-stores embedded,postgres,postgres2] [--sides OpenRealm,GRDB,LMDB]")
                 exit(0)
             default: throw BenchError("unknown argument '\(arg)' (see --help)")
             }
@@ -240,9 +254,14 @@ func main() throws -> Int32 {
         mismatches = try runLocal(options, dir: dir, ids: ids, expected: expected, workloads: &workloads, document: &document)
     }
     if options.sync {
-        let figures = try runSync(SyncSizes(quick: options.quick))
-        printSync(figures)
-        workloads += syncJSON(figures)
+        var setups = options.syncSetups ?? SyncSetup.allCases
+        if options.syncSetups == nil && !BenchPostgres.isInstalled {
+            FileHandle.standardError.write("PostgreSQL is not installed: the sync workloads run on the embedded store only\n".data(using: .utf8)!)
+            setups = [.embedded]
+        }
+        let results = try runSync(SyncSizes(quick: options.quick), setups)
+        printSync(results)
+        workloads += syncJSON(results)
     }
 
     if let json = options.json {
@@ -317,63 +336,116 @@ func runLocal(_ options: Options, dir: String, ids: IdTable, expected: Expected,
     return result.mismatches
 }
 
-/// Runs the sync workloads on the main actor while the main thread runs its run loop
-/// (a realm belongs to the thread that opened it; the run loop drains the main queue
-/// on the main thread itself).
-func runSync(_ sizes: SyncSizes) throws -> SyncFigures {
-    final class Outcome: @unchecked Sendable { var value: Result<SyncFigures, Error>? }
-    let outcome = Outcome()
-    _Concurrency.Task { @MainActor in
-        do {
-            outcome.value = .success(try await SyncWorkloads.run(sizes) { line in
-                FileHandle.standardError.write((line + "\n").data(using: .utf8)!)
-            })
-        } catch {
-            outcome.value = .failure(error)
+/// Runs the sync workloads of each setup in turn, on the main actor while the main
+/// thread runs its run loop (a realm belongs to the thread that opened it; the run loop
+/// drains the main queue on the main thread itself). The PostgreSQL setups share one
+/// PostgreSQL of the run's own, a new database each.
+func runSync(_ sizes: SyncSizes, _ setups: [SyncSetup]) throws -> [(SyncSetup, SyncFigures)] {
+    let postgres = setups.contains(where: \.usesPostgres) ? try BenchPostgres() : nil
+    defer { postgres?.stop() }
+    var results: [(SyncSetup, SyncFigures)] = []
+    for setup in setups {
+        FileHandle.standardError.write("sync workloads on \(setup.title):\n".data(using: .utf8)!)
+        let deployment = try SyncDeployment(setup, postgres: postgres)
+        defer { deployment.stop() }
+        final class Outcome: @unchecked Sendable { var value: Result<SyncFigures, Error>? }
+        let outcome = Outcome()
+        _Concurrency.Task { @MainActor in
+            do {
+                outcome.value = .success(try await SyncWorkloads.run(sizes, deployment) { line in
+                    FileHandle.standardError.write(("  " + line + "\n").data(using: .utf8)!)
+                })
+            } catch {
+                outcome.value = .failure(error)
+            }
         }
+        while outcome.value == nil { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05)) }
+        results.append((setup, try outcome.value!.get()))
     }
-    while outcome.value == nil { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05)) }
-    return try outcome.value!.get()
+    return results
 }
 
-func printSync(_ f: SyncFigures) {
-    let ms: (Double) -> String = { String(format: "%.2f ms", $0 / 1e6) }
-    let rate: (Double) -> String = { format($0) + " objects/s" }
+/// The sync figures of every setup side by side, with each PostgreSQL setup's ratio to
+/// the embedded store's (time: more is slower; rate: less is slower), and the aims,
+/// judged on the embedded store (the default deployment).
+func printSync(_ results: [(SyncSetup, SyncFigures)]) {
+    let ms: (Double) -> String = { $0.isFinite ? String(format: "%.2f ms", $0 / 1e6) : "–" }
+    let rate: (Double) -> String = { $0.isFinite ? format($0) + "/s" : "–" }
+    let micro: (Double) -> String = { $0.isFinite ? String(format: "%.1f µs", $0 / 1e3) : "–" }
+    let kb: (Double) -> String = { $0.isFinite ? String(format: "%.1f KB", $0 / 1000) : "–" }
     let mark: (Bool) -> String = { $0 ? "met" : "MISSED" }
-    print("\nSync (OpenRealm only; openrealm-server in a child process on loopback):\n")
-    print("| sync workload | OpenRealm | aim | |")
-    print("|---|---:|---|---|")
-    print("| write on A → Results.observe on B, median (\(f.latencySamples) writes) | \(ms(f.latencyMedian)) | < 5 ms | \(mark(f.latencyMedian < 5e6)) |")
-    print("| write on A → Results.observe on B, p99 | \(ms(f.latencyP99)) | < 20 ms | \(mark(f.latencyP99 < 20e6)) |")
-    print("| bootstrap of \(format(Double(f.bootstrapObjects))) objects on subscribe | \(rate(f.bootstrapPerSecond)) | ≥ 50,000/s | \(mark(f.bootstrapPerSecond >= 50_000)) |")
-    print("| sustained upload of changed objects (\(format(Double(f.uploadObjects)))), acknowledged | \(rate(f.uploadChangedPerSecond)) | ≥ 50,000/s | \(mark(f.uploadChangedPerSecond >= 50_000)) |")
-    print("| sustained upload of new objects (\(format(Double(f.uploadObjects)))), acknowledged | \(rate(f.uploadNewPerSecond)) | ≥ 50,000/s | \(mark(f.uploadNewPerSecond >= 50_000)) |")
-    print("| server, \(f.clients) clients: delivery of a change, p99 (\(f.fanoutDeliveries) deliveries) | \(ms(f.fanoutP99)) (median \(ms(f.fanoutMedian))) | < 50 ms | \(mark(f.fanoutP99 < 50e6)) |")
-    print("| server memory per idle client | \(String(format: "%.1f KB", f.idleClientBytes / 1000)) (marginal \(String(format: "%.1f KB", f.marginalClientBytes / 1000))) | < 100 KB | \(mark(f.idleClientBytes < 100_000)) |")
-    print(String(format: "\nCPU per uploaded object (the clients' process / the server): new %.1f / %.1f µs, changed %.1f / %.1f µs",
-                 f.uploadNewClientCPU / 1e3, f.uploadNewServerCPU / 1e3, f.uploadChangedClientCPU / 1e3, f.uploadChangedServerCPU / 1e3))
+    let base = results.first { $0.0 == .embedded }?.1
+    let others = results.filter { $0.0 != .embedded }
+    let columns = results.map(\.0.title) + (base == nil ? [] : others.map { "\($0.0.title) / embedded" })
+    print("\nSync (OpenRealm only; openrealm-server in child processes on loopback):\n")
+    print("| sync workload | " + columns.joined(separator: " | ") + " | aim |")
+    print("|---|" + columns.map { _ in "---:|" }.joined() + "---|")
+    func row(_ name: String, _ value: (SyncFigures) -> Double, _ show: (Double) -> String, aim: String, met: ((Double) -> Bool)? = nil) {
+        var cells = results.map { show(value($0.1)) }
+        if let base { cells += others.map { formatRatio(value($0.1), value(base)) } }
+        let judged = base.flatMap { b in met.map { " (\(mark($0(value(b)))))" } } ?? ""
+        print("| \(name) | " + cells.joined(separator: " | ") + " | \(aim)\(judged) |")
+    }
+    let f = results[0].1
+    row("write on A → Results.observe on B, median (\(f.latencySamples) writes)", \.latencyMedian, ms, aim: "< 5 ms") { $0 < 5e6 }
+    row("write on A → Results.observe on B, p99", \.latencyP99, ms, aim: "< 20 ms") { $0 < 20e6 }
+    row("bootstrap of \(format(Double(f.bootstrapObjects))) objects on subscribe", \.bootstrapPerSecond, rate, aim: "≥ 50,000/s") { $0 >= 50_000 }
+    row("sustained upload of changed objects (\(format(Double(f.uploadObjects)))), acknowledged", \.uploadChangedPerSecond, rate,
+        aim: "≥ 50,000/s") { $0 >= 50_000 }
+    row("sustained upload of new objects (\(format(Double(f.uploadObjects)))), acknowledged", \.uploadNewPerSecond, rate,
+        aim: "≥ 50,000/s") { $0 >= 50_000 }
+    row("server CPU per uploaded object, new (all server processes)", \.uploadNewServerCPU, micro, aim: "–")
+    row("PostgreSQL CPU per uploaded object, new", \.uploadNewDatabaseCPU, micro, aim: "–")
+    row("server CPU per uploaded object, changed", \.uploadChangedServerCPU, micro, aim: "–")
+    row("PostgreSQL CPU per uploaded object, changed", \.uploadChangedDatabaseCPU, micro, aim: "–")
+    row("clients' process CPU per uploaded object, new + changed", { $0.uploadNewClientCPU + $0.uploadChangedClientCPU }, micro, aim: "–")
+    row("time under the app's write lock per uploaded object, new", \.uploadNewLockTime, micro, aim: "–")
+    row("time under the app's write lock per uploaded object, changed", \.uploadChangedLockTime, micro, aim: "–")
+    row("one app's ceiling, new objects (1 / time under the lock)", { 1e9 / $0.uploadNewLockTime }, rate, aim: "–")
+    row("one app's ceiling, changed objects", { 1e9 / $0.uploadChangedLockTime }, rate, aim: "–")
+    row("server, \(f.clients) clients: delivery of a change, median (\(f.fanoutDeliveries) deliveries)", \.fanoutMedian, ms, aim: "–")
+    row("server, \(f.clients) clients: delivery of a change, p99", \.fanoutP99, ms, aim: "< 50 ms") { $0 < 50e6 }
+    row("server memory per idle client (all server processes)", \.idleClientBytes, kb, aim: "< 100 KB") { $0 < 100_000 }
+    row("server memory per idle client, second half of them", \.marginalClientBytes, kb, aim: "–")
+    if !others.isEmpty {
+        print("\nOn PostgreSQL a server process commits each upload group in one transaction under the app's row lock; "
+            + "with two processes, A writes through one and B, C and half the crowd are served by the other, which learns "
+            + "of A's versions from the history (docs/SCALING.md).")
+    }
 }
 
 /// The sync figures in the JSON shape of the local ones (ns per operation or per
-/// object, bytes for memory; the other sides null).
-func syncJSON(_ f: SyncFigures) -> [[String: Any]] {
-    func entry(_ name: String, _ value: Double, _ objects: Int) -> [String: Any] {
-        ["name": name, "openrealm_ns": value.isFinite ? value : NSNull(), "grdb_ns": NSNull(), "lmdb_ns": NSNull(), "objects": objects]
+/// object, bytes for memory; the other sides null). The embedded store's names are
+/// plain; a PostgreSQL setup's carry its name (`_postgres`, `_postgres2`).
+func syncJSON(_ results: [(SyncSetup, SyncFigures)]) -> [[String: Any]] {
+    results.flatMap { setup, f -> [[String: Any]] in
+        let suffix = setup == .embedded ? "" : "_\(setup.rawValue)"
+        func entry(_ name: String, _ value: Double, _ objects: Int) -> [String: Any] {
+            ["name": name + suffix, "openrealm_ns": value.isFinite ? value : NSNull(), "grdb_ns": NSNull(), "lmdb_ns": NSNull(),
+             "objects": objects]
+        }
+        return [
+            entry("sync_write_to_observe_median", f.latencyMedian, f.latencySamples),
+            entry("sync_write_to_observe_p99", f.latencyP99, f.latencySamples),
+            entry("sync_bootstrap_per_object", 1e9 / f.bootstrapPerSecond, f.bootstrapObjects),
+            entry("sync_upload_changed_per_object", 1e9 / f.uploadChangedPerSecond, f.uploadObjects),
+            entry("sync_upload_new_per_object", 1e9 / f.uploadNewPerSecond, f.uploadObjects),
+            entry("sync_upload_new_server_cpu_per_object", f.uploadNewServerCPU, f.uploadObjects),
+            entry("sync_upload_new_database_cpu_per_object", f.uploadNewDatabaseCPU, f.uploadObjects),
+            entry("sync_upload_changed_server_cpu_per_object", f.uploadChangedServerCPU, f.uploadObjects),
+            entry("sync_upload_changed_database_cpu_per_object", f.uploadChangedDatabaseCPU, f.uploadObjects),
+            entry("sync_upload_new_write_lock_per_object", f.uploadNewLockTime, f.uploadObjects),
+            entry("sync_upload_changed_write_lock_per_object", f.uploadChangedLockTime, f.uploadObjects),
+            entry("server_fanout_delivery_p99", f.fanoutP99, f.clients),
+            entry("server_fanout_delivery_median", f.fanoutMedian, f.clients),
+            entry("server_idle_client_bytes", f.idleClientBytes, f.clients),
+        ]
     }
-    return [
-        entry("sync_write_to_observe_median", f.latencyMedian, f.latencySamples),
-        entry("sync_write_to_observe_p99", f.latencyP99, f.latencySamples),
-        entry("sync_bootstrap_per_object", 1e9 / f.bootstrapPerSecond, f.bootstrapObjects),
-        entry("sync_upload_changed_per_object", 1e9 / f.uploadChangedPerSecond, f.uploadObjects),
-        entry("sync_upload_new_per_object", 1e9 / f.uploadNewPerSecond, f.uploadObjects),
-        entry("server_fanout_delivery_p99", f.fanoutP99, f.clients),
-        entry("server_fanout_delivery_median", f.fanoutMedian, f.clients),
-        entry("server_idle_client_bytes", f.idleClientBytes, f.clients),
-    ]
 }
 
-if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "--sync-server" {
-    SyncServerProcess.serve(dataDirectory: CommandLine.arguments[2])
+if (4...5).contains(CommandLine.arguments.count) && CommandLine.arguments[1] == "--sync-server" {
+    let arguments = CommandLine.arguments
+    SyncServerProcess.serve(dataDirectory: arguments[2], appId: arguments[3], store: arguments.count == 5 ? arguments[4] : nil)
 }
 
 do {

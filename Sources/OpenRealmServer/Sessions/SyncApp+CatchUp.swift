@@ -47,13 +47,18 @@ extension SyncApp {
         let last = try unit.serverVersion()
         guard last > serverVersion else { return }
         let sessions = boundSessions.filter(\.hasHadView)
+        guard !sessions.isEmpty else {
+            // No session to send them to: the versions are delivered as they stand.
+            didDeliver(serverVersion: last)
+            return
+        }
         let schema = try unit.schema()
         while serverVersion < last {
             let version = serverVersion + 1
             do {
                 guard let entry = try unit.historyEntry(version) else { throw CatchUpError.missingEntry(version) }
                 let applied = try WireChangeset(decoding: entry.changeset).instructions
-                if !sessions.isEmpty, applied.contains(where: { $0.topLevelObject != nil }) {
+                if applied.contains(where: { $0.topLevelObject != nil }) {
                     guard let images = try unit.postImages(version) else { throw CatchUpError.missingPostImages(version) }
                     let fanOut = try ChangesetFanOut(applied, to: sessions, objects: images,
                                                      membership: RecordedMembership(images, schema: schema))

@@ -32,9 +32,13 @@ struct SyncFigures {
     var latencyMedian = Double.nan, latencyP99 = Double.nan
     var latencySamples = 0
     var uploadNewPerSecond = Double.nan, uploadChangedPerSecond = Double.nan
-    /// CPU time per uploaded object, of the clients' process and of the server's (ns).
-    var uploadNewClientCPU = Double.nan, uploadNewServerCPU = Double.nan
-    var uploadChangedClientCPU = Double.nan, uploadChangedServerCPU = Double.nan
+    /// CPU time per uploaded object, of the clients' process, of the server processes
+    /// and of PostgreSQL (ns; NaN on the embedded store).
+    var uploadNewClientCPU = Double.nan, uploadNewServerCPU = Double.nan, uploadNewDatabaseCPU = Double.nan
+    var uploadChangedClientCPU = Double.nan, uploadChangedServerCPU = Double.nan, uploadChangedDatabaseCPU = Double.nan
+    /// Time under the app's write lock per uploaded object (integration and commit, ns):
+    /// what bounds one app's upload rate however many processes serve it.
+    var uploadNewLockTime = Double.nan, uploadChangedLockTime = Double.nan
     var uploadObjects = 0
     var bootstrapPerSecond = Double.nan
     var bootstrapObjects = 0
@@ -47,9 +51,12 @@ struct SyncFigures {
     var marginalClientBytes = Double.nan
 }
 
-/// The sync workloads, OpenRealm only: an `openrealm-server` child process on a free
-/// loopback port, users of one app logged in with email/password, synced realms opened
-/// with `user.flexibleSyncConfiguration()`, and a crowd of wire-level clients.
+/// The sync workloads, OpenRealm only: `openrealm-server` child processes on free
+/// loopback ports (``SyncDeployment``: one on the embedded store, or one or two on one
+/// PostgreSQL database), users of one app logged in with email/password, synced realms
+/// opened with `user.flexibleSyncConfiguration()`, and a crowd of wire-level clients.
+/// With two processes, A talks to the first and B and C to the second, and the crowd is
+/// spread over both.
 ///
 /// 1. A writes one property of one object; B's `Results.observe` reports it.
 /// 2. A uploads `uploadObjects` new tasks in transactions of `uploadBatch`, then changes
@@ -57,19 +64,23 @@ struct SyncFigures {
 ///    the server per second, from the first commit to the acknowledgement of the last.
 /// 3. C subscribes to every task: objects per second until the subscription is complete
 ///    and the objects are in C's realm.
-/// 4. `clients` simulated clients (``WireClient``) bind and subscribe; the server's
+/// 4. `clients` simulated clients (``WireClient``) bind and subscribe; the servers'
 ///    resident memory before and after gives the memory per idle client; then A creates
 ///    tasks that every client's query matches, and each arrival is timed from the start
 ///    of A's write.
 @MainActor
 enum SyncWorkloads {
-    static func run(_ sizes: SyncSizes, log: (String) -> Void) async throws -> SyncFigures {
-        let server = try SyncServerProcess()
-        defer { server.stop() }
-        let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("openrealm-bench-clients-\(getpid())")
+    static func run(_ sizes: SyncSizes, _ deployment: SyncDeployment, log: (String) -> Void) async throws -> SyncFigures {
+        let root = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("openrealm-bench-clients-\(getpid())-\(deployment.setup.rawValue)")
         defer { try? FileManager.default.removeItem(at: root) }
-        let appId = SyncServerProcess.appId
-        let app = App(id: appId, configuration: AppConfiguration(baseURL: server.baseURL, rootDirectory: root))
+        let appId = deployment.appId
+        // A session connects to the app's base URL of the moment it connects: A's stays on
+        // the first process when B's and C's go to the other.
+        func useServer(_ server: SyncServerProcess) -> App {
+            App(id: appId, configuration: AppConfiguration(baseURL: server.baseURL, rootDirectory: root))
+        }
+        var app = useServer(deployment.servers[0])
         var figures = SyncFigures()
 
         let alice = try await logIn(app, "alice")
@@ -77,17 +88,18 @@ enum SyncWorkloads {
         defer { _ = aliceRealm }
 
         // 1. A → B.
+        app = useServer(deployment.other)
         let bob = try await logIn(app, "bob")
         try await measureLatency(figures: &figures, sizes, alice: aliceRealm, bob: bob)
         log(String(format: "sync A → B: median %.2f ms, p99 %.2f ms", figures.latencyMedian / 1e6, figures.latencyP99 / 1e6))
         try await bob.logOut()
 
         // 2. Sustained upload.
-        try await measureUpload(figures: &figures, sizes, alice: aliceRealm, server: server)
-        log(String(format: "sync upload: new %.0f objects/s, changed %.0f objects/s; CPU per object: new %.1f µs client, %.1f µs server; changed %.1f µs client, %.1f µs server",
+        try await measureUpload(figures: &figures, sizes, alice: aliceRealm, deployment: deployment)
+        log(String(format: "sync upload: new %.0f objects/s, changed %.0f objects/s; CPU per object: new %.1f µs client, %.1f µs server, %.1f µs PostgreSQL; changed %.1f µs client, %.1f µs server, %.1f µs PostgreSQL",
                    figures.uploadNewPerSecond, figures.uploadChangedPerSecond,
-                   figures.uploadNewClientCPU / 1e3, figures.uploadNewServerCPU / 1e3,
-                   figures.uploadChangedClientCPU / 1e3, figures.uploadChangedServerCPU / 1e3))
+                   figures.uploadNewClientCPU / 1e3, figures.uploadNewServerCPU / 1e3, figures.uploadNewDatabaseCPU / 1e3,
+                   figures.uploadChangedClientCPU / 1e3, figures.uploadChangedServerCPU / 1e3, figures.uploadChangedDatabaseCPU / 1e3))
 
         // 3. Bootstrap.
         let carol = try await logIn(app, "carol")
@@ -97,7 +109,7 @@ enum SyncWorkloads {
 
         // 4. Many clients.
         guard let token = alice.accessToken else { throw BenchError("alice has no access token") }
-        try await measureFanout(figures: &figures, sizes, server: server, appId: appId, token: token, alice: aliceRealm)
+        try await measureFanout(figures: &figures, sizes, deployment: deployment, token: token, alice: aliceRealm)
         log(String(format: "server fan-out to %d clients: median %.2f ms, p99 %.2f ms; %.1f KB per idle client",
                    figures.clients, figures.fanoutMedian / 1e6, figures.fanoutP99 / 1e6, figures.idleClientBytes / 1000))
 
@@ -177,18 +189,25 @@ enum SyncWorkloads {
     // MARK: 2. Upload
 
     static func measureUpload(figures: inout SyncFigures, _ sizes: SyncSizes, alice: Realm,
-                              server: SyncServerProcess) async throws {
+                              deployment: SyncDeployment) async throws {
         let n = sizes.uploadObjects, batch = sizes.uploadBatch
         let ids = (0..<n).map(TaskSeed.objectId)
         let session = alice.syncSession!
         // Per phase, the time and the CPU each side used (the client's includes its
-        // process's other threads, such as the sync client's).
-        func phase(_ body: () async throws -> Void) async throws -> (seconds: Double, client: Double, server: Double) {
-            let start = now(), client = cpuTime(), served = server.cpuNanoseconds()
+        // process's other threads, such as the sync client's; the servers', every
+        // process's, as the others catch up).
+        func phase(_ body: () async throws -> Void) async throws
+            -> (seconds: Double, client: Double, server: Double, database: Double, lock: Double) {
+            let locked = try await deployment.writeLockSeconds()
+            let start = now(), client = cpuTime(), served = deployment.serverCPU(), stored = deployment.databaseCPU()
             try await body()
             try await session.wait(for: .upload)
-            return (Double(now() - start) / 1e9, Double(cpuTime() - client) / Double(n),
-                    Double(server.cpuNanoseconds() - served) / Double(n))
+            let seconds = Double(now() - start) / 1e9
+            try await deployment.waitForCatchUp()
+            let database = deployment.postgres == nil ? Double.nan : Double(deployment.databaseCPU() - stored) / Double(n)
+            let cpu = (Double(cpuTime() - client) / Double(n), Double(deployment.serverCPU() - served) / Double(n))
+            let lock = (try await deployment.writeLockSeconds() - locked) * 1e9 / Double(n)
+            return (seconds, cpu.0, cpu.1, database, lock)
         }
         let created = try await phase {
             for first in stride(from: 0, to: n, by: batch) {
@@ -199,7 +218,8 @@ enum SyncWorkloads {
             }
         }
         figures.uploadNewPerSecond = Double(n) / created.seconds
-        (figures.uploadNewClientCPU, figures.uploadNewServerCPU) = (created.client, created.server)
+        (figures.uploadNewClientCPU, figures.uploadNewServerCPU, figures.uploadNewDatabaseCPU) = (created.client, created.server, created.database)
+        figures.uploadNewLockTime = created.lock
 
         let changed = try await phase {
             for first in stride(from: 0, to: n, by: batch) {
@@ -212,7 +232,8 @@ enum SyncWorkloads {
             }
         }
         figures.uploadChangedPerSecond = Double(n) / changed.seconds
-        (figures.uploadChangedClientCPU, figures.uploadChangedServerCPU) = (changed.client, changed.server)
+        (figures.uploadChangedClientCPU, figures.uploadChangedServerCPU, figures.uploadChangedDatabaseCPU) = (changed.client, changed.server, changed.database)
+        figures.uploadChangedLockTime = changed.lock
         figures.uploadObjects = n
     }
 
@@ -230,18 +251,19 @@ enum SyncWorkloads {
 
     // MARK: 4. Fan-out
 
-    static func measureFanout(figures: inout SyncFigures, _ sizes: SyncSizes, server: SyncServerProcess, appId: String,
+    static func measureFanout(figures: inout SyncFigures, _ sizes: SyncSizes, deployment: SyncDeployment,
                               token: String, alice: Realm) async throws {
         let recorder = FanoutRecorder()
         let query = WireClassQuery(className: "Task", query: "progressMinutes == -1")
         try await settle()
-        let before = server.residentBytes()
+        let before = deployment.residentBytes()
         var clients: [WireClient] = []
         var half = 0
         let wave = 50
         for first in stride(from: 0, to: sizes.clients, by: wave) {
-            for _ in first..<min(sizes.clients, first + wave) {
-                clients.append(WireClient.connect(host: "127.0.0.1", port: server.port, appId: appId, accessToken: token,
+            for k in first..<min(sizes.clients, first + wave) {
+                let server = deployment.servers[k % deployment.servers.count]
+                clients.append(WireClient.connect(host: "127.0.0.1", port: server.port, appId: deployment.appId, accessToken: token,
                                                   query: query, recorder: recorder))
             }
             let target = min(sizes.clients, first + wave)
@@ -251,12 +273,12 @@ enum SyncWorkloads {
             if let failure = recorder.failed.first { throw BenchError("a simulated client failed: \(failure)") }
             if target >= sizes.clients / 2 && half == 0 {
                 try await settle()
-                half = server.residentBytes()
+                half = deployment.residentBytes()
             }
         }
         defer { for client in clients { client.close() } }
         try await settle()
-        let after = server.residentBytes()
+        let after = deployment.residentBytes()
         figures.clients = sizes.clients
         figures.idleClientBytes = Double(after - before) / Double(sizes.clients)
         figures.marginalClientBytes = Double(after - half) / Double(sizes.clients - sizes.clients / 2)
