@@ -123,8 +123,65 @@ final class MigrateTests: ServerTestCase {
         XCTAssertTrue(state.contains(Self.task(4, title: "d", status: "open")), "\(state)")
     }
 
-    func testARunningServerAnAppTheDatabaseHoldsAndADamagedStoreAreRefusedWithNothingWritten() throws {
-        _ = try anonymousToken()
+    /// A client of app `appId` bound to `partition`; returns it and its bootstrap's instructions.
+    private func partitionClient(_ appId: String, _ partition: String) throws -> (TestSyncClient, [WireInstruction]) {
+        let client = try TestSyncClient(port: port, appId: appId)
+        try client.send(.bind(WireBind(session: 1, appId: appId, accessToken: try anonymousToken(appId: appId),
+                                       syncMode: .partition(.string(partition)))))
+        let bootstrap = try client.waitFor("the partition's bootstrap") { m -> [WireInstruction]? in
+            if case .error(let e) = m { XCTFail("refused: \(e.message)") }
+            if case .download(let d) = m, d.bootstrap == .lastBatch { return d.changesets.flatMap(\.instructions) }
+            return nil
+        }
+        return (client, bootstrap)
+    }
+
+    func testEmailUsersAPIKeysAndAPartitionBasedAppMoveToo() throws {
+        let userpass = "/api/client/v2.0/app/todo/auth/providers/local-userpass"
+        XCTAssertEqual(try http.request("POST", "\(userpass)/register", json: ["email": "ann@example.com", "password": "secret1"]).status, 201)
+        let login = try http.request("POST", "\(userpass)/login", json: ["username": "ann@example.com", "password": "secret1"])
+        let annToken = try XCTUnwrap(login.body["access_token"] as? String)
+        let annId = try XCTUnwrap(login.body["user_id"] as? String)
+        let created = try http.request("POST", "/api/client/v2.0/auth/api_keys", json: ["name": "build"], bearer: annToken)
+        XCTAssertEqual(created.status, 201, "\(created.body)")
+        let key = try XCTUnwrap(created.body["key"] as? String)
+        // A development app decided partition-based by its first client, whose class has no
+        // partition property: the server keeps each object's partition hidden.
+        let (writer, empty) = try partitionClient("shop", "p1")
+        XCTAssertEqual(empty, [])
+        try upload(writer, clientVersion: 1, Self.taskSchema + [Self.task(1, title: "in p1", status: "open")])
+        stopServer()
+
+        let target = try makeTarget()
+        let report = try EmbeddedStoreMigration.run(dataDirectory: dataDirectory, signingKeys: EmbeddedAppExport.signingKeyRing(dataDirectory: dataDirectory),
+                                                    into: target.openStorage().database)
+        XCTAssertEqual(report.apps.map(\.appId), ["shop", "todo"])
+        XCTAssertEqual(try target.sql("SELECT app_id, development_partitioned FROM openrealm_apps ORDER BY 1"), "shop|t\ntodo|")
+        self.target = target
+        try startServer()
+
+        // The password, the email's claim and the API key work as before.
+        let again = try http.request("POST", "\(userpass)/login", json: ["username": "ann@example.com", "password": "secret1"])
+        XCTAssertEqual(again.status, 200, "\(again.body)")
+        XCTAssertEqual(again.body["user_id"] as? String, annId)
+        XCTAssertEqual(try http.request("POST", "\(userpass)/register", json: ["email": "ann@example.com", "password": "other12"]).status, 409)
+        let keyLogin = try http.request("POST", "/api/client/v2.0/app/todo/auth/providers/api-key/login", json: ["key": key])
+        XCTAssertEqual(keyLogin.status, 200, "\(keyLogin.body)")
+        XCTAssertEqual(keyLogin.body["user_id"] as? String, annId)
+
+        // The app stays partition-based, and its objects in their hidden partitions.
+        XCTAssertEqual(try partitionClient("shop", "p1").1, [Self.task(1, title: "in p1", status: "open")])
+        XCTAssertEqual(try partitionClient("shop", "p2").1, [])
+        let flexible = try TestSyncClient(port: port, appId: "shop")
+        try flexible.send(.bind(WireBind(session: 1, appId: "shop", accessToken: try anonymousToken(appId: "shop"))))
+        let wrong = try flexible.waitFor("the error") { if case .error(let e) = $0 { return e } else { return nil } }
+        XCTAssertEqual(wrong.code, .wrongSyncMode)
+    }
+
+    func testAHeldDirectoryADamagedStoreAnAppTheDatabaseHoldsAndAFailureHalfwayLeaveNothingWritten() throws {
+        let (client, _) = try boundClient()
+        try subscribeToAllTasks(client)
+        try upload(client, clientVersion: 1, Self.taskSchema + [Self.task(1, title: "a", status: "open")])
         let ring = try EmbeddedAppExport.signingKeyRing(dataDirectory: dataDirectory)
         let target = try makeTarget()
         // A store of its own for each step: stopping the server closes those opened before.
@@ -162,6 +219,20 @@ final class MigrateTests: ServerTestCase {
             XCTAssertTrue("\(error)".contains("already holds app(s) 'todo'"), "\(error)")
         }
         try assertNothingWritten("with the app in the database")
+        try target.sql("DELETE FROM openrealm_apps")
+
+        // A failure halfway through an app (its objects, written last) leaves nothing of it.
+        try target.sql("""
+            CREATE FUNCTION refuse_objects() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'no objects today'; END $$;
+            CREATE TRIGGER refuse_objects BEFORE INSERT ON openrealm_objects FOR EACH ROW EXECUTE FUNCTION refuse_objects();
+            """)
+        XCTAssertThrowsError(try migrate(dataDirectory)) { error in
+            XCTAssertTrue("\(error)".contains("moving app 'todo'"), "\(error)")
+            XCTAssertTrue("\(error)".contains("no objects today"), "\(error)")
+        }
+        for table in ["openrealm_apps", "openrealm_users", "openrealm_history", "openrealm_client_files", "openrealm_classes"] {
+            XCTAssertEqual(try target.sql("SELECT count(*) FROM \(table)"), "0", table)
+        }
 
         // A URL that is not PostgreSQL's, and a database that cannot be reached, named without the password.
         var run = try BuiltProduct.run(binary, ["migrate", "--from", dataDirectory.path, "--to", "mysql://openrealm@db/openrealm"], timeout: 30)
