@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import XCTest
@@ -178,6 +179,28 @@ final class MigrateTests: ServerTestCase {
         XCTAssertEqual(wrong.code, .wrongSyncMode)
     }
 
+    func testClientFilesARestoredBackupMarkedAreLeftOutAndNamed() throws {
+        let (client, ident) = try boundClient()
+        try subscribeToAllTasks(client)
+        try upload(client, clientVersion: 1, Self.taskSchema + [Self.task(1, title: "a", status: "open")])
+        // A backup's copy marks every file it knows: restored, they must not sync past it.
+        let backup = try TemporaryDirectory.make("openrealm-migrate-backup", removedBy: addTeardownBlock).appendingPathComponent("copy")
+        _ = try DataDirectoryBackup.run(dataDirectory: dataDirectory, to: backup)
+        stopServer()
+
+        let target = try makeTarget()
+        let report = try EmbeddedStoreMigration.run(dataDirectory: backup, signingKeys: EmbeddedAppExport.signingKeyRing(dataDirectory: backup),
+                                                    into: target.openStorage().database)
+        XCTAssertEqual(report.apps.first?.restoreMarkedFiles, [ident.fileIdentity.ident])
+        XCTAssertEqual(report.apps.first?.clientFiles, 0)
+        XCTAssertEqual(report.apps.first?.objects, 1)
+        XCTAssertEqual(try target.sql("SELECT count(*) FROM openrealm_client_files"), "0")
+        // Its ident is not handed out again.
+        self.target = target
+        try startServer()
+        XCTAssertGreaterThan(try boundClient().1.fileIdentity.ident, ident.fileIdentity.ident)
+    }
+
     func testAHeldDirectoryADamagedStoreAnAppTheDatabaseHoldsAndAFailureHalfwayLeaveNothingWritten() throws {
         let (client, _) = try boundClient()
         try subscribeToAllTasks(client)
@@ -233,6 +256,15 @@ final class MigrateTests: ServerTestCase {
         for table in ["openrealm_apps", "openrealm_users", "openrealm_history", "openrealm_client_files", "openrealm_classes"] {
             XCTAssertEqual(try target.sql("SELECT count(*) FROM \(table)"), "0", table)
         }
+        try target.sql("DROP TRIGGER refuse_objects ON openrealm_objects")
+
+        // The keys moved before the app failed; keys other than the database's are refused.
+        XCTAssertEqual(try target.sql("SELECT count(*) FROM openrealm_signing_keys"), "1")
+        XCTAssertThrowsError(try EmbeddedStoreMigration.run(dataDirectory: dataDirectory, signingKeys: SigningKeyRing(current: SymmetricKey(size: .bits256)),
+                                                            into: target.openStorage().database)) { error in
+            XCTAssertTrue("\(error)".contains("has signing keys of its own"), "\(error)")
+        }
+        XCTAssertEqual(try target.sql("SELECT count(*) FROM openrealm_apps"), "0")
 
         // A URL that is not PostgreSQL's, and a database that cannot be reached, named without the password.
         var run = try BuiltProduct.run(binary, ["migrate", "--from", dataDirectory.path, "--to", "mysql://openrealm@db/openrealm"], timeout: 30)
