@@ -7,14 +7,14 @@ import OpenRealmServer
 /// `openrealm-server serve --host 127.0.0.1 --port 9090 --data-dir ./openrealm-data [--config app.json]
 /// [--store postgres://USER@HOST/DATABASE (or OPENREALM_STORE) in place of --data-dir]
 /// [--tls-cert cert.pem --tls-key key.pem] [--public-url URL] [--trusted-proxy CIDR ...]`, and the
-/// operator commands (`backup`, `check`, `users`, `apikeys`; Operator.swift).
+/// operator commands (`backup`, `check`, `users`, `apikeys`; Operator.swift; `migrate`, Migrate.swift).
 @main
 struct OpenRealmServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "openrealm-server",
         abstract: "The self-hostable OpenRealm Flexible Sync server.",
         version: OpenRealmVersion.current,
-        subcommands: [Serve.self, Backup.self, Check.self, Users.self, APIKeys.self, RotateSigningKey.self, Schema.self],
+        subcommands: [Serve.self, Backup.self, Check.self, Users.self, APIKeys.self, RotateSigningKey.self, Schema.self, Migrate.self],
         defaultSubcommand: Serve.self)
 }
 

@@ -39,12 +39,14 @@ enum StoreOption {
 
     /// ``openPostgres(url:fromEnvironment:logger:)`` on the calling thread (the
     /// operator's synchronous commands).
-    static func openPostgresBlocking(url: String, fromEnvironment: Bool, logger: Logger) throws -> (PostgresStorage, DatabasePool) {
+    /// `option` names the command line option the URL came from in messages.
+    static func openPostgresBlocking(url: String, fromEnvironment: Bool, option: String = "--store",
+                                     logger: Logger) throws -> (PostgresStorage, DatabasePool) {
         let location: PostgresLocation
         do {
             location = try PostgresLocation(url: url)
         } catch let error as PostgresStoreError {
-            throw ServerError((fromEnvironment ? "\(environmentVariable): " : "--store: ") + error.message)
+            throw ServerError((fromEnvironment ? "\(environmentVariable): " : "\(option): ") + error.message)
         }
         let database: DatabasePool
         do {
@@ -56,10 +58,11 @@ enum StoreOption {
     }
 
     /// Runs `body` with the store at `url` open, and closes it after.
-    static func withPostgres<T>(url: String, fromEnvironment: Bool, _ body: (PostgresStorage) throws -> T) throws -> T {
+    static func withPostgres<T>(url: String, fromEnvironment: Bool, option: String = "--store",
+                                _ body: (PostgresStorage) throws -> T) throws -> T {
         var logger = Logger(label: "openrealm-server")
         logger.logLevel = .error
-        let (storage, database) = try openPostgresBlocking(url: url, fromEnvironment: fromEnvironment, logger: logger)
+        let (storage, database) = try openPostgresBlocking(url: url, fromEnvironment: fromEnvironment, option: option, logger: logger)
         defer {
             storage.close()
             database.close()

@@ -3,7 +3,7 @@
 //
 //   swift run -c release --package-path Benchmarks openrealm-bench [--quick]
 //       [--json FILE] [--objects N] [--rounds R] [--dir DIR] [--no-memory]
-//       [--no-sync | --sync-only] [--sync-stores embedded,postgres,postgres2]
+//       [--no-sync | --sync-only] [--sync-stores embedded,postgres,postgres2] [--sync-clients N]
 //       [--sides OpenRealm,LMDB]
 //
 // Each round starts from empty files: every side bulk-inserts the same N tasks, then
@@ -34,6 +34,8 @@ struct Options {
     var local = true
     /// The sync setups (`--sync-stores`); nil: all of them when PostgreSQL is installed.
     var syncSetups: [SyncSetup]?
+    /// The simulated clients of the fan-out (`--sync-clients`); nil: 200 quick, 1,000 otherwise.
+    var syncClients: Int?
     /// The sides the local table runs (`--sides`, for profiling one or two of them).
     var sides: Set<Side> = Set(Side.allCases)
 
@@ -60,6 +62,7 @@ struct Options {
             case "--no-memory": options.memory = false
             case "--no-sync": options.sync = false
             case "--sync-only": options.local = false
+            case "--sync-clients": options.syncClients = try positive(arg)
             case "--sync-stores":
                 let text = try value(arg)
                 options.syncSetups = try text.split(separator: ",").map { name in
@@ -87,7 +90,7 @@ struct Options {
                 }
                 options.child = side
             case "--help", "-h":
-                print("usage: openrealm-bench [--quick] [--json FILE] [--objects N] [--rounds R] [--dir DIR] [--no-memory] [--no-sync | --sync-only] [--sync-stores embedded,postgres,postgres2] [--sides OpenRealm,GRDB,LMDB]")
+                print("usage: openrealm-bench [--quick] [--json FILE] [--objects N] [--rounds R] [--dir DIR] [--no-memory] [--no-sync | --sync-only] [--sync-stores embedded,postgres,postgres2] [--sync-clients N] [--sides OpenRealm,GRDB,LMDB]")
                 exit(0)
             default: throw BenchError("unknown argument '\(arg)' (see --help)")
             }
@@ -259,7 +262,9 @@ func main() throws -> Int32 {
             FileHandle.standardError.write("PostgreSQL is not installed: the sync workloads run on the embedded store only\n".data(using: .utf8)!)
             setups = [.embedded]
         }
-        let results = try runSync(SyncSizes(quick: options.quick), setups)
+        var sizes = SyncSizes(quick: options.quick)
+        if let clients = options.syncClients { sizes.clients = clients }
+        let results = try runSync(sizes, setups)
         printSync(results)
         workloads += syncJSON(results)
     }
