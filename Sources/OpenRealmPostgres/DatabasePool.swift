@@ -131,31 +131,30 @@ package final class DatabasePool: Sendable {
         }
     }
 
+    /// Runs `work` and blocks until it ends or the deadline passes, whichever is first.
+    ///
+    /// The wait is bounded even when `work` does not heed cancellation (a query on a
+    /// connection the server dropped mid-answer may never end): at the deadline the work
+    /// is cancelled and left behind, and the caller gets `timedOut` — a unit then closes
+    /// its connection rather than use it again (``unit(_:_:)``).
     func blocking<T: Sendable>(_ operation: String, _ work: @escaping @Sendable () async throws -> T) throws -> T {
         let outcome = Outcome<T>()
         let done = DispatchSemaphore(value: 0)
         let deadline = self.deadline
-        Task.detached {
+        let task = Task.detached {
             do {
-                let value = try await withThrowingTaskGroup(of: T?.self) { group in
-                    group.addTask { try await work() }
-                    group.addTask {
-                        try await Task.sleep(for: deadline)
-                        return nil
-                    }
-                    defer { group.cancelAll() }
-                    guard let first = try await group.next(), let value = first else {
-                        throw PostgresStoreError(.timedOut, "\(operation) on \(self.location) did not finish within \(deadline)")
-                    }
-                    return value
-                }
-                outcome.set(.success(value))
+                outcome.set(.success(try await work()))
             } catch {
                 outcome.set(.failure(error))
             }
             done.signal()
         }
-        done.wait()
+        let parts = deadline.components
+        let nanoseconds = Int(parts.seconds) * 1_000_000_000 + Int(parts.attoseconds / 1_000_000_000)
+        guard done.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else {
+            task.cancel()
+            throw PostgresStoreError(.timedOut, "\(operation) on \(location) did not finish within \(deadline)")
+        }
         switch outcome.get() {
         case .success(let value): return value
         case .failure(let error as PostgresTransactionError):

@@ -35,6 +35,18 @@ package final class PostgresUnit: @unchecked Sendable {
         self.operation = operation
     }
 
+    /// Ends the transaction after `error`: rolled back, or — when the connection timed
+    /// out (a statement that may still be running, an answer that never came) or is
+    /// gone — the connection closed, which rolls back whatever is open on it, and the
+    /// pool drops it. A connection that cannot roll back is broken: the pool drops it too.
+    func abandon(after error: any Error) {
+        if let failure = error as? PostgresStoreError, failure.kind == .timedOut || failure.kind == .unreachable {
+            _ = try? pool.blocking("close the connection of \(operation)") { [connection] in try await connection.close() }
+            return
+        }
+        try? perform("ROLLBACK")
+    }
+
     /// Runs a statement to its end.
     package func perform(_ query: PostgresQuery) throws {
         try pool.blocking(operation) { [connection, logger = pool.logger] in
@@ -86,14 +98,13 @@ extension DatabasePool {
             result = try body(unit)
             try unit.runBeforeCommit()
         } catch {
-            // A connection that cannot roll back is broken: the pool drops it.
-            try? unit.perform("ROLLBACK")
+            unit.abandon(after: error)
             throw error
         }
         do {
             try unit.perform("COMMIT")
         } catch {
-            try? unit.perform("ROLLBACK")
+            unit.abandon(after: error)
             throw error
         }
         return result
@@ -137,7 +148,13 @@ private final class Lease: @unchecked Sendable {
         }
         switch lock.withLock({ leased }) {
         case .success(let connection): return connection
-        case .failure(let error): throw PostgresStoreError.wrapping(error, operation, on: location)
+        case .failure(let error):
+            // Whatever the pool says when it cannot lend a connection (a login refused,
+            // a database not accepting connections), the database cannot be reached.
+            let failure = PostgresStoreError.wrapping(error, operation, on: location)
+            guard failure.kind == .statementFailed else { throw failure }
+            throw PostgresStoreError(.unreachable, "cannot reach PostgreSQL at \(location) to \(operation): \(failure.message)",
+                                     sqlState: failure.sqlState)
         case nil: throw PostgresStoreError(.statementFailed, "\(operation) on \(location): the pool lent nothing")
         }
     }

@@ -73,7 +73,7 @@ final class PostgresServeCommandLineTests: XCTestCase {
 
 /// An `openrealm-server` running in the background until ``stop()`` (SIGTERM), its
 /// output in a file, its working directory `directory`.
-private final class ServerProcess: @unchecked Sendable {
+final class ServerProcess: @unchecked Sendable {
     let port: Int
     private let process = Process()
     private let log: URL

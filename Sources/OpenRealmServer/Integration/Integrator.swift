@@ -61,6 +61,9 @@ struct Integrator<Objects: ObjectWorkingSet> {
                 if let done = try apply(instruction) { applied.append(done) }
             } catch let failure as SyncFailure {
                 throw SyncFailure(failure.code, "instruction \(index): \(failure.message)")
+            } catch let failure as any StoreFailure where failure.isTransient {
+                // The store's failure, not the instruction's: the upload is retried, not refused.
+                throw failure
             } catch {
                 throw SyncFailure(.badChangeset, "instruction \(index) (\(Self.name(instruction))): \(error)")
             }

@@ -101,6 +101,8 @@ enum UploadIntegration {
                     try integrateAlone(job, app: app)
                 } catch let failure as SyncFailure {
                     job.failure = failure
+                } catch let failure as any StoreFailure where failure.isTransient {
+                    job.failure = storeFailed(failure, job, app: app, logger: logger)
                 } catch {
                     job.failure = SyncFailure(.badChangeset, "upload failed: \(error)")
                 }
@@ -121,6 +123,22 @@ enum UploadIntegration {
             job.isDone = true
         }
     }
+
+    /// What a session whose upload the store failed (``StoreFailure``) is told: not
+    /// acknowledged, not refused as a bad changeset, but a session error after which the
+    /// client binds again and uploads what was not acknowledged. The operator's log names
+    /// the store and why (never its password); the client hears only that the server's
+    /// store failed.
+    private static func storeFailed(_ failure: any StoreFailure, _ job: UploadJob, app: SyncApp, logger: Logger) -> SyncFailure {
+        logger.error("the store failed an upload: not acknowledged, the client will send it again",
+                     metadata: ["app": "\(app.appId)", "file": "\(job.session.fileIdent)", "error": "\(failure)"])
+        return SyncFailure(.otherSessionError, "the server's store failed; the upload was not integrated: bind again and resend it")
+    }
+
+    /// The most times one changeset's transaction is run again after the store rolled it
+    /// back to break a conflict (``StoreFailure/isConflictRollback``) before the upload
+    /// is failed to be retried by the client.
+    static let conflictRetries = 3
 
     /// Integrates one upload, each changeset in its own write transaction. Call with the
     /// app's lock held.
@@ -178,6 +196,7 @@ enum UploadIntegration {
     private static func integrateAlone(_ session: ServerSession, _ changeset: WireUploadChangeset,
                                        copies: inout WholeCopies, app: SyncApp, metrics: ServerMetrics) throws {
         var refused: [WireObjectRef: String] = [:]
+        var conflicts = 0
         while true {
             do {
                 let others = app.boundSessions.filter { $0 !== session }
@@ -203,6 +222,12 @@ enum UploadIntegration {
                 return
             } catch let late as LateRefusals {
                 refused.merge(late.writes) { first, _ in first }
+            } catch let conflict as any StoreFailure where conflict.isConflictRollback && conflicts < conflictRetries {
+                // Rolled back by the store, so nothing of it committed: run it again,
+                // the index and memo forgetting what the attempt read past the app's version.
+                conflicts += 1
+                app.historyIndex.forget(after: app.serverVersion)
+                session.concurrentMemo.clear()
             }
         }
     }
