@@ -87,7 +87,7 @@ struct ClusterCrashRun {
         for cycle in 1...cycles {
             do {
                 // Kill only while uploads flow.
-                try waitForUploads(clients, every: false, what: "an upload acknowledged before the kill")
+                try waitForUploads(clients, every: false, what: "upload acknowledged before the kill")
                 usleep(UInt32(Int.random(in: 0...maxDelayMs, using: &random) * 1000))
                 switch victim {
                 case .server:
@@ -97,7 +97,7 @@ struct ClusterCrashRun {
                     figures.killsByServer[index] += 1
                     // The others serve every client meanwhile.
                     try waitForUploads(clients, every: true, down: index,
-                                       what: "an upload acknowledged by the other servers after server \(index + 1) was killed")
+                                       what: "upload acknowledged by the other servers after server \(index + 1) was killed")
                     let started = Date()
                     try servers[index].start()
                     figures.restartSeconds.append(Date().timeIntervalSince(started))
@@ -110,7 +110,7 @@ struct ClusterCrashRun {
                     try database.start()
                     figures.restartSeconds.append(Date().timeIntervalSince(started))
                     figures.outageSeconds.append(Date().timeIntervalSince(stopped))
-                    try waitForUploads(clients, every: true, what: "an upload acknowledged after PostgreSQL restarted")
+                    try waitForUploads(clients, every: true, what: "upload acknowledged after PostgreSQL restarted")
                 }
             } catch let error as ChaosFailure {
                 throw ChaosFailure(error.code, "cycle \(cycle): \(error.message)")
