@@ -2,13 +2,15 @@ import ArgumentParser
 import Foundation
 import OpenRealmTestSupport
 
-/// `openrealm-chaos crash [--target local|client|server] --cycles N`: kills a process
-/// with SIGKILL at random points and checks that nothing was lost.
+/// `openrealm-chaos crash [--target local|client|server|postgres] [--store embedded|postgres]
+/// --cycles N`: kills a process with SIGKILL at random points and checks that nothing was
+/// lost.
 ///
 /// `local` (the default) kills a local-realm writer and checks after each kill that
 /// nothing it reported as committed was lost and no partial transaction is visible;
 /// `client` kills a synced client (``ClientCrashRun``), `server` the sync server
-/// (``ServerCrashRun``).
+/// (``ServerCrashRun``; with `--store postgres` one of three servers on one PostgreSQL
+/// database, ``ClusterCrashRun``), `postgres` restarts that database under the three.
 ///
 /// Cycles alternate between a file opened with `durability = .full` and one opened with
 /// `.skipMetaSync` (unless `--durability` picks one): a process crash must lose nothing
@@ -17,16 +19,24 @@ import OpenRealmTestSupport
 struct CrashCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "crash",
-        abstract: "Kill a local-realm writer, a synced client or the server with SIGKILL at random points; check nothing is lost."
+        abstract: "Kill a local-realm writer, a synced client, a server or PostgreSQL at random points; check nothing is lost."
     )
 
     /// What `crash` kills.
     enum Target: String, CaseIterable, ExpressibleByArgument {
-        case local, client, server
+        case local, client, server, postgres
     }
 
-    @Option(help: "What to kill: local (a local-realm writer), client (a synced client) or server.")
+    /// What the servers of `--target server|postgres` serve.
+    enum Store: String, CaseIterable, ExpressibleByArgument {
+        case embedded, postgres
+    }
+
+    @Option(help: "What to kill: local (a local-realm writer), client (a synced client), server, or postgres (restart the database under three servers; implies --store postgres).")
     var target: Target = .local
+
+    @Option(help: "server target: embedded (one server on its data directory) or postgres (three servers on one PostgreSQL database of the run's own, behind a balancing proxy; needs PostgreSQL's initdb and pg_ctl).")
+    var store: Store?
 
     @Option(help: "Number of kill cycles.")
     var cycles: Int = 20
@@ -57,6 +67,17 @@ struct CrashCommand: ParsableCommand {
     func run() throws {
         guard cycles > 0 else { throw ValidationError("--cycles must be at least 1, not \(cycles).") }
         guard maxDelayMs >= 0 else { throw ValidationError("--max-delay-ms must not be negative, not \(maxDelayMs).") }
+        if target == .postgres && store == .embedded {
+            throw ValidationError("--target postgres restarts the PostgreSQL store: it does not run with --store embedded.")
+        }
+        if store == .postgres && (target == .local || target == .client) {
+            throw ValidationError("--store postgres applies to --target server and postgres, not \(target.rawValue).")
+        }
+        if target == .postgres || store == .postgres {
+            if let selfTest { throw ValidationError("--self-test \(selfTest) runs on the embedded store only.") }
+            try runCluster()
+            return
+        }
         if target != .local {
             try runSynced()
             return
@@ -113,6 +134,69 @@ struct CrashCommand: ParsableCommand {
             throw ExitCode.failure
         }
         print("  result: nothing lost, no partial transaction, orc_env_check passed after every kill")
+        runOptions.removeTemporaryFolder(folder)
+    }
+
+    /// `--store postgres`: `--target server` or `--target postgres` (``ClusterCrashRun``).
+    private func runCluster() throws {
+        guard clients >= 1 else { throw ValidationError("--clients must be at least 1, not \(clients).") }
+        guard intervalMs >= 0 else { throw ValidationError("--interval-ms must not be negative, not \(intervalMs).") }
+        guard let executable = Bundle.main.executableURL else {
+            throw ChaosFailure(.writer, "Cannot find this executable's path to start the clients.")
+        }
+        SystemLimits.raiseOpenFileLimit()
+        SystemLimits.ignoreBrokenPipes()
+        let seed = self.seed ?? UInt64.random(in: 0...UInt64.max)
+        let folder = try runOptions.makeFolder(prefix: "openrealm-chaos")
+        let database = try PostgresProcess(folder: folder)
+        defer { database.stop() }
+        var servers: [ServerProcess] = []
+        for index in 1...3 {
+            servers.append(try runOptions.makeServer(in: folder, storeURL: database.storeURL, name: "server\(index)"))
+        }
+        defer { for server in servers { server.stop() } }
+        let proxy = FaultProxy(targetPorts: servers.map(\.port), seed: seed)
+        defer { proxy.shutdown() }
+        let victim: ClusterCrashRun.Victim = target == .postgres ? .database : .server
+        print("openrealm-chaos crash --target \(target.rawValue) --store postgres: \(cycles) cycles, seed \(seed), "
+            + (victim == .server ? "kill within 0–\(maxDelayMs) ms" : "immediate shutdown within 0–\(maxDelayMs) ms, 0.2–2 s down"))
+        print("  PostgreSQL in \(database.directory.path); servers on ports \(servers.map { String($0.port) }.joined(separator: ", "))")
+        let started = Date()
+        var failure: ChaosFailure?
+        var figures = ClusterCrashRun.Figures()
+        let run = ClusterCrashRun(victim: victim, cycles: cycles, maxDelayMs: maxDelayMs, seed: seed, clientCount: clients,
+                                  intervalMs: intervalMs, folder: folder, database: database, servers: servers, proxy: proxy,
+                                  executable: executable, strictOrder: strictOrder)
+        do { try run.run(&figures) } catch let error as ChaosFailure { failure = error } catch { failure = ChaosFailure(.server, "\(error)") }
+        let restarts = figures.restartSeconds.sorted()
+        let medianRestart = restarts.isEmpty ? 0 : restarts[restarts.count / 2]
+        let outages = figures.outageSeconds.sorted()
+        print("  proxy on port \(proxy.port), \(proxy.connectionCount()) connections balanced over the three servers")
+        switch victim {
+        case .server:
+            print("  server kills: \(figures.kills) (by server: \(figures.killsByServer.map(String.init).joined(separator: "/"))), clients: \(clients)")
+            print(String(format: "  restart to /health: median %.2f s, max %.2f s", medianRestart, restarts.last ?? 0))
+        case .database:
+            print("  PostgreSQL restarts (immediate shutdown): \(figures.kills), clients: \(clients), servers exited: 0")
+            print(String(format: "  outage: median %.2f s, max %.2f s; pg_ctl start: median %.2f s", outages.isEmpty ? 0 : outages[outages.count / 2],
+                         outages.last ?? 0, medianRestart))
+        }
+        print("  commits: \(figures.commits), uploads acknowledged: \(figures.uploadsAcknowledged), notes verified on the server: \(figures.notesVerified)")
+        print("  history in PostgreSQL: \(figures.historyVersions) versions, contiguous, latest \(figures.latestVersion)")
+        print("  client logs on the server out of order (every seq once): \(figures.reorderedLogs) of \(clients)")
+        print("  sync errors reported by clients: \(figures.syncErrors.count)\(figures.syncErrors.isEmpty ? "" : " (first: \(figures.syncErrors[0]))")")
+        print(String(format: "  elapsed: %.1f s", Date().timeIntervalSince(started)))
+        if let failure {
+            print("  lost: see below")
+            print("FAILED: \(failure)")
+            print("  the files are kept in \(folder.path) (PostgreSQL's log: postgres/postgres.log)")
+            throw ExitCode.failure
+        }
+        print("  lost: 0, applied twice: 0, diverged: 0")
+        print("  result: nothing lost, every acknowledged upload on the servers exactly once, clients converged")
+        for server in servers { server.stop() }
+        proxy.shutdown()
+        database.stop()
         runOptions.removeTemporaryFolder(folder)
     }
 

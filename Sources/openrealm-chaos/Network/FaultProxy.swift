@@ -9,11 +9,18 @@ import OpenRealmTestSupport
 /// inside a connection that stays open (TCP's promise), it only ends connections,
 /// cuts their last chunk short, delays and stalls them.
 ///
+/// With several targets (servers serving one database) it is also the balancer in front
+/// of them: each new connection goes to the next target in turn, and when that one
+/// refuses (a killed server) to the one after, as a load balancer's health check would.
+/// It injects faults only after ``startFaults()``; without, it only balances.
+///
 /// Everything runs on one event loop, so its state needs no lock.
 final class FaultProxy: @unchecked Sendable {
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private var loop: EventLoop { group.next() }
-    private let targetPort: Int
+    private let targetPorts: [Int]
+    /// The target the next connection tries first.
+    private var nextTarget = 0
     private var random: SplitMix64
     private var links: [ObjectIdentifier: ProxyLink] = [:]
     private var faultTask: Scheduled<Void>?
@@ -25,8 +32,14 @@ final class FaultProxy: @unchecked Sendable {
     /// The port the proxy listens on (after `start`).
     private(set) var port = 0
 
-    init(targetPort: Int, seed: UInt64) {
-        self.targetPort = targetPort
+    convenience init(targetPort: Int, seed: UInt64) {
+        self.init(targetPorts: [targetPort], seed: seed)
+    }
+
+    /// A proxy in front of `targetPorts` (at least one).
+    init(targetPorts: [Int], seed: UInt64) {
+        precondition(!targetPorts.isEmpty, "a proxy needs a target")
+        self.targetPorts = targetPorts
         random = SplitMix64(seed: seed)
     }
 
@@ -80,15 +93,26 @@ final class FaultProxy: @unchecked Sendable {
         let link = ProxyLink(serial: connections, inbound: inbound) { [weak self] link in self?.links[ObjectIdentifier(link)] = nil }
         links[ObjectIdentifier(link)] = link
         try inbound.pipeline.syncOperations.addHandler(RelayHandler(link: link, side: .client))
-        ClientBootstrap(group: inbound.eventLoop)
+        let first = nextTarget
+        nextTarget = (nextTarget + 1) % targetPorts.count
+        connect(link, trying: (0..<targetPorts.count).map { targetPorts[(first + $0) % targetPorts.count] })
+    }
+
+    /// Connects `link` to the first of `ports` that accepts; closes it when none does.
+    private func connect(_ link: ProxyLink, trying ports: [Int]) {
+        guard let port = ports.first else {
+            link.close(reset: false)
+            return
+        }
+        ClientBootstrap(group: loop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(RelayHandler(link: link, side: .server)) }
             }
-            .connect(host: "127.0.0.1", port: targetPort)
-            .whenComplete { result in
+            .connect(host: "127.0.0.1", port: port)
+            .whenComplete { [self] result in
                 switch result {
                 case .success(let outbound): link.connected(outbound)
-                case .failure: link.close(reset: false)
+                case .failure: connect(link, trying: Array(ports.dropFirst()))
                 }
             }
     }

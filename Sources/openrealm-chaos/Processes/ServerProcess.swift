@@ -1,7 +1,8 @@
 import Foundation
 
 /// An `openrealm-server serve` child on a fixed loopback port with its own data
-/// directory, which can be killed and started again on the same port and data.
+/// directory (or a PostgreSQL store it shares with other servers), which can be killed
+/// and started again on the same port and data.
 final class ServerProcess {
     let executable: URL
     let port: Int
@@ -11,6 +12,10 @@ final class ServerProcess {
     private let developmentMode: Bool
     /// More `serve` options, after the ones every run gives.
     private let extraArguments: [String]
+    /// `serve --store` in place of `--data-dir`: the PostgreSQL store's URL.
+    let storeURL: String?
+    /// Names its log files (`<name>-<start>.log`), so that several servers share a folder.
+    let name: String
     private(set) var child: ChildProcess?
     /// How many times the server was started.
     private(set) var starts = 0
@@ -18,7 +23,9 @@ final class ServerProcess {
     /// Prepares (does not start) a server. `executable` defaults to the built
     /// `openrealm-server` beside this executable. It serves ``configuration``, or with
     /// `developmentMode` no configuration at all; `extraArguments` are added to `serve`.
-    init(executable: URL?, dataDirectory: URL, logDirectory: URL, developmentMode: Bool = false, extraArguments: [String] = []) throws {
+    /// With `storeURL` it serves that PostgreSQL store instead of `dataDirectory`.
+    init(executable: URL?, dataDirectory: URL, logDirectory: URL, developmentMode: Bool = false, extraArguments: [String] = [],
+         storeURL: String? = nil, name: String = "server") throws {
         if let executable {
             self.executable = executable
         } else {
@@ -34,6 +41,8 @@ final class ServerProcess {
         self.logDirectory = logDirectory
         self.developmentMode = developmentMode
         self.extraArguments = extraArguments
+        self.storeURL = storeURL
+        self.name = name
         port = try SystemLimits.freePort()
     }
 
@@ -52,10 +61,11 @@ final class ServerProcess {
     /// - Throws: ``ChaosFailure/Code/server`` when it exits or does not answer in time.
     func start(timeout: TimeInterval = 60) throws {
         starts += 1
-        let log = logDirectory.appendingPathComponent("server-\(starts % 4).log")
+        let log = logDirectory.appendingPathComponent("\(name)-\(starts % 4).log")
         let configuration = developmentMode ? [] : ["--config", try writeConfiguration().path]
+        let store = storeURL.map { ["--store", $0] } ?? ["--data-dir", dataDirectory.path]
         let child = try ChildProcess(name: "the server", executable: executable,
-                                     arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDirectory.path]
+                                     arguments: ["serve", "--host", "127.0.0.1", "--port", String(port)] + store
                                          + configuration
                                          + ["--log-level", ProcessInfo.processInfo.environment["OPENREALM_CHAOS_SERVER_LOG_LEVEL"] ?? "error"]
                                          + extraArguments,

@@ -20,6 +20,8 @@ struct ChaosFailure: Error, CustomStringConvertible, Sendable {
         case divergence
         /// The server child failed to start, to answer, or exited by itself.
         case server
+        /// The PostgreSQL of a `--store postgres` run failed to start, stop or answer.
+        case database
         /// `/health` stopped answering during a run.
         case health
         /// The server's peak memory passed the run's bound.

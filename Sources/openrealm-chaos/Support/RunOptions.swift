@@ -15,10 +15,13 @@ struct RunOptions: ParsableArguments {
         try RunDirectory.make(directory, prefix: prefix)
     }
 
-    /// A server child (not started) keeping its data in `folder/server-data` and its log in `folder`.
-    func makeServer(in folder: URL, developmentMode: Bool = false, extraArguments: [String] = []) throws -> ServerProcess {
+    /// A server child (not started) keeping its data in `folder/server-data` (or in the
+    /// PostgreSQL store at `storeURL`) and its log in `folder` (`<name>-<start>.log`).
+    func makeServer(in folder: URL, developmentMode: Bool = false, extraArguments: [String] = [],
+                    storeURL: String? = nil, name: String = "server") throws -> ServerProcess {
         try ServerProcess(executable: server.map { URL(fileURLWithPath: $0) }, dataDirectory: folder.appendingPathComponent("server-data"),
-                          logDirectory: folder, developmentMode: developmentMode, extraArguments: extraArguments)
+                          logDirectory: folder, developmentMode: developmentMode, extraArguments: extraArguments,
+                          storeURL: storeURL, name: name)
     }
 
     /// After a run that passed: removes the folder unless `--directory` named it.

@@ -94,20 +94,13 @@ struct ServerCrashRun {
                 throw ChaosFailure(error.code, "cycle \(cycle): \(error.message)")
             }
         }
-        let settled = try SyncSettlement.settle(clients)
-        let reports = try SyncSettlement.reports(clients)
-        let serverState = try SyncSettlement.serverState(executable: executable, baseURL: server.baseURL, folder: folder).state
-        for client in clients {
-            figures.uploadsAcknowledged += client.count("uploaded")
-            figures.commits += client.highest("commit")
-            figures.syncErrors += client.syncErrors
-            if try SyncChecks.exactlyOnce(serverState, client: client.name, acknowledged: client.highest("uploaded"),
-                                          settled: settled[client.name] ?? 0, strictOrder: strictOrder) {
-                figures.reorderedLogs += 1
-            }
-        }
-        figures.notesVerified = serverState.notes
-        try SyncChecks.converged(reports, reference: ("the server (a fresh client)", serverState))
+        let outcome = try SyncSettlement.verify(clients, executable: executable, baseURL: server.baseURL, folder: folder,
+                                                strictOrder: strictOrder)
+        figures.uploadsAcknowledged = outcome.uploadsAcknowledged
+        figures.commits = outcome.commits
+        figures.syncErrors = outcome.syncErrors
+        figures.reorderedLogs = outcome.reorderedLogs
+        figures.notesVerified = outcome.notesVerified
     }
 
     /// Erases note `c1-1` from the stopped server's store with ORCore, as a lost write
