@@ -3,7 +3,6 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
-import ServiceLifecycle
 import OpenRealmWire
 
 /// The sync WebSocket: `GET /api/client/v2.0/app/<appId>/realm-sync` upgraded to a
@@ -138,87 +137,74 @@ enum SyncEndpoint {
                 handlerDone.set()
                 queue.finish()
             }
-            // A graceful shutdown (SIGTERM, or the service group's) tells the client the
-            // server is stopping, after the frame being handled, and closes: the client
-            // reconnects, to another process behind a load balancer. What was committed
-            // and not yet acknowledged is resent and recognised as integrated.
-            try await withGracefulShutdownHandler {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        // Once the writer stops (the close is written, or the socket failed)
-                        // nothing more can be sent: a handler waiting for room is let go.
-                        defer { sending.end() }
-                        while let entry = await sending.next() {
-                            switch entry {
-                            case .frame(let frame, let sent):
-                                metrics.sent(sent, bytes: frame.count)
-                                try await outbound.write(.binary(ByteBuffer(bytes: frame)))
-                                sending.written()
-                            case .close(let code, let reason):
-                                switch code {
-                                case 1008:
-                                    try? await outbound.close(.policyViolation, reason: reason)
-                                case 1011:
-                                    log.error("cannot encode a sync message", metadata: ["error": "\(reason ?? "")"])
-                                    try? await outbound.close(.unexpectedServerError, reason: "cannot encode a message")
-                                default:
-                                    try? await outbound.close(.normalClosure, reason: reason)
-                                }
-                                return
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    // Once the writer stops (the close is written, or the socket failed)
+                    // nothing more can be sent: a handler waiting for room is let go.
+                    defer { sending.end() }
+                    while let entry = await sending.next() {
+                        switch entry {
+                        case .frame(let frame, let sent):
+                            metrics.sent(sent, bytes: frame.count)
+                            try await outbound.write(.binary(ByteBuffer(bytes: frame)))
+                            sending.written()
+                        case .close(let code, let reason):
+                            switch code {
+                            case 1008:
+                                try? await outbound.close(.policyViolation, reason: reason)
+                            case 1011:
+                                log.error("cannot encode a sync message", metadata: ["error": "\(reason ?? "")"])
+                                try? await outbound.close(.unexpectedServerError, reason: "cannot encode a message")
+                            default:
+                                try? await outbound.close(.normalClosure, reason: reason)
                             }
+                            return
                         }
                     }
-                    // The reader keeps reading while earlier frames are handled, so that the
-                    // WebSocket's control frames (the client's pongs, its close) are seen and
-                    // a protocol `ping` is answered at once; it waits only when the queue is
-                    // full (back-pressure on the client through TCP). Frames are charged by
-                    // their decoded size.
-                    do {
-                        for try await message in inbound.messages(maxSize: WireLimits().maxMessageSize + WireProtocol.headerSize) {
-                            switch message {
-                            case .binary(let buffer):
-                                let frame = Array(buffer.readableBytesView)
-                                let (item, decodedBytes) = SyncConnection.decode(frame: frame, metrics: metrics)
-                                switch item {
-                                case .message(.ping(let ping)):
-                                    connection.answerPing(ping)
-                                    continue
-                                case .message(.bind):
-                                    // A bind that arrived in time counts even while it waits
-                                    // (a busy app must not make its clients look idle).
-                                    bound.set()
-                                default:
-                                    break
-                                }
-                                await queue.push(item, bytes: decodedBytes)
-                            case .text:
-                                await queue.push(.failure(WireErrorMessage(
-                                    session: 0, code: .badMessage,
-                                    message: "badMessage: text WebSocket messages are not used; send binary frames", isFatal: true)), bytes: 0)
-                            }
-                            if handlerDone.isSet { break }
-                        }
-                    } catch {
-                        log.debug("sync connection read failed", metadata: ["error": "\(error)"])
-                    }
-                    // The connection is gone: the frame being handled completes, the frames
-                    // still queued are dropped (a client that reconnects sends its query and
-                    // uploads again on its new connection; handling them here would only put
-                    // work for a dead connection in front of its live one), then the
-                    // sessions end.
-                    queue.finish(discardingQueued: true)
-                    handler.cancel()
-                    await handler.value
-                    await BlockingWork.run { connection.close() }
-                    try await group.waitForAll()
                 }
-            } onGracefulShutdown: {
-                log.info("closing a sync connection: the server is shutting down")
-                sending.push(.message(.error(WireErrorMessage(
-                    session: 0, code: .serverShuttingDown,
-                    message: "serverShuttingDown: the server is stopping; reconnect (another server process may take the connection)",
-                    isFatal: true))))
-                sending.push(.close)
+                // The reader keeps reading while earlier frames are handled, so that the
+                // WebSocket's control frames (the client's pongs, its close) are seen and
+                // a protocol `ping` is answered at once; it waits only when the queue is
+                // full (back-pressure on the client through TCP). Frames are charged by
+                // their decoded size.
+                do {
+                    for try await message in inbound.messages(maxSize: WireLimits().maxMessageSize + WireProtocol.headerSize) {
+                        switch message {
+                        case .binary(let buffer):
+                            let frame = Array(buffer.readableBytesView)
+                            let (item, decodedBytes) = SyncConnection.decode(frame: frame, metrics: metrics)
+                            switch item {
+                            case .message(.ping(let ping)):
+                                connection.answerPing(ping)
+                                continue
+                            case .message(.bind):
+                                // A bind that arrived in time counts even while it waits
+                                // (a busy app must not make its clients look idle).
+                                bound.set()
+                            default:
+                                break
+                            }
+                            await queue.push(item, bytes: decodedBytes)
+                        case .text:
+                            await queue.push(.failure(WireErrorMessage(
+                                session: 0, code: .badMessage,
+                                message: "badMessage: text WebSocket messages are not used; send binary frames", isFatal: true)), bytes: 0)
+                        }
+                        if handlerDone.isSet { break }
+                    }
+                } catch {
+                    log.debug("sync connection read failed", metadata: ["error": "\(error)"])
+                }
+                // The connection is gone: the frame being handled completes, the frames
+                // still queued are dropped (a client that reconnects sends its query and
+                // uploads again on its new connection; handling them here would only put
+                // work for a dead connection in front of its live one), then the
+                // sessions end.
+                queue.finish(discardingQueued: true)
+                handler.cancel()
+                await handler.value
+                await BlockingWork.run { connection.close() }
+                try await group.waitForAll()
             }
         }
     }
