@@ -110,7 +110,16 @@ final class CatchUpTests: XCTestCase {
         }
         a = try engine()
         b = try engine()
+        flakyEngine = {
+            let storage = FlakyStorage(try engine().apps.storage)
+            let apps = AppRegistry(storage: storage, configured: .development(appId: "todo"))
+            return (Engine(apps: apps, auth: AuthService(apps: apps, signingKeys: TokenKeys(key: key), hasher: PasswordHasher(rounds: 1024))),
+                    storage)
+        }
     }
+
+    /// A third engine whose store's reads can be made to fail (``FlakyStorage``).
+    var flakyEngine: (() throws -> (Engine, FlakyStorage))!
 
     override func tearDownWithError() throws {
         a = nil
@@ -146,6 +155,25 @@ final class CatchUpTests: XCTestCase {
         let reader = try Client(b, token: token)
         try reader.subscribe("text == 'x'")
         return (writer, reader)
+    }
+
+    /// The feed wakes an engine once per version: when that catch-up fails (the database
+    /// away for a moment), the engine tries again by itself, and its sessions get the
+    /// version without waiting for another commit.
+    func testAnEngineWhoseCatchUpFailedTriesAgainWithoutAnotherCommit() throws {
+        let (engine, storage) = try flakyEngine()
+        let token = try a.auth.anonymousLogin(appId: "todo").access_token
+        let writer = try Client(a, token: token)
+        try writer.subscribe("TRUEPREDICATE")
+        try writer.upload(Self.schema)
+        let reader = try Client(engine, token: token)
+        try reader.subscribe("TRUEPREDICATE")
+
+        storage.failReads(1)
+        let ack = try writer.upload([Self.note(1, text: "x", n: 1)])
+        try reader.waitForServerVersion(ack.progress.serverVersion)
+        XCTAssertEqual(storage.failedReads, 1, "the first catch-up failed")
+        XCTAssertEqual(reader.changesets.last?.instructions, [Self.note(1, text: "x", n: 1)])
     }
 
     func testAnUploadThroughOneEngineReachesASubscribedClientOfTheOther() throws {
@@ -354,4 +382,62 @@ final class CatchUpTests: XCTestCase {
 private struct Unexpected: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// A storage whose apps' read units fail while armed (``failReads(_:)``): the database
+/// away for a moment, as an engine's catch-up meets it.
+final class FlakyStorage: ServerStorage, @unchecked Sendable {
+    let inner: any ServerStorage
+    private let lock = NSLock()
+    private var toFail = 0
+    private var failed = 0
+
+    init(_ inner: any ServerStorage) { self.inner = inner }
+
+    /// Makes the next `count` read units fail.
+    func failReads(_ count: Int) { lock.withLock { toFail = count } }
+    /// How many read units failed so far.
+    var failedReads: Int { lock.withLock { failed } }
+
+    fileprivate func readShouldFail() -> Bool {
+        lock.withLock {
+            guard toFail > 0 else { return false }
+            toFail -= 1
+            failed += 1
+            return true
+        }
+    }
+
+    var topology: StorageTopology { inner.topology }
+    var signingKeys: any SigningKeyStore { inner.signingKeys }
+    func app(_ appId: String) throws -> any AppStorage { FlakyAppStorage(try inner.app(appId), owner: self) }
+    func hasApp(_ appId: String) -> Bool { inner.hasApp(appId) }
+    func appCount() -> Int { inner.appCount() }
+}
+
+final class FlakyAppStorage: AppStorage, @unchecked Sendable {
+    let inner: any AppStorage
+    let owner: FlakyStorage
+
+    init(_ inner: any AppStorage, owner: FlakyStorage) {
+        self.inner = inner
+        self.owner = owner
+    }
+
+    var appId: String { inner.appId }
+    var accounts: any AccountStore { inner.accounts }
+    var rateLimits: any RateLimitStore { inner.rateLimits }
+    var commitFeed: any CommitFeed { inner.commitFeed }
+    var syncMode: any SyncModeStore { inner.syncMode }
+    func keepPostImages() throws { try inner.keepPostImages() }
+    func storedSchema() throws -> AppSchema { try inner.storedSchema() }
+    func applyConfiguredSchema(_ schema: AppSchema) throws -> [String] { try inner.applyConfiguredSchema(schema) }
+
+    func read<T>(_ body: (any AppReadUnit) throws -> T) throws -> T {
+        if owner.readShouldFail() { throw ServerError("the database is away (a test's fault)") }
+        return try inner.read(body)
+    }
+
+    func write<T>(_ body: (any AppWriteUnit) throws -> T) throws -> T { try inner.write(body) }
+    func withAppWriteLock<T>(_ body: (any AppLockedUnit) throws -> T) throws -> T { try inner.withAppWriteLock(body) }
 }

@@ -98,11 +98,18 @@ extension SyncApp {
             do {
                 try withSyncLock { try catchUp() }
             } catch {
-                logger.error("catching up on other engines' versions failed",
+                // The feed wakes an engine once per version it announces: an engine whose
+                // catch-up failed (the database unreachable for a moment) tries again by
+                // itself, or its sessions would wait for the next commit anywhere.
+                logger.error("catching up on other engines' versions failed; trying again in \(Self.catchUpRetryDelay)",
                              metadata: ["app": "\(appId)", "error": "\(error)"])
+                wakeUps.retry(after: Self.catchUpRetryDelay) { [weak self] in self?.wake() }
             }
         }
     }
+
+    /// How long an engine waits before it tries a failed catch-up again.
+    static let catchUpRetryDelay: Duration = .seconds(1)
 }
 
 /// Why an engine could not deliver a version another engine committed.
@@ -130,6 +137,8 @@ final class CatchUpWakeUps: @unchecked Sendable {
     private let lock = NSLock()
     /// Whether a catch-up is queued and not yet started (guarded by ``lock``).
     private var pending = false
+    /// Whether a retry of a failed catch-up is waiting (guarded by ``lock``).
+    private var retryWaiting = false
 
     /// Queues `work` unless a queued one has not started yet.
     func schedule(_ work: @escaping @Sendable () -> Void) {
@@ -141,6 +150,24 @@ final class CatchUpWakeUps: @unchecked Sendable {
         queue.async { [self] in
             lock.lock()
             pending = false
+            lock.unlock()
+            work()
+        }
+    }
+
+    /// Runs `work` after `delay` unless a retry is waiting already: at most one per
+    /// engine, however many catch-ups fail meanwhile.
+    func retry(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
+        lock.lock()
+        let waiting = retryWaiting
+        retryWaiting = true
+        lock.unlock()
+        guard !waiting else { return }
+        let parts = delay.components
+        let nanoseconds = Int(parts.seconds) * 1_000_000_000 + Int(parts.attoseconds / 1_000_000_000)
+        queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+            lock.lock()
+            retryWaiting = false
             lock.unlock()
             work()
         }
