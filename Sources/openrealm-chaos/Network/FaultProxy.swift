@@ -26,6 +26,8 @@ final class FaultProxy: @unchecked Sendable {
     private var faultTask: Scheduled<Void>?
     private var injecting = false
     private var serverChannel: Channel?
+    /// Whether ``shutdown()`` ran (from the thread that runs the proxy).
+    private var isShutDown = false
     private(set) var faults: [FaultKind: Int] = [:]
     private(set) var connections = 0
 
@@ -80,8 +82,11 @@ final class FaultProxy: @unchecked Sendable {
     /// The number of connections proxied so far.
     func connectionCount() -> Int { (try? loop.submit { [self] in connections }.wait()) ?? 0 }
 
-    /// Closes everything.
+    /// Closes everything; later calls do nothing (a second close would wait forever on a
+    /// loop that is gone).
     func shutdown() {
+        guard !isShutDown else { return }
+        isShutDown = true
         try? serverChannel?.close().wait()
         try? group.syncShutdownGracefully()
     }
