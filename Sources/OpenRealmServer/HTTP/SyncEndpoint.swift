@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import ServiceLifecycle
 import OpenRealmWire
 
 /// The sync WebSocket: `GET /api/client/v2.0/app/<appId>/realm-sync` upgraded to a
@@ -137,80 +138,95 @@ enum SyncEndpoint {
                 handlerDone.set()
                 queue.finish()
             }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    // Once the writer stops (the close is written, or the socket failed)
-                    // nothing more can be sent: a handler waiting for room is let go.
-                    defer { sending.end() }
-                    while let entry = await sending.next() {
-                        switch entry {
-                        case .frame(let frame, let sent):
-                            metrics.sent(sent, bytes: frame.count)
-                            try await outbound.write(.binary(ByteBuffer(bytes: frame)))
-                            sending.written()
-                        case .close(let code, let reason):
-                            switch code {
-                            case 1008:
-                                try? await outbound.close(.policyViolation, reason: reason)
-                            case 1011:
-                                log.error("cannot encode a sync message", metadata: ["error": "\(reason ?? "")"])
-                                try? await outbound.close(.unexpectedServerError, reason: "cannot encode a message")
-                            default:
-                                try? await outbound.close(.normalClosure, reason: reason)
+            // On a graceful shutdown (SIGTERM, or the service group's) the WebSocket layer
+            // sends the client a close frame at once; a client closes and reconnects (to
+            // another process behind a load balancer). One that does not answer the close
+            // is cut off after ``shutdownGrace``, so that it cannot hold the server up.
+            try await withGracefulShutdownHandler {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        // Once the writer stops (the close is written, or the socket failed)
+                        // nothing more can be sent: a handler waiting for room is let go.
+                        defer { sending.end() }
+                        while let entry = await sending.next() {
+                            switch entry {
+                            case .frame(let frame, let sent):
+                                metrics.sent(sent, bytes: frame.count)
+                                try await outbound.write(.binary(ByteBuffer(bytes: frame)))
+                                sending.written()
+                            case .close(let code, let reason):
+                                switch code {
+                                case 1008:
+                                    try? await outbound.close(.policyViolation, reason: reason)
+                                case 1011:
+                                    log.error("cannot encode a sync message", metadata: ["error": "\(reason ?? "")"])
+                                    try? await outbound.close(.unexpectedServerError, reason: "cannot encode a message")
+                                default:
+                                    try? await outbound.close(.normalClosure, reason: reason)
+                                }
+                                return
                             }
-                            return
                         }
                     }
-                }
-                // The reader keeps reading while earlier frames are handled, so that the
-                // WebSocket's control frames (the client's pongs, its close) are seen and
-                // a protocol `ping` is answered at once; it waits only when the queue is
-                // full (back-pressure on the client through TCP). Frames are charged by
-                // their decoded size.
-                do {
-                    for try await message in inbound.messages(maxSize: WireLimits().maxMessageSize + WireProtocol.headerSize) {
-                        switch message {
-                        case .binary(let buffer):
-                            let frame = Array(buffer.readableBytesView)
-                            let (item, decodedBytes) = SyncConnection.decode(frame: frame, metrics: metrics)
-                            switch item {
-                            case .message(.ping(let ping)):
-                                connection.answerPing(ping)
-                                continue
-                            case .message(.bind):
-                                // A bind that arrived in time counts even while it waits
-                                // (a busy app must not make its clients look idle).
-                                bound.set()
-                            default:
-                                break
+                    // The reader keeps reading while earlier frames are handled, so that the
+                    // WebSocket's control frames (the client's pongs, its close) are seen and
+                    // a protocol `ping` is answered at once; it waits only when the queue is
+                    // full (back-pressure on the client through TCP). Frames are charged by
+                    // their decoded size.
+                    do {
+                        for try await message in inbound.messages(maxSize: WireLimits().maxMessageSize + WireProtocol.headerSize) {
+                            switch message {
+                            case .binary(let buffer):
+                                let frame = Array(buffer.readableBytesView)
+                                let (item, decodedBytes) = SyncConnection.decode(frame: frame, metrics: metrics)
+                                switch item {
+                                case .message(.ping(let ping)):
+                                    connection.answerPing(ping)
+                                    continue
+                                case .message(.bind):
+                                    // A bind that arrived in time counts even while it waits
+                                    // (a busy app must not make its clients look idle).
+                                    bound.set()
+                                default:
+                                    break
+                                }
+                                await queue.push(item, bytes: decodedBytes)
+                            case .text:
+                                await queue.push(.failure(WireErrorMessage(
+                                    session: 0, code: .badMessage,
+                                    message: "badMessage: text WebSocket messages are not used; send binary frames", isFatal: true)), bytes: 0)
                             }
-                            await queue.push(item, bytes: decodedBytes)
-                        case .text:
-                            await queue.push(.failure(WireErrorMessage(
-                                session: 0, code: .badMessage,
-                                message: "badMessage: text WebSocket messages are not used; send binary frames", isFatal: true)), bytes: 0)
+                            if handlerDone.isSet { break }
                         }
-                        if handlerDone.isSet { break }
+                    } catch {
+                        log.debug("sync connection read failed", metadata: ["error": "\(error)"])
                     }
-                } catch {
-                    log.debug("sync connection read failed", metadata: ["error": "\(error)"])
+                    // The connection is gone: the frame being handled completes, the frames
+                    // still queued are dropped (a client that reconnects sends its query and
+                    // uploads again on its new connection; handling them here would only put
+                    // work for a dead connection in front of its live one), then the
+                    // sessions end.
+                    queue.finish(discardingQueued: true)
+                    handler.cancel()
+                    await handler.value
+                    await BlockingWork.run { connection.close() }
+                    try await group.waitForAll()
                 }
-                // The connection is gone: the frame being handled completes, the frames
-                // still queued are dropped (a client that reconnects sends its query and
-                // uploads again on its new connection; handling them here would only put
-                // work for a dead connection in front of its live one), then the
-                // sessions end.
-                queue.finish(discardingQueued: true)
-                handler.cancel()
-                await handler.value
-                await BlockingWork.run { connection.close() }
-                try await group.waitForAll()
+            } onGracefulShutdown: {
+                Task {
+                    try? await Task.sleep(for: SyncEndpoint.shutdownGrace)
+                    channel.close(promise: nil)
+                }
             }
         }
     }
 }
 
 extension SyncEndpoint {
+    /// How long a client may take to answer the close a graceful shutdown sends before its
+    /// connection is closed under it.
+    static let shutdownGrace: Duration = .seconds(5)
+
     /// `logger` with the connection's client address as metadata `client`.
     static func logger(_ logger: Logger, client: String?) -> Logger {
         var logger = logger
