@@ -137,8 +137,9 @@ struct CrashCommand: ParsableCommand {
         runOptions.removeTemporaryFolder(folder)
     }
 
-    /// `--store postgres`: `--target server` or `--target postgres` (``ClusterCrashRun``).
-    private func runCluster() throws {
+    /// What the synced runs share before they start anything: the options checked, this
+    /// executable's path (the clients run it), raised limits, the seed and the run's folder.
+    private func prepareSyncedRun() throws -> (executable: URL, seed: UInt64, folder: URL) {
         guard clients >= 1 else { throw ValidationError("--clients must be at least 1, not \(clients).") }
         guard intervalMs >= 0 else { throw ValidationError("--interval-ms must not be negative, not \(intervalMs).") }
         guard let executable = Bundle.main.executableURL else {
@@ -147,7 +148,12 @@ struct CrashCommand: ParsableCommand {
         SystemLimits.raiseOpenFileLimit()
         SystemLimits.ignoreBrokenPipes()
         let seed = self.seed ?? UInt64.random(in: 0...UInt64.max)
-        let folder = try runOptions.makeFolder(prefix: "openrealm-chaos")
+        return (executable, seed, try runOptions.makeFolder(prefix: "openrealm-chaos"))
+    }
+
+    /// `--store postgres`: `--target server` or `--target postgres` (``ClusterCrashRun``).
+    private func runCluster() throws {
+        let (executable, seed, folder) = try prepareSyncedRun()
         let database = try PostgresProcess(folder: folder)
         defer { database.stop() }
         var servers: [ServerProcess] = []
@@ -227,15 +233,7 @@ struct CrashCommand: ParsableCommand {
 
     /// `--target client` or `--target server`.
     private func runSynced() throws {
-        guard clients >= 1 else { throw ValidationError("--clients must be at least 1, not \(clients).") }
-        guard intervalMs >= 0 else { throw ValidationError("--interval-ms must not be negative, not \(intervalMs).") }
-        guard let executable = Bundle.main.executableURL else {
-            throw ChaosFailure(.writer, "Cannot find this executable's path to start the clients.")
-        }
-        SystemLimits.raiseOpenFileLimit()
-        SystemLimits.ignoreBrokenPipes()
-        let seed = self.seed ?? UInt64.random(in: 0...UInt64.max)
-        let folder = try runOptions.makeFolder(prefix: "openrealm-chaos")
+        let (executable, seed, folder) = try prepareSyncedRun()
         let serverProcess = try runOptions.makeServer(in: folder)
         defer { serverProcess.stop() }
         print("openrealm-chaos crash --target \(target.rawValue): \(cycles) cycles, seed \(seed), kill within 0–\(maxDelayMs) ms")
